@@ -1,0 +1,77 @@
+// Package cauri holds Cauri's domain: workspaces and their keys, checkout
+// sessions and their states, money in minor units, events, and the error
+// type every layer returns. It imports only the standard library; storage,
+// HTTP and the outside world live in the internal/ packages that depend on it.
+package cauri
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+)
+
+// Error codes. Each maps to one HTTP status in the web package; anything else
+// is an internal error that is logged and never echoed to a client.
+const (
+	EInvalid       = "invalid"       // 400: bad parameter
+	EUnauthorized  = "unauthorized"  // 401: key missing or invalid
+	EForbidden     = "forbidden"     // 403
+	ENotFound      = "not_found"     // 404
+	EConflict      = "conflict"      // 409: state forbids the action, or a request still in flight
+	ETooLarge      = "too_large"     // 413
+	EUnsupported   = "unsupported"   // 415: content type
+	EUnprocessable = "unprocessable" // 422: idempotency key reused with another payload
+	ERateLimited   = "rate_limited"  // 429
+	EInternal      = "internal"      // 500
+)
+
+// Error is an error whose message is safe to show to the API client.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("cauri error: code=%s message=%s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err when it is (or wraps) an *Error, else EInternal.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the client-safe message of err, or a generic one.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error"
+}
+
+// NewID returns prefix followed by 160 random bits in lowercase base32
+// (32 characters). IDs are unguessable: a session id alone lets its holder
+// open the hosted page and settle a test payment.
+func NewID(prefix string) string {
+	return prefix + randomString(20)
+}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+func randomString(nbytes int) string {
+	b := make([]byte, nbytes)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return idEncoding.EncodeToString(b)
+}

@@ -1,0 +1,144 @@
+// Package config is the one place where Cauri's settings are named: every
+// CAURI_* environment variable, its command-line flag and its default.
+// docs/configuration.md lists the same names for operators. It imports only
+// the standard library.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// Config is the service's settings after defaults, environment and flags.
+type Config struct {
+	Addr           string
+	DatabaseURL    string
+	BaseURL        string
+	PayURL         string
+	TrustedProxies []netip.Prefix
+	MasterKey      string
+	LogLevel       string
+}
+
+// setting is one CAURI_* name with its flag and default.
+type setting struct {
+	env, flag, def, usage string
+	dst                   *string
+}
+
+func (c *Config) settings(raw *rawConfig) []setting {
+	return []setting{
+		{"CAURI_ADDR", "addr", ":8080", "address to listen on", &c.Addr},
+		{"CAURI_DATABASE_URL", "database-url", "data/cauri.db", "embedded SQLite file (PATH, sqlite:PATH, file:PATH) or postgres:// URL", &c.DatabaseURL},
+		{"CAURI_BASE_URL", "base-url", "http://localhost:8080", "public address of the service", &c.BaseURL},
+		{"CAURI_PAY_URL", "pay-url", "", "public address of the hosted payment pages (default {base-url}/pay)", &c.PayURL},
+		{"CAURI_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", &raw.trustedProxies},
+		{"CAURI_MASTER_KEY", "master-key", "", "32-byte key (base64 or hex) that encrypts stored secrets; embedded mode generates one next to the database", &c.MasterKey},
+		{"CAURI_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
+	}
+}
+
+type rawConfig struct{ trustedProxies string }
+
+// Register declares every setting as a flag of fs, defaulting to the
+// environment (read with getenv) and then to the built-in default. Call
+// Finish after fs.Parse.
+func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, error) {
+	c := &Config{}
+	raw := &rawConfig{}
+	for _, s := range c.settings(raw) {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		fs.StringVar(s.dst, s.flag, def, s.usage+" ["+s.env+"]")
+	}
+	return func() (Config, error) { return c.finish(raw) }
+}
+
+func (c *Config) finish(raw *rawConfig) (Config, error) {
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if err := checkHTTPURL("base URL", c.BaseURL); err != nil {
+		return Config{}, err
+	}
+	if c.PayURL == "" {
+		c.PayURL = c.BaseURL + "/pay"
+	}
+	c.PayURL = strings.TrimRight(c.PayURL, "/")
+	if err := checkHTTPURL("pay URL", c.PayURL); err != nil {
+		return Config{}, err
+	}
+	for _, p := range strings.Split(raw.trustedProxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return Config{}, fmt.Errorf("CAURI_TRUSTED_PROXIES: %q is not a CIDR or an address", p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, prefix.Masked())
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return Config{}, fmt.Errorf("CAURI_LOG_LEVEL: %q is not debug, info, warn or error", c.LogLevel)
+	}
+	if _, _, err := ParseDatabaseURL(c.DatabaseURL); err != nil {
+		return Config{}, err
+	}
+	return *c, nil
+}
+
+func checkHTTPURL(what, s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q must be an absolute http(s) URL", what, s)
+	}
+	return nil
+}
+
+// Database kinds.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// ParseDatabaseURL tells which database a CAURI_DATABASE_URL names: a
+// postgres:// or postgresql:// URL, or an embedded SQLite file given as a
+// path, sqlite:PATH or file:PATH. For SQLite the second result is the path.
+func ParseDatabaseURL(s string) (kind, target string, err error) {
+	switch {
+	case s == "":
+		return "", "", errors.New("CAURI_DATABASE_URL is empty")
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		return Postgres, s, nil
+	case strings.HasPrefix(s, "sqlite:"):
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//")
+	case strings.HasPrefix(s, "file:"):
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "file:"), "//")
+	case strings.Contains(s, "://"):
+		return "", "", fmt.Errorf("CAURI_DATABASE_URL: unknown scheme in %q (use a file path or postgres://)", s)
+	}
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		s = s[:i]
+	}
+	if s == "" {
+		return "", "", errors.New("CAURI_DATABASE_URL: empty SQLite path")
+	}
+	return SQLite, s, nil
+}
+
+// MasterKeyFile is where embedded mode keeps a generated master key: next
+// to the database file.
+func MasterKeyFile(sqlitePath string) string {
+	return filepath.Join(filepath.Dir(sqlitePath), "master.key")
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"testing"
+)
+
+func load(t *testing.T, env map[string]string, args ...string) (Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	finish := Register(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return finish()
+}
+
+func TestConfig_Defaults(t *testing.T) {
+	c, err := load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.DatabaseURL != "data/cauri.db" || c.BaseURL != "http://localhost:8080" || c.PayURL != "http://localhost:8080/pay" {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestConfig_EnvThenFlag(t *testing.T) {
+	env := map[string]string{"CAURI_ADDR": ":9000", "CAURI_BASE_URL": "https://pay.example.com/", "CAURI_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7"}
+	c, err := load(t, env, "--addr", ":9100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":9100" {
+		t.Errorf("Addr = %q; want the flag to win over the environment", c.Addr)
+	}
+	if c.PayURL != "https://pay.example.com/pay" {
+		t.Errorf("PayURL = %q; want it derived from the base URL", c.PayURL)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.168.1.7/32" {
+		t.Errorf("TrustedProxies = %v", c.TrustedProxies)
+	}
+}
+
+func TestConfig_Invalid(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"CAURI_TRUSTED_PROXIES": "nonsense"},
+		{"CAURI_BASE_URL": "localhost:8080"},
+		{"CAURI_DATABASE_URL": "mysql://x"},
+		{"CAURI_LOG_LEVEL": "loud"},
+	} {
+		if _, err := load(t, env); err == nil {
+			t.Errorf("load(%v) succeeded; want an error", env)
+		}
+	}
+}
+
+func TestParseDatabaseURL(t *testing.T) {
+	for _, tc := range []struct{ in, kind, target string }{
+		{"data/cauri.db", SQLite, "data/cauri.db"},
+		{"sqlite:/var/lib/cauri.db", SQLite, "/var/lib/cauri.db"},
+		{"file:x.db?mode=rwc", SQLite, "x.db"},
+		{"postgres://u@127.0.0.1/test", Postgres, "postgres://u@127.0.0.1/test"},
+		{"postgresql://127.0.0.1/test", Postgres, "postgresql://127.0.0.1/test"},
+	} {
+		kind, target, err := ParseDatabaseURL(tc.in)
+		if err != nil || kind != tc.kind || target != tc.target {
+			t.Errorf("ParseDatabaseURL(%q) = %q, %q, %v; want %q, %q", tc.in, kind, target, err, tc.kind, tc.target)
+		}
+	}
+}

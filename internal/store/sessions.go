@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+)
+
+const sessionColumns = `id, workspace_id, livemode, status, amount, currency, customer_name, customer_email,
+	customer_phone, description, success_url, cancel_url, merchant_name, merchant_logo, metadata, provider,
+	created_at, updated_at, completed_at`
+
+func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
+	var s cauri.Session
+	var status, cur, md string
+	var created, updated int64
+	var completed sql.NullInt64
+	if err := row.Scan(&s.ID, &s.WorkspaceID, &s.Livemode, &status, &s.Amount, &cur, &s.CustomerName, &s.CustomerEmail,
+		&s.CustomerPhone, &s.Description, &s.SuccessURL, &s.CancelURL, &s.MerchantName, &s.MerchantLogo, &md, &s.Provider,
+		&created, &updated, &completed); err != nil {
+		return nil, err
+	}
+	s.Status, s.Currency = cauri.SessionStatus(status), cauri.Currency(cur)
+	if err := json.Unmarshal([]byte(md), &s.Metadata); err != nil {
+		return nil, err
+	}
+	s.CreatedAt, s.UpdatedAt, s.CompletedAt = fromMicros(created), fromMicros(updated), fromNullMicros(completed)
+	return &s, nil
+}
+
+// Idempotency names the key of a create request and the fingerprint of its
+// normalised parameters.
+type Idempotency struct {
+	Key         string
+	Fingerprint string
+}
+
+// CreateSession stores a new session. With an idempotency key, the key and
+// the session are written in one transaction: a replay (same key, same
+// fingerprint) returns the session the key first created and replayed=true;
+// concurrent requests with one key create exactly one session.
+func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Idempotency) (_ *cauri.Session, replayed bool, err error) {
+	md, err := json.Marshal(sess.Metadata)
+	if err != nil {
+		return nil, false, err
+	}
+	var existing string
+	err = s.tx(ctx, func(t *tx) error {
+		if idem != nil {
+			existing, err = t.claimIdempotencyKey(ctx, sess.WorkspaceID, sess.Livemode, idem, "checkout.session", sess.ID, sess.CreatedAt)
+			if err != nil || existing != "" {
+				return err
+			}
+		}
+		_, err := t.exec(ctx, `INSERT INTO checkout_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sess.ID, sess.WorkspaceID, sess.Livemode, string(sess.Status), sess.Amount, string(sess.Currency), sess.CustomerName,
+			sess.CustomerEmail, sess.CustomerPhone, sess.Description, sess.SuccessURL, sess.CancelURL, sess.MerchantName,
+			sess.MerchantLogo, string(md), sess.Provider, micros(sess.CreatedAt), micros(sess.UpdatedAt), nullMicros(sess.CompletedAt))
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if existing != "" {
+		prev, err := s.Session(ctx, existing)
+		return prev, true, err
+	}
+	return sess, false, nil
+}
+
+// Session reads a session by id alone: the hosted page and the sandbox
+// route know only the id. Callers with a key check the owner themselves.
+func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) {
+	var sess *cauri.Session
+	err := s.tx(ctx, func(t *tx) (err error) {
+		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`, id))
+		return notFound(err, "session %s not found", id)
+	})
+	return sess, err
+}
+
+// UpdateSession changes a session under a row lock: fn sees the current
+// session and its workspace, changes the session in place and returns the
+// event the change emits (or nil). The update and the event are committed
+// together, or neither is when fn returns an error.
+func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Workspace) (*cauri.Event, error)) (*cauri.Session, error) {
+	var sess *cauri.Session
+	err := s.tx(ctx, func(t *tx) error {
+		var err error
+		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
+		if err != nil {
+			return notFound(err, "session %s not found", id)
+		}
+		ws, err := scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, sess.WorkspaceID))
+		if err != nil {
+			return err
+		}
+		ev, err := fn(sess, ws)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
+			string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
+			return err
+		}
+		if ev != nil {
+			return t.insertEvent(ctx, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// PurgeIdempotencyKeys deletes the keys created before cutoff and returns
+// how many went.
+func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, micros(cutoff))
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,218 @@
+// Package store keeps Cauri's state in SQL: embedded SQLite (pure Go, WAL)
+// for a single machine, PostgreSQL for several nodes. One set of portable
+// queries serves both through a small dialect seam (placeholders, row
+// locks); the schema is versioned migrations embedded in the binary. Every
+// method takes ctx first and runs in one transaction, and every status
+// change writes its event in that same transaction (the outbox).
+//
+// It imports the domain package, the vault and the database drivers, and
+// knows nothing of HTTP.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/config"
+	"github.com/cauri-pay/cauri/internal/vault"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // registers "sqlite"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is the database. It is safe for concurrent use.
+type Store struct {
+	db    *sql.DB
+	kind  string // config.SQLite or config.Postgres
+	vault *vault.Vault
+}
+
+// Open connects to the database named by a CAURI_DATABASE_URL value (see
+// config.ParseDatabaseURL), creating an embedded SQLite file and its folder
+// when they do not exist. It does not migrate.
+func Open(ctx context.Context, databaseURL string, v *vault.Vault) (*Store, error) {
+	kind, target, err := config.ParseDatabaseURL(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	var db *sql.DB
+	switch kind {
+	case config.SQLite:
+		if dir := filepath.Dir(target); dir != "" {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create database folder: %w", err)
+			}
+		}
+		db, err = sql.Open("sqlite", sqliteDSN(target))
+		if err != nil {
+			return nil, err
+		}
+		// Writers queue on the file lock (busy_timeout); a handful of
+		// connections lets readers work beside the one writer under WAL.
+		db.SetMaxOpenConns(8)
+	case config.Postgres:
+		db, err = sql.Open("pgx", target)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(20)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	s := &Store{db: db, kind: kind, vault: v}
+	if err := s.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", kind, err)
+	}
+	return s, nil
+}
+
+// sqliteDSN turns a path into modernc's DSN. WAL lets readers work during a
+// write; synchronous(FULL) makes every commit durable across a power loss,
+// which payments need; _txlock=immediate takes the write lock at BEGIN so two
+// writers never deadlock upgrading a read lock.
+func sqliteDSN(path string) string {
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Kind is config.SQLite or config.Postgres.
+func (s *Store) Kind() string { return s.kind }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Migrate applies the embedded migrations that the database lacks. On
+// PostgreSQL an advisory lock lets several nodes start at once.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	dialect := goose.DialectSQLite3
+	var opts []goose.ProviderOption
+	if s.kind == config.Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.db, sub, opts...)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// tx runs fn in one transaction, committed when fn returns nil.
+func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	t := &tx{tx: sqlTx, s: s}
+	if err := fn(t); err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	return sqlTx.Commit()
+}
+
+// tx wraps *sql.Tx with the dialect's placeholders.
+type tx struct {
+	tx *sql.Tx
+	s  *Store
+}
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.s.rebind(q), args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.s.rebind(q), args...)
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.s.rebind(q), args...)
+}
+
+// forUpdate is the row-lock clause: PostgreSQL locks the row; SQLite needs
+// nothing because an immediate transaction already holds the write lock.
+func (s *Store) forUpdate() string {
+	if s.kind == config.Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// rebind rewrites ? placeholders as $1, $2, ... for PostgreSQL. Queries in
+// this package never contain a literal question mark.
+func (s *Store) rebind(q string) string {
+	if s.kind != config.Postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// micros and fromMicros convert times to the stored form.
+func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func fromNullMicros(us sql.NullInt64) *time.Time {
+	if !us.Valid {
+		return nil
+	}
+	t := fromMicros(us.Int64)
+	return &t
+}
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return micros(*t)
+}
+
+// notFound turns sql.ErrNoRows into the domain's not-found error.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return errNotFound(format, args...)
+	}
+	return err
+}

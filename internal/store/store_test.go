@@ -1,0 +1,252 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/config"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func newWorkspace(t *testing.T, s *store.Store) (*cauri.Workspace, []*cauri.Key) {
+	t.Helper()
+	ws, err := cauri.NewWorkspace("Boutique Adjoa", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []*cauri.Key{
+		cauri.NewKey(ws.ID, cauri.KeyPublic, true, t0), cauri.NewKey(ws.ID, cauri.KeySecret, true, t0),
+		cauri.NewKey(ws.ID, cauri.KeyPublic, false, t0), cauri.NewKey(ws.ID, cauri.KeySecret, false, t0),
+	}
+	if err := s.CreateWorkspace(context.Background(), ws, keys); err != nil {
+		t.Fatal(err)
+	}
+	return ws, keys
+}
+
+func newSession(ws *cauri.Workspace, amount int64) *cauri.Session {
+	return &cauri.Session{
+		ID: cauri.NewID("cs_"), WorkspaceID: ws.ID, Status: cauri.SessionPending, Amount: amount, Currency: "XOF",
+		CustomerEmail: "a@example.com", Metadata: map[string]string{"order_id": "A-1"}, CreatedAt: t0, UpdatedAt: t0,
+	}
+}
+
+func code(err error) string { return cauri.ErrorCode(err) }
+
+func TestStore_Workspace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, keys := newWorkspace(t, s)
+
+		t.Run("Authenticate", func(t *testing.T) {
+			for _, k := range keys {
+				gotWS, gotKey, err := s.Authenticate(ctx, k.Plaintext)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gotWS.ID != ws.ID || gotKey.ID != k.ID || gotKey.Kind != k.Kind || gotKey.Live != k.Live {
+					t.Fatalf("Authenticate(%s) = %s/%+v; want %s/%+v", k.Plaintext[:13], gotWS.ID, gotKey, ws.ID, k)
+				}
+			}
+		})
+		t.Run("ErrUnknownKey", func(t *testing.T) {
+			if _, _, err := s.Authenticate(ctx, keys[1].Plaintext+"x"); code(err) != cauri.ENotFound {
+				t.Fatalf("err = %v; want not_found", err)
+			}
+		})
+		t.Run("Verify", func(t *testing.T) {
+			if ws.Verified {
+				t.Fatal("new workspace is verified")
+			}
+			got, err := s.VerifyWorkspace(ctx, ws.ID)
+			if err != nil || !got.Verified {
+				t.Fatalf("VerifyWorkspace = %+v, %v; want verified", got, err)
+			}
+			if _, err := s.VerifyWorkspace(ctx, "ws_nope"); code(err) != cauri.ENotFound {
+				t.Fatalf("VerifyWorkspace(unknown) err = %v; want not_found", err)
+			}
+		})
+	})
+}
+
+// TestStore_KeysNotStoredInClear reads the SQLite file itself: no key's
+// plaintext may appear in it.
+func TestStore_KeysNotStoredInClear(t *testing.T) {
+	dbURL := storetest.SQLiteURL(t)
+	s, err := store.Open(context.Background(), dbURL, storetest.Vault(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, keys := newWorkspace(t, s)
+	s.Close()
+	_, path, _ := config.ParseDatabaseURL(dbURL)
+	var raw []byte
+	for _, suffix := range []string{"", "-wal"} {
+		b, _ := os.ReadFile(path + suffix)
+		raw = append(raw, b...)
+	}
+	if len(raw) == 0 {
+		t.Fatal("database file is empty")
+	}
+	for _, k := range keys {
+		if strings.Contains(string(raw), k.Plaintext) {
+			t.Fatalf("key %s... is stored in clear", k.Plaintext[:13])
+		}
+	}
+}
+
+func TestStore_CreateSession(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+
+		t.Run("OK", func(t *testing.T) {
+			in := newSession(ws, 1500)
+			if _, replayed, err := s.CreateSession(ctx, in, nil); err != nil || replayed {
+				t.Fatalf("CreateSession = %v, replayed=%v", err, replayed)
+			}
+			got, err := s.Session(ctx, in.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Amount != 1500 || got.Currency != "XOF" || got.Metadata["order_id"] != "A-1" || !got.CreatedAt.Equal(t0) || got.Status != cauri.SessionPending {
+				t.Fatalf("Session = %+v", got)
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			if _, err := s.Session(ctx, "cs_nope"); code(err) != cauri.ENotFound {
+				t.Fatalf("err = %v; want not_found", err)
+			}
+		})
+		t.Run("IdempotentReplay", func(t *testing.T) {
+			idem := &store.Idempotency{Key: "order-7", Fingerprint: "f1"}
+			first, _, err := s.CreateSession(ctx, newSession(ws, 100), idem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, replayed, err := s.CreateSession(ctx, newSession(ws, 100), idem)
+			if err != nil || !replayed || again.ID != first.ID {
+				t.Fatalf("replay = %v, replayed=%v, %v; want %s replayed", again, replayed, err, first.ID)
+			}
+			_, _, err = s.CreateSession(ctx, newSession(ws, 200), &store.Idempotency{Key: "order-7", Fingerprint: "f2"})
+			if code(err) != cauri.EUnprocessable {
+				t.Fatalf("other payload err = %v; want unprocessable", err)
+			}
+		})
+		t.Run("KeyScopedByMode", func(t *testing.T) {
+			idem := &store.Idempotency{Key: "order-8", Fingerprint: "f"}
+			testSess, _, _ := s.CreateSession(ctx, newSession(ws, 100), idem)
+			live := newSession(ws, 100)
+			live.Livemode = true
+			liveSess, replayed, err := s.CreateSession(ctx, live, idem)
+			if err != nil || replayed || liveSess.ID == testSess.ID {
+				t.Fatalf("live create with a test key's idempotency key: replayed=%v err=%v", replayed, err)
+			}
+		})
+		t.Run("ExpiredKeyIsForgotten", func(t *testing.T) {
+			idem := &store.Idempotency{Key: "order-9", Fingerprint: "f"}
+			old := newSession(ws, 100)
+			s.CreateSession(ctx, old, idem)
+			later := newSession(ws, 300)
+			later.CreatedAt = t0.Add(cauri.IdempotencyKeyTTL + time.Hour)
+			later.UpdatedAt = later.CreatedAt
+			got, replayed, err := s.CreateSession(ctx, later, &store.Idempotency{Key: "order-9", Fingerprint: "other"})
+			if err != nil || replayed || got.ID != later.ID {
+				t.Fatalf("reuse after TTL = %v, replayed=%v, %v; want a new session", got, replayed, err)
+			}
+		})
+		t.Run("ConcurrentSameKey", func(t *testing.T) {
+			const n = 16
+			ids := make([]string, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					got, _, err := s.CreateSession(ctx, newSession(ws, 500), &store.Idempotency{Key: "storm", Fingerprint: "f"})
+					errs[i] = err
+					if got != nil {
+						ids[i] = got.ID
+					}
+				})
+			}
+			wg.Wait()
+			for i := range n {
+				if errs[i] != nil {
+					t.Fatalf("request %d: %v", i, errs[i])
+				}
+				if ids[i] != ids[0] {
+					t.Fatalf("request %d created %s, request 0 %s; want one session", i, ids[i], ids[0])
+				}
+			}
+		})
+		t.Run("PurgeIdempotencyKeys", func(t *testing.T) {
+			n, err := s.PurgeIdempotencyKeys(ctx, t0.Add(cauri.IdempotencyKeyTTL))
+			if err != nil || n == 0 {
+				t.Fatalf("purge = %d, %v; want the keys made at t0 gone", n, err)
+			}
+		})
+	})
+}
+
+func TestStore_UpdateSession(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		sess := newSession(ws, 700)
+		s.CreateSession(ctx, sess, nil)
+
+		t.Run("ErrRolledBack", func(t *testing.T) {
+			boom := errors.New("boom")
+			_, err := s.UpdateSession(ctx, sess.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+				x.Status = cauri.SessionSuccess
+				return nil, boom
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("err = %v; want boom", err)
+			}
+			got, _ := s.Session(ctx, sess.ID)
+			if got.Status != cauri.SessionPending {
+				t.Fatalf("status = %s after a failed update; want PENDING", got.Status)
+			}
+		})
+		t.Run("OKWithEvent", func(t *testing.T) {
+			done := t0.Add(time.Minute)
+			_, err := s.UpdateSession(ctx, sess.ID, func(x *cauri.Session, w *cauri.Workspace) (*cauri.Event, error) {
+				if w.ID != ws.ID {
+					t.Errorf("workspace = %s; want %s", w.ID, ws.ID)
+				}
+				x.Status, x.Provider, x.UpdatedAt, x.CompletedAt = cauri.SessionSuccess, "sandbox", done, &done
+				return cauri.SessionEvent(x, []byte(`{"id":"`+x.ID+`"}`), done), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := s.Session(ctx, sess.ID)
+			if got.Status != cauri.SessionSuccess || got.Provider != "sandbox" || got.CompletedAt == nil || !got.CompletedAt.Equal(done) {
+				t.Fatalf("session = %+v", got)
+			}
+			events, err := s.SessionEvents(ctx, sess.ID)
+			if err != nil || len(events) != 1 || events[0].Type != cauri.EventPaymentCompleted || events[0].Livemode {
+				t.Fatalf("events = %+v, %v; want one test payment.completed", events, err)
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			_, err := s.UpdateSession(ctx, "cs_nope", func(*cauri.Session, *cauri.Workspace) (*cauri.Event, error) { return nil, nil })
+			if code(err) != cauri.ENotFound {
+				t.Fatalf("err = %v; want not_found", err)
+			}
+		})
+	})
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/vault"
+)
+
+func errNotFound(format string, args ...any) error {
+	return cauri.Errorf(cauri.ENotFound, format, args...)
+}
+
+// CreateWorkspace stores a workspace with its keys. Each key is kept as a
+// hash (to find it) and sealed under the master key (to sign webhooks);
+// its plaintext is not stored.
+func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
+	return s.tx(ctx, func(t *tx) error {
+		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt)); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if _, err := t.exec(ctx, `INSERT INTO api_keys (id, workspace_id, kind, live, hash, sealed, last4, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				k.ID, ws.ID, string(k.Kind), k.Live, vault.HashKey(k.Plaintext), s.vault.Seal(k.Plaintext, k.ID), k.Last4(), micros(k.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const workspaceColumns = `w.id, w.name, w.verified, w.connect, w.default_currency, w.created_at`
+
+func scanWorkspace(row interface{ Scan(...any) error }, extra ...any) (*cauri.Workspace, error) {
+	var ws cauri.Workspace
+	var cur string
+	var created int64
+	if err := row.Scan(append([]any{&ws.ID, &ws.Name, &ws.Verified, &ws.Connect, &cur, &created}, extra...)...); err != nil {
+		return nil, err
+	}
+	ws.DefaultCurrency = cauri.Currency(cur)
+	ws.CreatedAt = fromMicros(created)
+	return &ws, nil
+}
+
+// Workspace reads one workspace.
+func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, error) {
+	var ws *cauri.Workspace
+	err := s.tx(ctx, func(t *tx) (err error) {
+		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, id))
+		return notFound(err, "workspace %s not found", id)
+	})
+	return ws, err
+}
+
+// VerifyWorkspace marks a workspace's identity verified: it leaves
+// test-only mode, and its live keys now create live objects.
+func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspace, error) {
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE workspaces SET verified = ? WHERE id = ?`, true, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errNotFound("workspace %s not found", id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Workspace(ctx, id)
+}
+
+// Authenticate finds the workspace and key of an API key by its hash.
+// An unknown or revoked key is ENotFound.
+func (s *Store) Authenticate(ctx context.Context, apiKey string) (*cauri.Workspace, *cauri.Key, error) {
+	var ws *cauri.Workspace
+	var k cauri.Key
+	err := s.tx(ctx, func(t *tx) error {
+		var kind string
+		var created int64
+		var err error
+		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, k.id, k.kind, k.live, k.created_at
+			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+			WHERE k.hash = ? AND k.revoked_at IS NULL`, vault.HashKey(apiKey)), &k.ID, &kind, &k.Live, &created)
+		if err != nil {
+			return notFound(err, "key not found")
+		}
+		k.Kind, k.WorkspaceID, k.CreatedAt = cauri.KeyKind(kind), ws.ID, fromMicros(created)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, &k, nil
+}

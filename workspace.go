@@ -1,0 +1,85 @@
+package cauri
+
+import (
+	"strings"
+	"time"
+)
+
+// Workspace is the account unit: it owns two key sets (live and test),
+// its sessions, and later its gateways and webhook settings.
+type Workspace struct {
+	ID   string
+	Name string
+	// Verified is false until the service has checked the merchant's
+	// identity; an unverified workspace is entirely in test mode.
+	Verified bool
+	// Connect marks a workspace whose money is held by the service.
+	Connect         bool
+	DefaultCurrency Currency
+	CreatedAt       time.Time
+}
+
+// NewWorkspace returns a workspace with a fresh id.
+func NewWorkspace(name string, now time.Time) (*Workspace, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, Errorf(EInvalid, "workspace name is required")
+	}
+	if len(name) > 200 {
+		return nil, Errorf(EInvalid, "workspace name is longer than 200 characters")
+	}
+	return &Workspace{ID: NewID("ws_"), Name: name, DefaultCurrency: DefaultCurrency, CreatedAt: now.UTC()}, nil
+}
+
+// Livemode is the mode of an object created with a key of the given mode:
+// an unverified workspace creates test objects even with live keys.
+func (w *Workspace) Livemode(keyLive bool) bool { return keyLive && w.Verified }
+
+// KeyKind tells a public key from a secret key.
+type KeyKind string
+
+const (
+	KeyPublic KeyKind = "pub"
+	KeySecret KeyKind = "sec"
+)
+
+// Key is an API key of a workspace. Its plaintext is shown once, at creation;
+// the store keeps a hash to look it up and the ciphertext to sign webhooks.
+type Key struct {
+	ID          string
+	WorkspaceID string
+	Kind        KeyKind
+	Live        bool
+	Plaintext   string // only set right after NewKey
+	CreatedAt   time.Time
+}
+
+// NewKey returns a key of the form svc_{live|test}_{pub|sec}_<32 random chars>.
+func NewKey(workspaceID string, kind KeyKind, live bool, now time.Time) *Key {
+	mode := "test"
+	if live {
+		mode = "live"
+	}
+	return &Key{
+		ID:          NewID("key_"),
+		WorkspaceID: workspaceID,
+		Kind:        kind,
+		Live:        live,
+		Plaintext:   "svc_" + mode + "_" + string(kind) + "_" + randomString(20),
+		CreatedAt:   now.UTC(),
+	}
+}
+
+// Last4 is the part of a key that may be shown again.
+func (k *Key) Last4() string { return k.Plaintext[len(k.Plaintext)-4:] }
+
+// LooksLikeKey reports whether s has the shape of a Cauri key; anything else
+// is rejected without a database look-up.
+func LooksLikeKey(s string) bool {
+	for _, p := range []string{"svc_live_pub_", "svc_live_sec_", "svc_test_pub_", "svc_test_sec_"} {
+		if strings.HasPrefix(s, p) && len(s) > len(p) && len(s) <= 128 {
+			return true
+		}
+	}
+	return false
+}
