@@ -77,7 +77,7 @@ func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) 
 	var sess *cauri.Session
 	err := s.tx(ctx, func(t *tx) (err error) {
 		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`, id))
-		return notFound(err, "session %s not found", id)
+		return notFound(err, "Session %s not found", id)
 	})
 	return sess, err
 }
@@ -92,7 +92,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 		var err error
 		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
 		if err != nil {
-			return notFound(err, "session %s not found", id)
+			return notFound(err, "Session %s not found", id)
 		}
 		ws, err := scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, sess.WorkspaceID))
 		if err != nil {

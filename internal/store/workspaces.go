@@ -49,7 +49,7 @@ func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, err
 	var ws *cauri.Workspace
 	err := s.tx(ctx, func(t *tx) (err error) {
 		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, id))
-		return notFound(err, "workspace %s not found", id)
+		return notFound(err, "Workspace %s not found", id)
 	})
 	return ws, err
 }
@@ -63,7 +63,7 @@ func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspac
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return errNotFound("workspace %s not found", id)
+			return errNotFound("Workspace %s not found", id)
 		}
 		return nil
 	})

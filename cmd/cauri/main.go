@@ -1,0 +1,127 @@
+// Command cauri is the whole service in one binary: the API server, the
+// migrations and the administration commands. main only wires signals to
+// run, so tests run the real program in-process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cauri-pay/cauri/internal/config"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/vault"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cauri:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `Usage: cauri <command> [flags]
+
+Commands:
+  serve                      run the API, the hosted pages, /healthz and /metrics
+  migrate                    apply the database migrations (serve does it too)
+  workspace create --name N [--verified] [--connect]
+                             create a workspace and print it with its four keys (shown once)
+  workspace verify ID        mark a workspace's identity verified (it leaves test-only mode)
+
+Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
+`
+
+// run is the program: args without the program name, the environment
+// through getenv, output to stdout and stderr.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "workspace":
+		return workspace(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// parseFlags declares the configuration flags on fs, parses args (flags may
+// come before or after the positional arguments) and returns the config and
+// the positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) (config.Config, []string, error) {
+	fs.SetOutput(stderr)
+	finish := config.Register(fs, getenv)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return config.Config{}, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	cfg, err := finish()
+	return cfg, positional, err
+}
+
+// openStore opens the configured database with the master key. Embedded
+// mode generates the key next to the database file on first start;
+// PostgreSQL needs CAURI_MASTER_KEY, since every node must share it.
+func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	var key []byte
+	var err error
+	kind, path, _ := config.ParseDatabaseURL(cfg.DatabaseURL)
+	switch {
+	case cfg.MasterKey != "":
+		key, err = vault.ParseKey(cfg.MasterKey)
+	case kind == config.SQLite:
+		key, err = vault.LoadOrCreateKeyFile(config.MasterKeyFile(path))
+	default:
+		err = errors.New("CAURI_MASTER_KEY is required with PostgreSQL: every node must use the same key (generate one with: openssl rand -base64 32)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	v, err := vault.New(key)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, cfg.DatabaseURL, v)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, _, err := parseFlags(flag.NewFlagSet("migrate", flag.ContinueOnError), args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "migrations applied (%s)\n", st.Kind())
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/web"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, _, err := parseFlags(flag.NewFlagSet("serve", flag.ContinueOnError), args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.LogLevel))
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+
+	now := time.Now
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := web.New(web.Deps{
+		Store:          st,
+		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now},
+		Limiter:        ratelimit.NewMemory(now),
+		Logger:         logger,
+		PayURL:         cfg.PayURL,
+		TrustedProxies: cfg.TrustedProxies,
+		Now:            now,
+		Registry:       reg,
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	go housekeeping(ctx, st, logger, now)
+	logger.Info("listening", "addr", ln.Addr().String(), "database", st.Kind(), "base_url", cfg.BaseURL, "pay_url", cfg.PayURL)
+
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// housekeeping forgets expired idempotency keys, once at start and hourly.
+func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now func() time.Time) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		n, err := st.PurgeIdempotencyKeys(ctx, now().Add(-cauri.IdempotencyKeyTTL))
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("purge idempotency keys", "err", err)
+		} else if n > 0 {
+			logger.Info("purged expired idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

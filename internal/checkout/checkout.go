@@ -1,0 +1,244 @@
+// Package checkout orchestrates checkout sessions: it validates what a
+// merchant asks for, creates sessions (idempotently), lists the payment
+// methods a session's page offers, and moves sessions between states,
+// writing each state change and its event in one transaction. Later it
+// drives the aggregators for live payments.
+//
+// It imports the domain, the catalog and the store; it knows nothing of HTTP.
+package checkout
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// Service is the checkout orchestration.
+type Service struct {
+	Store  *store.Store
+	PayURL string           // base of the hosted pages, without trailing slash
+	Now    func() time.Time // injected clock
+}
+
+// CreateParams is a create request as the merchant sent it. Amount is the
+// JSON number's text, so that no float ever holds money.
+type CreateParams struct {
+	Amount         string
+	Currency       string
+	CustomerName   string
+	CustomerEmail  string
+	CustomerPhone  string
+	Description    string
+	SuccessURL     string
+	CancelURL      string
+	MerchantName   string
+	MerchantLogo   string
+	Metadata       map[string]string
+	IdempotencyKey string
+}
+
+// Limits on free-text fields, in characters.
+const (
+	maxNameLen        = 200
+	maxDescriptionLen = 1000
+	maxURLLen         = 2048
+	maxMetadataKeys   = 50
+	maxMetadataKeyLen = 40
+	maxMetadataValLen = 500
+	maxIdemKeyLen     = 255
+)
+
+// Create validates p and creates a session for ws; keyLive is the mode of
+// the key used. It returns replayed=true when an Idempotency-Key repeats an
+// earlier request, with the session that request created.
+func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p CreateParams) (_ *cauri.Session, replayed bool, err error) {
+	sess, err := newSession(ws, keyLive, p, s.Now())
+	if err != nil {
+		return nil, false, err
+	}
+	var idem *store.Idempotency
+	if p.IdempotencyKey != "" {
+		if err := checkIdempotencyKey(p.IdempotencyKey); err != nil {
+			return nil, false, err
+		}
+		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess)}
+	}
+	return s.Store.CreateSession(ctx, sess, idem)
+}
+
+func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time) (*cauri.Session, error) {
+	cur := ws.DefaultCurrency
+	if p.Currency != "" {
+		c, err := cauri.ParseCurrency(p.Currency)
+		if err != nil {
+			return nil, err
+		}
+		cur = c
+	}
+	if p.Amount == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "amount is required")
+	}
+	amount, err := cauri.ParseAmount("amount", p.Amount, cur)
+	if err != nil {
+		return nil, err
+	}
+	sess := &cauri.Session{
+		ID: cauri.NewID("cs_"), WorkspaceID: ws.ID, Livemode: ws.Livemode(keyLive), Status: cauri.SessionPending,
+		Amount: amount, Currency: cur, Metadata: map[string]string{}, CreatedAt: now.UTC(), UpdatedAt: now.UTC(),
+	}
+	for _, f := range []struct {
+		name, in string
+		max      int
+		dst      *string
+	}{
+		{"customer_name", p.CustomerName, maxNameLen, &sess.CustomerName},
+		{"description", p.Description, maxDescriptionLen, &sess.Description},
+		{"merchant_name", p.MerchantName, maxNameLen, &sess.MerchantName},
+	} {
+		if *f.dst, err = text(f.name, f.in, f.max); err != nil {
+			return nil, err
+		}
+	}
+	if sess.CustomerEmail, err = email("customer_email", p.CustomerEmail); err != nil {
+		return nil, err
+	}
+	if p.CustomerPhone != "" {
+		if sess.CustomerPhone, err = catalog.ParseInternationalPhone("customer_phone", p.CustomerPhone); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []struct {
+		name, in string
+		dst      *string
+	}{
+		{"success_url", p.SuccessURL, &sess.SuccessURL},
+		{"cancel_url", p.CancelURL, &sess.CancelURL},
+		{"merchant_logo", p.MerchantLogo, &sess.MerchantLogo},
+	} {
+		if *f.dst, err = httpURL(f.name, f.in); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Metadata) > maxMetadataKeys {
+		return nil, cauri.Errorf(cauri.EInvalid, "metadata has %d keys; at most %d are allowed", len(p.Metadata), maxMetadataKeys)
+	}
+	for k, v := range p.Metadata {
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
+			return nil, cauri.Errorf(cauri.EInvalid, "metadata keys must have 1 to %d characters", maxMetadataKeyLen)
+		}
+		if utf8.RuneCountInString(v) > maxMetadataValLen {
+			return nil, cauri.Errorf(cauri.EInvalid, "metadata.%s is longer than %d characters", k, maxMetadataValLen)
+		}
+		sess.Metadata[k] = v
+	}
+	return sess, nil
+}
+
+func text(field, s string, max int) (string, error) {
+	s = strings.TrimSpace(s)
+	if !utf8.ValidString(s) {
+		return "", cauri.Errorf(cauri.EInvalid, "%s is not valid UTF-8", field)
+	}
+	if utf8.RuneCountInString(s) > max {
+		return "", cauri.Errorf(cauri.EInvalid, "%s is longer than %d characters", field, max)
+	}
+	return s, nil
+}
+
+func email(field, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || len(s) > 254 || !strings.Contains(s[strings.LastIndexByte(s, '@'):], ".") {
+		return "", cauri.Errorf(cauri.EInvalid, "%s %q is not an e-mail address", field, s)
+	}
+	return s, nil
+}
+
+func httpURL(field, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(s) > maxURLLen {
+		return "", cauri.Errorf(cauri.EInvalid, "%s must be an absolute http or https URL of at most %d characters", field, maxURLLen)
+	}
+	return s, nil
+}
+
+func checkIdempotencyKey(k string) error {
+	if len(k) > maxIdemKeyLen {
+		return cauri.Errorf(cauri.EInvalid, "Idempotency-Key is longer than %d characters", maxIdemKeyLen)
+	}
+	for _, r := range k {
+		if r < 0x21 || r > 0x7e {
+			return cauri.Errorf(cauri.EInvalid, "Idempotency-Key must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// fingerprint identifies a request by its normalised parameters, so that a
+// replay with other whitespace or key order is still the same request.
+func fingerprint(s *cauri.Session) string {
+	b, _ := json.Marshal([]any{s.Livemode, s.Amount, s.Currency, s.CustomerName, s.CustomerEmail, s.CustomerPhone,
+		s.Description, s.SuccessURL, s.CancelURL, s.MerchantName, s.MerchantLogo, s.Metadata})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Get returns a session of ws in the given mode. A session of another
+// workspace, or of the other mode, does not exist for this caller.
+func (s *Service) Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (*cauri.Session, error) {
+	sess, err := s.Store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if sess.WorkspaceID != ws.ID || sess.Livemode != ws.Livemode(keyLive) {
+		return nil, cauri.Errorf(cauri.ENotFound, "Session %s not found", id)
+	}
+	return sess, nil
+}
+
+// Sandbox outcomes, as the sandbox route spells them.
+const (
+	IssueSuccess = "succes"
+	IssueFailure = "echec"
+)
+
+// SettleSandbox settles a test session as the customer's simulated payment
+// would: issue is IssueSuccess or IssueFailure.
+func (s *Service) SettleSandbox(ctx context.Context, id, issue string) (*cauri.Session, error) {
+	return s.Store.UpdateSession(ctx, id, func(sess *cauri.Session, ws *cauri.Workspace) (*cauri.Event, error) {
+		if sess.Livemode {
+			return nil, cauri.Errorf(cauri.EForbidden, "This session collects real money; the sandbox settles test sessions only")
+		}
+		if !sess.Status.Payable() {
+			return nil, cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
+		}
+		now := s.Now().UTC()
+		sess.Status = cauri.SessionFailed
+		if issue == IssueSuccess {
+			sess.Status = cauri.SessionSuccess
+		}
+		sess.Provider, sess.UpdatedAt, sess.CompletedAt = "sandbox", now, &now
+		data, err := json.Marshal(sess.Object(s.PayURL))
+		if err != nil {
+			return nil, err
+		}
+		return cauri.SessionEvent(sess, data, now), nil
+	})
+}

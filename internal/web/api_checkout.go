@@ -1,0 +1,104 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
+)
+
+type createSessionRequest struct {
+	Amount        json.RawMessage `json:"amount"`
+	Currency      string          `json:"currency"`
+	CustomerName  string          `json:"customer_name"`
+	CustomerEmail string          `json:"customer_email"`
+	CustomerPhone string          `json:"customer_phone"`
+	Description   string          `json:"description"`
+	SuccessURL    string          `json:"success_url"`
+	CancelURL     string          `json:"cancel_url"`
+	Metadata      json.RawMessage `json:"metadata"`
+	MerchantName  string          `json:"merchant_name"`
+	MerchantLogo  string          `json:"merchant_logo"`
+}
+
+// createSession is POST /v1/checkout/sessions: 201 with a new session, or
+// 200 with Idempotent-Replayed: true when an Idempotency-Key repeats.
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
+	if err := s.limitByIP(w, r, limitCreateSession); err != nil {
+		return err
+	}
+	c, err := s.authenticate(r, true)
+	if err != nil {
+		return err
+	}
+	var req createSessionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	amount, err := jsonNumber("amount", req.Amount)
+	if err != nil {
+		return err
+	}
+	metadata, err := stringMap("metadata", req.Metadata)
+	if err != nil {
+		return err
+	}
+	sess, replayed, err := s.Checkout.Create(r.Context(), c.ws, c.key.Live, checkout.CreateParams{
+		Amount: amount, Currency: req.Currency, CustomerName: req.CustomerName, CustomerEmail: req.CustomerEmail,
+		CustomerPhone: req.CustomerPhone, Description: req.Description, SuccessURL: req.SuccessURL, CancelURL: req.CancelURL,
+		MerchantName: req.MerchantName, MerchantLogo: req.MerchantLogo, Metadata: metadata,
+		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+		status = http.StatusOK
+	}
+	writeJSON(w, status, sess.Object(s.PayURL))
+	return nil
+}
+
+// sessionStatus is GET /v1/checkout/sessions/{id}/status: the whole
+// session, whose status, paid and livemode are the SPEC's fields.
+func (s *Server) sessionStatus(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.ownSession(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sess.Object(s.PayURL))
+	return nil
+}
+
+type methodsResponse struct {
+	ID       string            `json:"id"`
+	Currency cauri.Currency    `json:"currency"`
+	Methods  []checkout.Method `json:"methods"`
+}
+
+// sessionMethods is GET /v1/checkout/sessions/{id}/methods[?country=].
+func (s *Server) sessionMethods(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.ownSession(r)
+	if err != nil {
+		return err
+	}
+	methods, err := s.Checkout.Methods(sess, r.URL.Query().Get("country"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, methodsResponse{ID: sess.ID, Currency: sess.Currency, Methods: methods})
+	return nil
+}
+
+// ownSession authenticates (a public key will do) and reads the session
+// named in the path, which must belong to the caller's workspace and mode.
+func (s *Server) ownSession(r *http.Request) (*cauri.Session, error) {
+	c, err := s.authenticate(r, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.Checkout.Get(r.Context(), c.ws, c.key.Live, r.PathValue("id"))
+}

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/cauri-pay/cauri"
+)
+
+// caller is who a request with an API key speaks for.
+type caller struct {
+	ws  *cauri.Workspace
+	key *cauri.Key
+}
+
+// livemode is the mode of the objects this caller creates and sees.
+func (c *caller) livemode() bool { return c.ws.Livemode(c.key.Live) }
+
+// authenticate reads the key from "Authorization: Bearer <key>" or from
+// "x-api-key" (SPEC section 5). allowPublic tells whether a public key may
+// call the route.
+func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error) {
+	key := ""
+	auth := r.Header.Get("Authorization")
+	if scheme, rest, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
+		key = strings.TrimSpace(rest)
+	}
+	if key == "" {
+		key = strings.TrimSpace(r.Header.Get("X-Api-Key"))
+	}
+	if key == "" {
+		if auth != "" {
+			return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+		}
+		return nil, cauri.Errorf(cauri.EUnauthorized, "Missing API key")
+	}
+	if !cauri.LooksLikeKey(key) {
+		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+	}
+	ws, k, err := s.Store.Authenticate(r.Context(), key)
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if k.Kind == cauri.KeyPublic && !allowPublic {
+		return nil, cauri.Errorf(cauri.EUnauthorized, "This route needs a secret key; a public key may only create a checkout session and read its status and methods")
+	}
+	return &caller{ws: ws, key: k}, nil
+}

@@ -1,0 +1,112 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/cauri-pay/cauri"
+)
+
+// maxBody is the largest request body accepted.
+const maxBody = 1 << 20
+
+// decodeJSON reads one JSON object into dst, refusing unknown fields. Every
+// way a body can be wrong gets a 4xx whose message names the problem.
+func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return cauri.Errorf(cauri.EUnsupported, "Content-Type must be application/json, not %q", ct)
+		}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return cauri.Errorf(cauri.EInvalid, "Request body must hold a single JSON object")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return cauri.Errorf(cauri.ETooLarge, "Request body is larger than %d bytes", maxBody)
+	case errors.Is(err, io.EOF):
+		return cauri.Errorf(cauri.EInvalid, "Request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return cauri.Errorf(cauri.EInvalid, "Request body is truncated JSON")
+	case errors.As(err, &syntax):
+		return cauri.Errorf(cauri.EInvalid, "Request body is not valid JSON (at byte %d): %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return cauri.Errorf(cauri.EInvalid, "Request body must be a JSON object")
+		}
+		return cauri.Errorf(cauri.EInvalid, "%s must be %s", typ.Field, jsonKind(typ.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return cauri.Errorf(cauri.EInvalid, "Unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return cauri.Errorf(cauri.EInvalid, "Request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		return "an array"
+	}
+	return fmt.Sprintf("of type %s", t)
+}
+
+// jsonNumber returns the text of a JSON number field, or "" when the field
+// is absent or null. A string or any other type is an error: money is sent
+// as a number.
+func jsonNumber(field string, raw json.RawMessage) (string, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return "", nil
+	}
+	if c := s[0]; c != '-' && (c < '0' || c > '9') {
+		return "", cauri.Errorf(cauri.EInvalid, "%s must be a number", field)
+	}
+	return s, nil
+}
+
+// stringMap decodes an object whose values must all be strings, naming the
+// first key whose value is not.
+func stringMap(field string, raw json.RawMessage) (map[string]string, error) {
+	if s := strings.TrimSpace(string(raw)); s == "" || s == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, cauri.Errorf(cauri.EInvalid, "%s must be an object of string values", field)
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		s, ok := v.(string)
+		if !ok {
+			return nil, cauri.Errorf(cauri.EInvalid, "%s.%s must be a string", field, k)
+		}
+		out[k] = s
+	}
+	return out, nil
+}

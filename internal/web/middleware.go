@@ -1,0 +1,173 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey).(string)
+	return id
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe wraps every request: a request id, a recovered panic turned into a
+// 500, one structured log line (method, route, status, duration, client IP;
+// never a header, so never a key) and the Prometheus metrics.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		b := make([]byte, 8)
+		rand.Read(b)
+		id := "req_" + hex.EncodeToString(b)
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", r.URL.Path, "request_id", id)
+				if rec.status == 0 {
+					apiError(rec, http.StatusInternalServerError, "Internal error")
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
+			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", r.URL.Path,
+				"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "ip", s.clientIP(r).String(), "request_id", id)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cauri_http_requests_total", Help: "HTTP requests by method, route and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cauri_http_request_duration_seconds", Help: "HTTP request duration by method and route.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+	}
+	reg.MustRegister(m.requests, m.duration)
+	return m
+}
+
+func (s *Server) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})
+}
+
+// clientIP is the socket's address, unless that address is a trusted proxy:
+// then X-Forwarded-For is read from the right, skipping trusted proxies, and
+// the first untrusted address is the client.
+func (s *Server) clientIP(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	ip := ap.Addr().Unmap()
+	if !s.trusted(ip) {
+		return ip
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a garbled hop: trust nothing to its left
+		}
+		ip = hop.Unmap()
+		if !s.trusted(ip) {
+			return ip
+		}
+	}
+	return ip
+}
+
+func (s *Server) trusted(ip netip.Addr) bool {
+	for _, p := range s.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rate limits of SPEC section 8 for the routes built so far.
+var (
+	limitCreateSession = ratelimit.PerMinute("create_session", 60)
+	limitSandbox       = ratelimit.PerMinute("sandbox", 30)
+)
+
+// limitByIP takes one request from the client IP's budget. Over it, the
+// answer is 429 with Retry-After in seconds. A limiter that fails lets the
+// request through: a broken limiter must not stop payments.
+func (s *Server) limitByIP(w http.ResponseWriter, r *http.Request, l ratelimit.Limit) error {
+	d, err := s.Limiter.Allow(r.Context(), l, s.clientIP(r).String())
+	if err != nil {
+		s.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", l.Name)
+		return nil
+	}
+	if !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+		return cauri.Errorf(cauri.ERateLimited, "Too many requests; retry after %d seconds", d.RetryAfterSeconds())
+	}
+	return nil
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	return cauri.Errorf(cauri.ENotFound, "No route %s %s", r.Method, r.URL.Path)
+}

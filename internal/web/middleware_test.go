@@ -1,0 +1,120 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+func TestRateLimit_CreateSession(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for i := range 60 {
+		if r := e.createSession(e.keys["test_secret"], `{"amount": 1}`); r.status != 201 {
+			t.Fatalf("request %d = %d; want 60 allowed a minute", i+1, r.status)
+		}
+	}
+	r := e.createSession(e.keys["test_secret"], `{"amount": 1}`)
+	wantError(t, r, 429, "Too many requests")
+	if r.header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After = %q; want 1", r.header.Get("Retry-After"))
+	}
+	// Limited per IP, before authentication: even a bad key is counted.
+	wantStatus(t, e.createSession("svc_test_sec_x", `{"amount": 1}`), 429)
+	e.clock.Add(time.Second)
+	wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`), 201)
+}
+
+func TestRateLimit_Sandbox(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for range 30 {
+		wantStatus(t, e.do("POST", "/checkout/sandbox", `{"transactionId": "cs_x", "issue": "succes"}`), 404)
+	}
+	r := e.do("POST", "/checkout/sandbox", `{"transactionId": "cs_x", "issue": "succes"}`)
+	wantStatus(t, r, 429)
+	if r.header.Get("Retry-After") == "" || r.body["success"] != false {
+		t.Fatalf("429 = %s (Retry-After %q)", r.raw, r.header.Get("Retry-After"))
+	}
+}
+
+func TestRateLimit_TrustedProxy(t *testing.T) {
+	t.Run("Trusted", func(t *testing.T) {
+		e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"))
+		for i := range 60 {
+			xff := fmt.Sprintf("203.0.113.%d", i) // 60 clients behind the proxy
+			wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", xff), 201)
+		}
+		for range 60 {
+			e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.7, 127.0.0.5")
+		}
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.7"), 429)
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.8"), 201)
+	})
+	t.Run("Untrusted", func(t *testing.T) {
+		e := newEnv(t, storetest.SQLite(t))
+		for i := range 60 {
+			e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i))
+		}
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "203.0.113.250"), 429)
+	})
+}
+
+func TestObserve_PanicIs500(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	var logs bytes.Buffer
+	e.srv.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	h := e.srv.observe(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/x", nil))
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"error":"Internal error"`) {
+		t.Fatalf("panic answered %d %s; want 500 {error}", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logs.String(), "boom") {
+		t.Fatalf("panic not logged: %s", logs.String())
+	}
+}
+
+func TestObserve_LogsNoSecret(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	var logs bytes.Buffer
+	e.srv.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	e.createSession(e.keys["test_secret"], `{"amount": 1}`)
+	e.do("POST", "/v1/checkout/sessions", `{"amount": 1}`, "x-api-key", e.keys["live_secret"])
+	out := logs.String()
+	if !strings.Contains(out, `"route":"POST /v1/checkout/sessions"`) || !strings.Contains(out, `"status":201`) {
+		t.Fatalf("request log = %s", out)
+	}
+	for _, k := range e.keys {
+		if strings.Contains(out, k) || strings.Contains(out, k[13:]) {
+			t.Fatal("a key appears in the logs")
+		}
+	}
+}
+
+func TestHealthzAndMetrics(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	if r := e.do("GET", "/healthz", nil); r.status != 200 || r.str("status") != "ok" {
+		t.Fatalf("healthz = %d %s", r.status, r.raw)
+	}
+	e.createSession(e.keys["test_secret"], `{"amount": 1}`)
+	r := e.do("GET", "/metrics", nil)
+	if !strings.Contains(r.raw, `cauri_http_requests_total{method="POST",route="POST /v1/checkout/sessions",status="201"} 1`) ||
+		!strings.Contains(r.raw, "cauri_http_request_duration_seconds_bucket") {
+		t.Fatalf("metrics lack the request counters:\n%s", r.raw)
+	}
+	e.store.Close()
+	if r := e.do("GET", "/healthz", nil); r.status != 503 {
+		t.Fatalf("healthz with the database closed = %d; want 503", r.status)
+	}
+}
+
+func TestUnknownRouteIsJSON(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	wantError(t, e.do("GET", "/v1/nothing", nil), 404, "No route")
+}

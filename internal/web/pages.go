@@ -1,0 +1,210 @@
+package web
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+func parseTemplates() (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{}).ParseFS(templateFS, "templates/*.html")
+}
+
+func staticFiles() http.Handler {
+	sub, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// pageData is what the checkout page template shows.
+type pageData struct {
+	T           map[string]string
+	Lang        string
+	Session     *cauri.Session
+	Merchant    string
+	Logo        string
+	Amount      string
+	Action      string // where the no-JavaScript form posts
+	RedirectURL string // where the result sends the customer, if anywhere
+	Error       string
+}
+
+// checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
+func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderCheckout(w, r, "")
+}
+
+// checkoutPageSimulate is the page's form for browsers without JavaScript:
+// it settles through the same sandbox service as /checkout/sandbox, then
+// shows the page again.
+func (s *Server) checkoutPageSimulate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.limitByIP(w, r, limitSandbox); err != nil {
+		return s.renderCheckout(w, r, cauri.ErrorMessage(err))
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return s.renderCheckout(w, r, "Invalid form")
+	}
+	if _, err := s.settle(r, r.PathValue("id"), r.PostForm.Get("issue")); err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderCheckout(w, r, cauri.ErrorMessage(err))
+	}
+	http.Redirect(w, r, s.PayURL+"/"+r.PathValue("id"), http.StatusSeeOther)
+	return nil
+}
+
+func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, errMsg string) error {
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	sess, err := s.Store.Session(r.Context(), r.PathValue("id"))
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		w.WriteHeader(http.StatusNotFound)
+		return s.pages.ExecuteTemplate(w, "notfound.html", pageData{T: t, Lang: lang})
+	}
+	if err != nil {
+		return err
+	}
+	ws, err := s.Store.Workspace(r.Context(), sess.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d := pageData{
+		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
+		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, Error: errMsg,
+	}
+	if d.Merchant == "" {
+		d.Merchant = ws.Name
+	}
+	switch sess.Status {
+	case cauri.SessionSuccess:
+		d.RedirectURL = sess.SuccessURL
+	case cauri.SessionFailed, cauri.SessionCancelled:
+		d.RedirectURL = sess.CancelURL
+	}
+	if errMsg != "" {
+		w.WriteHeader(http.StatusBadRequest)
+	}
+	return s.pages.ExecuteTemplate(w, "checkout.html", d)
+}
+
+// setPageHeaders keeps the page from being framed, sniffed or leaking its
+// address (which holds the session id) to the merchant's site.
+func setPageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https: http: data:; script-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
+// displayAmount writes an amount for people: thousands grouped with a thin
+// space, two decimals where the currency has them. 1500000 XOF ->
+// "1 500 000 XOF"; 1550 GHS -> "15.50 GHS".
+func displayAmount(minor int64, c cauri.Currency) string {
+	exp := c.Exponent()
+	whole, frac := minor, int64(0)
+	if exp > 0 {
+		whole, frac = minor/100, minor%100
+	}
+	digits := fmt.Sprint(whole)
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString("\u202f")
+		}
+		b.WriteRune(d)
+	}
+	if exp > 0 {
+		fmt.Fprintf(&b, ".%02d", frac)
+	}
+	return b.String() + " " + string(c)
+}
+
+// logo draws an operator's or a card's icon: its initials on its colour.
+func (s *Server) logo(w http.ResponseWriter, r *http.Request) error {
+	key, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
+	color, label := "#5b6770", ""
+	switch op := catalog.OperatorByKey(key); {
+	case !ok:
+	case op != nil:
+		color, label = op.Color, initials(op.Name)
+	default:
+		for _, c := range catalog.Cards() {
+			if c.Key == key {
+				label = "CARD"
+			}
+		}
+	}
+	if label == "" {
+		return cauri.Errorf(cauri.ENotFound, "No logo %s", r.PathValue("file"))
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="%s"/><text x="24" y="29" font-family="sans-serif" font-size="%d" font-weight="700" text-anchor="middle" fill="#fff">%s</text></svg>`,
+		template.HTMLEscapeString(color), 20-2*utf8.RuneCountInString(label), template.HTMLEscapeString(label))
+	return nil
+}
+
+func initials(name string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' || r == '(' }) {
+		if r, _ := utf8.DecodeRuneInString(w); r != utf8.RuneError && b.Len() < 2 {
+			b.WriteRune(r)
+		}
+	}
+	return strings.ToUpper(b.String())
+}
+
+// pickLanguage chooses French or English from Accept-Language.
+func pickLanguage(r *http.Request) (string, map[string]string) {
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		if strings.HasPrefix(tag, "fr") {
+			return "fr", texts["fr"]
+		}
+		if strings.HasPrefix(tag, "en") {
+			return "en", texts["en"]
+		}
+	}
+	return "en", texts["en"]
+}
+
+var texts = map[string]map[string]string{
+	"en": {
+		"title": "Payment", "pay": "Pay", "test_banner": "Test mode: no real money moves.",
+		"simulate_success": "Simulate success", "simulate_failure": "Simulate failure",
+		"succeeded": "Payment succeeded", "failed": "Payment failed", "cancelled": "Payment cancelled",
+		"refunded": "Payment refunded", "return": "Return to the merchant", "redirecting": "Taking you back to the merchant…",
+		"try_again": "You can try again.", "not_found": "This payment page does not exist.",
+		"live_unavailable": "No payment method is available for this payment yet. Please contact the merchant.",
+		"processing":       "Processing…", "network": "Network error; please try again.",
+	},
+	"fr": {
+		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
+		"simulate_success": "Simuler un succès", "simulate_failure": "Simuler un échec",
+		"succeeded": "Paiement réussi", "failed": "Paiement échoué", "cancelled": "Paiement annulé",
+		"refunded": "Paiement remboursé", "return": "Retour chez le marchand", "redirecting": "Retour chez le marchand…",
+		"try_again": "Vous pouvez réessayer.", "not_found": "Cette page de paiement n'existe pas.",
+		"live_unavailable": "Aucun moyen de paiement n'est encore disponible pour ce paiement. Contactez le marchand.",
+		"processing":       "Traitement…", "network": "Erreur réseau ; réessayez.",
+	},
+}

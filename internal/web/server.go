@@ -1,0 +1,131 @@
+// Package web is all of Cauri's HTTP: the /v1 API, the routes outside it
+// (/checkout/sandbox), the hosted payment pages with their templates and
+// static files, /healthz and /metrics. routes.go lists every route. A
+// request reads top to bottom: route -> handler (decode, validate) ->
+// domain service -> store (one transaction) -> response.
+//
+// It imports the domain, the services, the store and the rate limiter.
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Deps are what the server is built from.
+type Deps struct {
+	Store          *store.Store
+	Checkout       *checkout.Service
+	Limiter        ratelimit.Limiter
+	Logger         *slog.Logger
+	PayURL         string
+	TrustedProxies []netip.Prefix
+	Now            func() time.Time
+	// Registry receives the HTTP metrics; /metrics serves it.
+	Registry *prometheus.Registry
+}
+
+// Server is the HTTP handler of the whole service.
+type Server struct {
+	Deps
+	payPath string // path part of PayURL, where the hosted pages are routed
+	pages   *template.Template
+	metrics *metrics
+	handler http.Handler
+}
+
+// New builds the server and its routes. It fails when a template does not
+// parse, so a broken page never reaches a customer.
+func New(d Deps) (*Server, error) {
+	u, err := url.Parse(d.PayURL)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Deps: d, payPath: u.Path, pages: pages, metrics: newMetrics(d.Registry)}
+	mux := http.NewServeMux()
+	s.routes(mux)
+	s.handler = s.observe(mux)
+	return s, nil
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handler is an HTTP handler that returns its error; errShape writes it.
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+type errShape func(w http.ResponseWriter, status int, msg string)
+
+// apiError is the shape of SPEC section 7: {"error": "..."}.
+func apiError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// pageError is the shape of the sandbox route and the payment page:
+// {"success": false, "message": "..."}.
+func pageError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"success": false, "message": msg})
+}
+
+// api and page adapt a handler to http.Handler with the route's error shape.
+func (s *Server) api(h handler) http.Handler  { return s.wrap(h, apiError) }
+func (s *Server) page(h handler) http.Handler { return s.wrap(h, pageError) }
+
+func (s *Server) wrap(h handler, shape errShape) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err, shape)
+		}
+	})
+}
+
+var statusOf = map[string]int{
+	cauri.EInvalid:       http.StatusBadRequest,
+	cauri.EUnauthorized:  http.StatusUnauthorized,
+	cauri.EForbidden:     http.StatusForbidden,
+	cauri.ENotFound:      http.StatusNotFound,
+	cauri.EConflict:      http.StatusConflict,
+	cauri.ETooLarge:      http.StatusRequestEntityTooLarge,
+	cauri.EUnsupported:   http.StatusUnsupportedMediaType,
+	cauri.EUnprocessable: http.StatusUnprocessableEntity,
+	cauri.ERateLimited:   http.StatusTooManyRequests,
+	cauri.EInternal:      http.StatusInternalServerError,
+}
+
+// writeError answers with the error's status and client-safe message. An
+// error that is not a *cauri.Error is internal: logged with its cause, and
+// answered with a generic message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, shape errShape) {
+	code := cauri.ErrorCode(err)
+	if code == cauri.EInternal {
+		if errors.Is(err, context.Canceled) {
+			return // the client went away; nobody reads the answer
+		}
+		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", requestID(r))
+	}
+	shape(w, statusOf[code], cauri.ErrorMessage(err))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}

@@ -1,0 +1,182 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// clock is the injected time of a test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// env is a running service on 127.0.0.1 over a real store, with one
+// workspace and its keys.
+type env struct {
+	t     *testing.T
+	url   string
+	store *store.Store
+	clock *clock
+	srv   *Server
+	ws    *cauri.Workspace
+	keys  map[string]string // live_public, live_secret, test_public, test_secret
+}
+
+type envOption func(*Deps)
+
+func trustProxies(cidrs ...string) envOption {
+	return func(d *Deps) {
+		for _, c := range cidrs {
+			d.TrustedProxies = append(d.TrustedProxies, netip.MustParsePrefix(c))
+		}
+	}
+}
+
+func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
+	t.Helper()
+	var h http.Handler
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(ts.Close)
+	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	d := Deps{
+		Store:    st,
+		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now},
+		Limiter:  ratelimit.NewMemory(clk.Now),
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		PayURL:   ts.URL + "/pay",
+		Now:      clk.Now,
+		Registry: prometheus.NewRegistry(),
+	}
+	for _, o := range opts {
+		o(&d)
+	}
+	srv, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = srv
+	e := &env{t: t, url: ts.URL, store: st, clock: clk, srv: srv}
+	e.ws, e.keys = e.newWorkspace("Boutique Adjoa", false)
+	return e
+}
+
+func (e *env) newWorkspace(name string, verified bool) (*cauri.Workspace, map[string]string) {
+	e.t.Helper()
+	ws, _ := cauri.NewWorkspace(name, e.clock.Now())
+	ws.Verified = verified
+	keys := map[string]*cauri.Key{
+		"live_public": cauri.NewKey(ws.ID, cauri.KeyPublic, true, e.clock.Now()),
+		"live_secret": cauri.NewKey(ws.ID, cauri.KeySecret, true, e.clock.Now()),
+		"test_public": cauri.NewKey(ws.ID, cauri.KeyPublic, false, e.clock.Now()),
+		"test_secret": cauri.NewKey(ws.ID, cauri.KeySecret, false, e.clock.Now()),
+	}
+	var list []*cauri.Key
+	plain := map[string]string{}
+	for n, k := range keys {
+		list = append(list, k)
+		plain[n] = k.Plaintext
+	}
+	if err := e.store.CreateWorkspace(context.Background(), ws, list); err != nil {
+		e.t.Fatal(err)
+	}
+	return ws, plain
+}
+
+// response is a decoded answer.
+type response struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    string
+}
+
+func (r response) str(k string) string { s, _ := r.body[k].(string); return s }
+
+// do sends a request; body is sent as is (a string) or as JSON; headers
+// come in pairs.
+func (e *env) do(method, path string, body any, headers ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.url+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, header: res.Header, raw: string(raw)}
+	json.Unmarshal(raw, &out.body)
+	return out
+}
+
+func bearer(key string) []string { return []string{"Authorization", "Bearer " + key} }
+
+func (e *env) createSession(key string, body any, headers ...string) response {
+	e.t.Helper()
+	return e.do("POST", "/v1/checkout/sessions", body, append(bearer(key), headers...)...)
+}
+
+func (e *env) mustSession(key string, body any) string {
+	e.t.Helper()
+	r := e.createSession(key, body)
+	if r.status != http.StatusCreated {
+		e.t.Fatalf("create session = %d %s; want 201", r.status, r.raw)
+	}
+	return r.str("id")
+}
+
+func wantStatus(t *testing.T, r response, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status = %d (%s); want %d", r.status, r.raw, status)
+	}
+}
+
+func wantError(t *testing.T, r response, status int, contains string) {
+	t.Helper()
+	wantStatus(t, r, status)
+	msg := r.str("error")
+	if msg == "" {
+		msg = r.str("message")
+	}
+	if !strings.Contains(msg, contains) {
+		t.Fatalf("error = %q; want it to contain %q", msg, contains)
+	}
+}
