@@ -1,0 +1,129 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/chromedp"
+)
+
+// browser starts headless Chromium (Debian's package, or CAURI_CHROMIUM).
+// Without it the test is skipped locally and fails under CI, where .ci/run
+// installs it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, p := range []string{os.Getenv("CAURI_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				path = p
+				break
+			}
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("Chromium is not installed; the browser tests must run in CI (apt-get install chromium)")
+		}
+		t.Skip("Chromium is not installed (apt-get install chromium); skipping the browser test")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	// A cheap phone's screen.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// screenshot keeps a picture of the page in CAURI_SCREENSHOTS, when set.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	dir := os.Getenv("CAURI_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+}
+
+func TestBrowser_SimulateSuccess(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := browser(t)
+		successURL := e.url + "/healthz?from=checkout"
+		id := e.mustSession(e.keys["test_public"], map[string]any{
+			"amount": 25000, "description": "Panier n° 1042", "merchant_name": "Chez Adjoa", "success_url": successURL,
+		})
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/pay/"+id),
+			chromedp.WaitVisible(chromedp.ID("simulate-success")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		amount, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("amount")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(amount, "25") || !strings.Contains(amount, "XOF") {
+			t.Fatalf("amount shown = %q", amount)
+		}
+		screenshot(t, ctx, "checkout-pending")
+		err = chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("simulate-success")),
+			chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "checkout-success")
+		if r := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(e.keys["test_secret"])...); r.str("status") != "SUCCESS" || r.body["paid"] != true {
+			t.Fatalf("session after the click = %s; want SUCCESS", r.raw)
+		}
+		// The page takes the customer back to success_url.
+		var location string
+		for deadline := time.Now().Add(10 * time.Second); location != successURL && time.Now().Before(deadline); {
+			time.Sleep(200 * time.Millisecond)
+			location, _ = chromedp.Run(ctx, chromedp.Location())
+		}
+		if location != successURL {
+			t.Fatalf("location = %q; want the success_url %q", location, successURL)
+		}
+	})
+}
+
+func TestBrowser_SimulateFailure(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ctx := browser(t)
+	id := e.mustSession(e.keys["test_public"], `{"amount": 700}`)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(e.url+"/pay/"+id),
+		chromedp.Click(chromedp.ID("simulate-failure")),
+		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="FAILED"]`)),
+		// A failed test payment can be tried again.
+		chromedp.WaitVisible(chromedp.ID("simulate-success")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(e.keys["test_public"])...); r.str("status") != "FAILED" {
+		t.Fatalf("session after the click = %s; want FAILED", r.str("status"))
+	}
+}
