@@ -1,0 +1,71 @@
+package cauri
+
+import "testing"
+
+func TestParseAmount(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		cur  Currency
+		want int64
+	}{
+		{"1500", "XOF", 1500},
+		{"1500.0", "XOF", 1500},
+		{"1e3", "XOF", 1000},
+		{"12.5", "GHS", 1250},
+		{"0.1", "USD", 10},
+		{"19.99", "EUR", 1999},
+		{"1000000000000", "NGN", 100000000000000},
+	} {
+		got, err := ParseAmount("amount", tc.in, tc.cur)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseAmount(%s %s) = %d, %v; want %d", tc.in, tc.cur, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in  string
+		cur Currency
+	}{
+		{"0", "XOF"}, {"-1", "XOF"}, {"0.5", "XOF"}, {"1.001", "GHS"}, {"abc", "XOF"}, {"1e400", "XOF"}, {"10000000000001", "NGN"},
+	} {
+		if _, err := ParseAmount("amount", tc.in, tc.cur); ErrorCode(err) != EInvalid {
+			t.Errorf("ParseAmount(%s %s) err = %v; want invalid", tc.in, tc.cur, err)
+		}
+	}
+}
+
+func TestFormatAmount(t *testing.T) {
+	for _, tc := range []struct {
+		minor int64
+		cur   Currency
+		want  string
+	}{
+		{150050, "XOF", "150050"}, {1550, "GHS", "15.5"}, {1505, "GHS", "15.05"}, {1500, "GHS", "15"}, {7, "USD", "0.07"}, {-250, "EUR", "-2.5"},
+	} {
+		if got := FormatAmount(tc.minor, tc.cur); got != tc.want {
+			t.Errorf("FormatAmount(%d %s) = %q; want %q", tc.minor, tc.cur, got, tc.want)
+		}
+	}
+}
+
+func TestParseCurrency(t *testing.T) {
+	if c, err := ParseCurrency(" xof "); err != nil || c != "XOF" {
+		t.Fatalf("ParseCurrency(xof) = %q, %v", c, err)
+	}
+	if _, err := ParseCurrency("KMF"); err == nil {
+		t.Fatal("KMF is not an accepted currency")
+	}
+	if Currency("KMF").Exponent() != 0 || Currency("GHS").Exponent() != 2 {
+		t.Fatal("wrong exponents")
+	}
+}
+
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID("cs_")
+		if len(id) != 35 || seen[id] {
+			t.Fatalf("NewID = %q (dup %v)", id, seen[id])
+		}
+		seen[id] = true
+	}
+}
