@@ -84,9 +84,10 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 	return cfg, positional, err
 }
 
-// openStore opens the configured database with the master key. Embedded
-// mode generates the key next to the database file on first start;
-// PostgreSQL needs CAURI_MASTER_KEY, since every node must share it.
+// openStore opens the configured database with the master key and applies
+// the migrations it lacks. Embedded mode generates the key next to the
+// database file on first start; PostgreSQL needs CAURI_MASTER_KEY, since
+// every node must share it.
 func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 	var key []byte
 	var err error
@@ -106,7 +107,15 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, cfg.DatabaseURL, v)
+	st, err := store.Open(ctx, cfg.DatabaseURL, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -119,9 +128,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "migrations applied (%s)\n", st.Kind())
 	return nil
 }

@@ -33,9 +33,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
 
 	now := time.Now
 	reg := prometheus.NewRegistry()

@@ -61,9 +61,6 @@ func workspaceCreate(ctx context.Context, args []string, getenv func(string) str
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
 	out := workspaceJSON{ID: ws.ID, Name: ws.Name, Verified: ws.Verified, Connect: ws.Connect, Keys: map[string]string{}}
 	var list []*cauri.Key
 	for name, k := range keys {
@@ -89,9 +86,6 @@ func workspaceVerify(ctx context.Context, args []string, getenv func(string) str
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
 	ws, err := st.VerifyWorkspace(ctx, pos[0])
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
