@@ -2,8 +2,15 @@ package web
 
 import "net/http"
 
-// routes lists every route of the service.
-func (s *Server) routes(mux *http.ServeMux) {
+// router is what routes registers on: the ServeMux, or a test's recorder.
+type router interface {
+	Handle(pattern string, h http.Handler)
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
+}
+
+// routes lists every route of the service. openapi.yaml documents each one;
+// TestOpenAPI_DocumentsEveryRoute holds the two together.
+func (s *Server) routes(mux router) {
 	// Checkout sessions (SPEC section 4, Checkout).
 	mux.Handle("POST /v1/checkout/sessions", s.api(s.createSession))
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.api(s.sessionStatus))
@@ -17,6 +24,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST "+s.payPath+"/{id}", s.page(s.checkoutPageSimulate))
 	mux.Handle("GET /static/logos/{file}", s.page(s.logo))
 	mux.Handle("GET /static/", staticFiles())
+
+	// The interface description and its reference page.
+	mux.HandleFunc("GET /v1/openapi.json", s.openAPIJSON)
+	mux.HandleFunc("GET /v1/openapi.yaml", s.openAPIYAML)
+	mux.HandleFunc("GET /docs", s.reference)
+	mux.HandleFunc("GET /static/reference/redoc.standalone.js", s.redocJS)
 
 	// Operations.
 	mux.HandleFunc("GET /healthz", s.healthz)

@@ -41,10 +41,11 @@ type Deps struct {
 // Server is the HTTP handler of the whole service.
 type Server struct {
 	Deps
-	payPath string // path part of PayURL, where the hosted pages are routed
-	pages   *template.Template
-	metrics *metrics
-	handler http.Handler
+	payPath     string // path part of PayURL, where the hosted pages are routed
+	pages       *template.Template
+	openapiJSON []byte
+	metrics     *metrics
+	handler     http.Handler
 }
 
 // New builds the server and its routes. It fails when a template does not
@@ -58,7 +59,11 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Deps: d, payPath: u.Path, pages: pages, metrics: newMetrics(d.Registry)}
+	doc, err := openAPIJSON()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Deps: d, payPath: u.Path, pages: pages, openapiJSON: doc, metrics: newMetrics(d.Registry)}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	s.handler = s.observe(mux)

@@ -74,7 +74,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = srv
+	h = contract(t, srv)
 	e := &env{t: t, url: ts.URL, store: st, clock: clk, srv: srv}
 	e.ws, e.keys = e.newWorkspace("Boutique Adjoa", false)
 	return e
