@@ -66,6 +66,20 @@ func NewID(prefix string) string {
 	return prefix + randomString(20)
 }
 
+// IsID reports whether s is an id made by NewID with this prefix. Anything
+// else is answered "not found" without a database look-up.
+func IsID(prefix, s string) bool {
+	if len(s) != len(prefix)+32 || s[:len(prefix)] != prefix {
+		return false
+	}
+	for _, c := range s[len(prefix):] {
+		if (c < 'a' || c > 'z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
+
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 func randomString(nbytes int) string {

@@ -24,9 +24,13 @@ var zeroDecimal = map[Currency]bool{
 // DefaultCurrency is used when a workspace has no default of its own.
 const DefaultCurrency Currency = "XOF"
 
-// MaxAmount caps an amount in minor units: far above any real payment, far
-// below int64 overflow in sums.
-const MaxAmount int64 = 1_000_000_000_000_00
+// MaxAmount caps an amount in major units: far above any real payment, and
+// with two decimals still far below int64 overflow in sums.
+const MaxAmount int64 = 1_000_000_000_000
+
+// maxAmountText bounds the length of an amount as written, so that parsing
+// an absurd literal costs nothing.
+const maxAmountText = 40
 
 // ParseCurrency accepts an accepted currency code in any case.
 func ParseCurrency(s string) (Currency, error) {
@@ -59,12 +63,18 @@ func (c Currency) Exponent() int {
 // number (for example "1500", "12.5" or "1e3"), into minor units of c.
 // It never goes through float64, so 0.1 + 0.2 problems cannot happen.
 func ParseAmount(field, number string, c Currency) (int64, error) {
+	if len(number) > maxAmountText {
+		return 0, Errorf(EInvalid, "%s is too large", field)
+	}
 	r, ok := new(big.Rat).SetString(number)
 	if !ok {
 		return 0, Errorf(EInvalid, "%s must be a number", field)
 	}
 	if r.Sign() <= 0 {
 		return 0, Errorf(EInvalid, "%s must be greater than 0", field)
+	}
+	if r.Cmp(new(big.Rat).SetInt64(MaxAmount)) > 0 {
+		return 0, Errorf(EInvalid, "%s is too large; at most %d", field, MaxAmount)
 	}
 	exp := c.Exponent()
 	minor := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(exp)), nil)))
@@ -74,11 +84,7 @@ func ParseAmount(field, number string, c Currency) (int64, error) {
 		}
 		return 0, Errorf(EInvalid, "%s has more than %d decimals for %s", field, exp, c)
 	}
-	n := minor.Num()
-	if !n.IsInt64() || n.Int64() > MaxAmount {
-		return 0, Errorf(EInvalid, "%s is too large", field)
-	}
-	return n.Int64(), nil
+	return minor.Num().Int64(), nil
 }
 
 // FormatAmount writes minor units of c as a decimal number in major units,

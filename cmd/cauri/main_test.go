@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"regexp"
@@ -118,7 +120,24 @@ func TestRun_EndToEnd(t *testing.T) {
 				t.Fatal("verify of an unknown workspace succeeded")
 			}
 
+			// Stop while a request is half sent: it must still be answered.
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			body := `{"amount": 7000}`
+			fmt.Fprintf(conn, "POST /v1/checkout/sessions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+				addr, ws.Keys["test_secret"], len(body), body[:5])
+			time.Sleep(100 * time.Millisecond)
 			cancel()
+			time.Sleep(300 * time.Millisecond)
+			fmt.Fprint(conn, body[5:])
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil || res.StatusCode != http.StatusCreated {
+				t.Fatalf("request in flight during the stop = %v, %v; want 201", res, err)
+			}
+			res.Body.Close()
 			select {
 			case err := <-done:
 				if err != nil {

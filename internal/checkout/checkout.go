@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cauri-pay/cauri"
@@ -139,6 +140,9 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 		if utf8.RuneCountInString(v) > maxMetadataValLen {
 			return nil, cauri.Errorf(cauri.EInvalid, "metadata.%s is longer than %d characters", k, maxMetadataValLen)
 		}
+		if strings.ContainsRune(k+v, 0) {
+			return nil, cauri.Errorf(cauri.EInvalid, "metadata.%s contains a NUL character", k)
+		}
 		sess.Metadata[k] = v
 	}
 	return sess, nil
@@ -148,6 +152,11 @@ func text(field, s string, max int) (string, error) {
 	s = strings.TrimSpace(s)
 	if !utf8.ValidString(s) {
 		return "", cauri.Errorf(cauri.EInvalid, "%s is not valid UTF-8", field)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return "", cauri.Errorf(cauri.EInvalid, "%s contains a control character (U+%04X)", field, r)
+		}
 	}
 	if utf8.RuneCountInString(s) > max {
 		return "", cauri.Errorf(cauri.EInvalid, "%s is longer than %d characters", field, max)

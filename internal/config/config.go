@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -73,6 +74,9 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	if err := checkHTTPURL("pay URL", c.PayURL); err != nil {
 		return Config{}, err
 	}
+	if u, _ := url.Parse(c.PayURL); !safePath.MatchString(u.Path) || u.RawQuery != "" || u.Fragment != "" {
+		return Config{}, fmt.Errorf("pay URL %q: its path may hold only letters, digits, /, -, _ and .", c.PayURL)
+	}
 	for _, p := range strings.Split(raw.trustedProxies, ",") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
@@ -97,6 +101,9 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	}
 	return *c, nil
 }
+
+// safePath is what a pay URL's path may hold: the pages are routed there.
+var safePath = regexp.MustCompile(`^(/[A-Za-z0-9._-]+)*$`)
 
 func checkHTTPURL(what, s string) error {
 	u, err := url.Parse(s)

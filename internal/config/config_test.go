@@ -50,6 +50,8 @@ func TestConfig_Invalid(t *testing.T) {
 		{"CAURI_BASE_URL": "localhost:8080"},
 		{"CAURI_DATABASE_URL": "mysql://x"},
 		{"CAURI_LOG_LEVEL": "loud"},
+		{"CAURI_PAY_URL": "https://pay.example.com/{id}"},
+		{"CAURI_PAY_URL": "https://pay.example.com/p?x=1"},
 	} {
 		if _, err := load(t, env); err == nil {
 			t.Errorf("load(%v) succeeded; want an error", env)

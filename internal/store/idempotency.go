@@ -25,22 +25,32 @@ func (t *tx) claimIdempotencyKey(ctx context.Context, workspaceID string, livemo
 	if n, _ := res.RowsAffected(); n == 1 {
 		return "", nil
 	}
-	var fingerprint, prevType, prevID string
-	var created int64
-	if err := t.queryRow(ctx, `SELECT fingerprint, resource_type, resource_id, created_at FROM idempotency_keys
-		WHERE workspace_id = ? AND livemode = ? AND key = ?`, workspaceID, livemode, idem.Key).Scan(&fingerprint, &prevType, &prevID, &created); err != nil {
-		return "", err
-	}
-	if now.Sub(fromMicros(created)) > cauri.IdempotencyKeyTTL {
-		if _, err := t.exec(ctx, `UPDATE idempotency_keys SET fingerprint = ?, resource_type = ?, resource_id = ?, created_at = ?
-			WHERE workspace_id = ? AND livemode = ? AND key = ?`,
-			idem.Fingerprint, resourceType, resourceID, micros(now), workspaceID, livemode, idem.Key); err != nil {
+	for attempt := 0; ; attempt++ {
+		var fingerprint, prevType, prevID string
+		var created int64
+		if err := t.queryRow(ctx, `SELECT fingerprint, resource_type, resource_id, created_at FROM idempotency_keys
+			WHERE workspace_id = ? AND livemode = ? AND key = ?`, workspaceID, livemode, idem.Key).Scan(&fingerprint, &prevType, &prevID, &created); err != nil {
 			return "", err
 		}
-		return "", nil
+		if now.Sub(fromMicros(created)) > cauri.IdempotencyKeyTTL && attempt == 0 {
+			// Forgotten key: take it over, but only if nobody else has since.
+			// A concurrent takeover makes this update match no row (PostgreSQL
+			// re-checks the condition once the other transaction commits), and
+			// the loop reads the winner's row and replays it.
+			res, err := t.exec(ctx, `UPDATE idempotency_keys SET fingerprint = ?, resource_type = ?, resource_id = ?, created_at = ?
+				WHERE workspace_id = ? AND livemode = ? AND key = ? AND created_at = ?`,
+				idem.Fingerprint, resourceType, resourceID, micros(now), workspaceID, livemode, idem.Key, created)
+			if err != nil {
+				return "", err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				return "", nil
+			}
+			continue
+		}
+		if prevType != resourceType || fingerprint != idem.Fingerprint {
+			return "", cauri.Errorf(cauri.EUnprocessable, "Idempotency-Key %q was already used with a different request; use a new key for a new request", idem.Key)
+		}
+		return prevID, nil
 	}
-	if prevType != resourceType || fingerprint != idem.Fingerprint {
-		return "", cauri.Errorf(cauri.EUnprocessable, "Idempotency-Key %q was already used with a different request; use a new key for a new request", idem.Key)
-	}
-	return prevID, nil
 }

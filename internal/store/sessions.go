@@ -74,6 +74,9 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 // Session reads a session by id alone: the hosted page and the sandbox
 // route know only the id. Callers with a key check the owner themselves.
 func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) {
+	if !cauri.IsID("cs_", id) {
+		return nil, errNotFound("Session %s not found", printable(id))
+	}
 	var sess *cauri.Session
 	err := s.tx(ctx, func(t *tx) (err error) {
 		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`, id))
@@ -87,6 +90,9 @@ func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) 
 // event the change emits (or nil). The update and the event are committed
 // together, or neither is when fn returns an error.
 func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Workspace) (*cauri.Event, error)) (*cauri.Session, error) {
+	if !cauri.IsID("cs_", id) {
+		return nil, errNotFound("Session %s not found", printable(id))
+	}
 	var sess *cauri.Session
 	err := s.tx(ctx, func(t *tx) error {
 		var err error

@@ -167,6 +167,46 @@ func TestStore_CreateSession(t *testing.T) {
 				t.Fatalf("reuse after TTL = %v, replayed=%v, %v; want a new session", got, replayed, err)
 			}
 		})
+		t.Run("ExpiredKeyConcurrentReuse", func(t *testing.T) {
+			// Each round the key has expired, and a storm of requests reuses it:
+			// exactly one may take it over.
+			s.CreateSession(ctx, newSession(ws, 100), &store.Idempotency{Key: "old-storm", Fingerprint: "f"})
+			for round := 1; round <= 6; round++ {
+				at := t0.Add(time.Duration(round) * (cauri.IdempotencyKeyTTL + time.Hour))
+				const n = 16
+				ids := make([]string, n)
+				fresh := make([]bool, n)
+				errs := make([]error, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						sess := newSession(ws, 200)
+						sess.CreatedAt, sess.UpdatedAt = at, at
+						got, replayed, err := s.CreateSession(ctx, sess, &store.Idempotency{Key: "old-storm", Fingerprint: "f"})
+						errs[i], fresh[i] = err, !replayed
+						if got != nil {
+							ids[i] = got.ID
+						}
+					})
+				}
+				wg.Wait()
+				created := 0
+				for i := range n {
+					if errs[i] != nil {
+						t.Fatalf("round %d, request %d: %v", round, i, errs[i])
+					}
+					if fresh[i] {
+						created++
+					}
+					if ids[i] != ids[0] {
+						t.Fatalf("round %d: request %d got %s, request 0 %s; want one new session", round, i, ids[i], ids[0])
+					}
+				}
+				if created != 1 {
+					t.Fatalf("round %d: %d requests created a session; want 1", round, created)
+				}
+			}
+		})
 		t.Run("ConcurrentSameKey", func(t *testing.T) {
 			const n = 16
 			ids := make([]string, n)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/vault"
@@ -9,6 +10,15 @@ import (
 
 func errNotFound(format string, args ...any) error {
 	return cauri.Errorf(cauri.ENotFound, format, args...)
+}
+
+// printable quotes an id taken from a request for an error message.
+func printable(id string) string {
+	if len(id) > 64 {
+		id = id[:64] + "..."
+	}
+	q := strconv.Quote(id)
+	return q[1 : len(q)-1]
 }
 
 // CreateWorkspace stores a workspace with its keys. Each key is kept as a
@@ -46,6 +56,9 @@ func scanWorkspace(row interface{ Scan(...any) error }, extra ...any) (*cauri.Wo
 
 // Workspace reads one workspace.
 func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, error) {
+	if !cauri.IsID("ws_", id) {
+		return nil, errNotFound("Workspace %s not found", printable(id))
+	}
 	var ws *cauri.Workspace
 	err := s.tx(ctx, func(t *tx) (err error) {
 		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, id))
@@ -57,6 +70,9 @@ func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, err
 // VerifyWorkspace marks a workspace's identity verified: it leaves
 // test-only mode, and its live keys now create live objects.
 func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspace, error) {
+	if !cauri.IsID("ws_", id) {
+		return nil, errNotFound("Workspace %s not found", printable(id))
+	}
 	err := s.tx(ctx, func(t *tx) error {
 		res, err := t.exec(ctx, `UPDATE workspaces SET verified = ? WHERE id = ?`, true, id)
 		if err != nil {

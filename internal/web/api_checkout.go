@@ -64,12 +64,18 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 
 // sessionStatus is GET /v1/checkout/sessions/{id}/status: the whole
 // session, whose status, paid and livemode are the SPEC's fields.
+// A public key may sit in a web page, so what it reads leaves out the
+// customer's personal data and the merchant's metadata.
 func (s *Server) sessionStatus(w http.ResponseWriter, r *http.Request) error {
-	sess, err := s.ownSession(r)
+	c, sess, err := s.ownSession(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sess.Object(s.PayURL))
+	obj := sess.Object(s.PayURL)
+	if c.key.Kind == cauri.KeyPublic {
+		obj.CustomerName, obj.CustomerEmail, obj.CustomerPhone, obj.Metadata = nil, nil, nil, map[string]string{}
+	}
+	writeJSON(w, http.StatusOK, obj)
 	return nil
 }
 
@@ -81,7 +87,7 @@ type methodsResponse struct {
 
 // sessionMethods is GET /v1/checkout/sessions/{id}/methods[?country=].
 func (s *Server) sessionMethods(w http.ResponseWriter, r *http.Request) error {
-	sess, err := s.ownSession(r)
+	_, sess, err := s.ownSession(r)
 	if err != nil {
 		return err
 	}
@@ -95,10 +101,11 @@ func (s *Server) sessionMethods(w http.ResponseWriter, r *http.Request) error {
 
 // ownSession authenticates (a public key will do) and reads the session
 // named in the path, which must belong to the caller's workspace and mode.
-func (s *Server) ownSession(r *http.Request) (*cauri.Session, error) {
+func (s *Server) ownSession(r *http.Request) (*caller, *cauri.Session, error) {
 	c, err := s.authenticate(r, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.Checkout.Get(r.Context(), c.ws, c.key.Live, r.PathValue("id"))
+	sess, err := s.Checkout.Get(r.Context(), c.ws, c.key.Live, r.PathValue("id"))
+	return c, sess, err
 }

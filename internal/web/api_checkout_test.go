@@ -100,6 +100,13 @@ func TestCreateSession(t *testing.T) {
 			{"ErrEmpty", ``, 400, "empty"},
 			{"ErrDescriptionLong", `{"amount": 100, "description": "` + strings.Repeat("x", 1001) + `"}`, 400, "description"},
 			{"ErrTooLarge", `{"description": "` + strings.Repeat("x", 1<<20) + `"}`, 413, "larger than"},
+			{"ErrAmountHugeLiteral", `{"amount": 1` + strings.Repeat("0", 100000) + `}`, 400, "too large"},
+			{"ErrAmountOverMax", `{"amount": 1000000000001}`, 400, "too large"},
+			{"ErrFieldCase", `{"AMOUNT": 100}`, 400, `Unknown field "AMOUNT"`},
+			{"ErrFieldCaseDuplicate", `{"amount": 1, "Amount": 2}`, 400, `Unknown field "Amount"`},
+			{"ErrNULInName", `{"amount": 100, "customer_name": "\u0000x"}`, 400, "control character"},
+			{"ErrNULInDescription", `{"amount": 100, "description": "a\u0000"}`, 400, "control character"},
+			{"ErrNULInMetadata", `{"amount": 100, "metadata": {"k": "\u0000"}}`, 400, "NUL"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				wantError(t, e.createSession(e.keys["test_secret"], tc.body), tc.status, tc.contains)
@@ -212,7 +219,23 @@ func TestSessionStatus(t *testing.T) {
 			_ = ws
 		})
 		t.Run("ErrUnknown", func(t *testing.T) {
-			wantError(t, e.do("GET", "/v1/checkout/sessions/cs_nope/status", nil, bearer(e.keys["test_secret"])...), 404, "not found")
+			for _, id := range []string{"cs_nope", "%00", "%ff%fe", "cs_" + strings.Repeat("a", 32)} {
+				wantError(t, e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(e.keys["test_secret"])...), 404, "not found")
+			}
+		})
+		t.Run("PublicKeyReadsNoPersonalData", func(t *testing.T) {
+			id := e.mustSession(e.keys["test_secret"], `{"amount": 10, "customer_name": "Awa", "customer_email": "awa@example.com", "customer_phone": "+221771234567", "metadata": {"order_id": "9", "note": "x"}}`)
+			pub := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(e.keys["test_public"])...)
+			if pub.body["customer_name"] != nil || pub.body["customer_email"] != nil || pub.body["customer_phone"] != nil || len(pub.body["metadata"].(map[string]any)) != 0 {
+				t.Fatalf("public key read %s", pub.raw)
+			}
+			if pub.str("status") != "PENDING" || pub.body["paid"] != false || pub.str("order_id") != "9" {
+				t.Fatalf("public key read %s; want status, paid and order_id", pub.raw)
+			}
+			sec := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(e.keys["test_secret"])...)
+			if sec.str("customer_email") != "awa@example.com" {
+				t.Fatalf("secret key read %s; want the whole session", sec.raw)
+			}
 		})
 		t.Run("ErrNoKey", func(t *testing.T) {
 			wantError(t, e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil), 401, "Missing API key")

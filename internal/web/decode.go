@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/cauri-pay/cauri"
@@ -25,13 +27,42 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 			return cauri.Errorf(cauri.EUnsupported, "Content-Type must be application/json, not %q", ct)
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return decodeError(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return cauri.Errorf(cauri.EInvalid, "Request body must hold a single JSON object")
+	}
+	return exactFieldNames(body, dst)
+}
+
+// exactFieldNames refuses a field whose name matches a known one only when
+// case is ignored: encoding/json would take "AMOUNT" for "amount".
+func exactFieldNames(body []byte, dst any) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(dst).Elem()
+	for i := range t.NumField() {
+		known[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = true
+	}
+	var unknown []string
+	for name := range fields {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return cauri.Errorf(cauri.EInvalid, "Unknown field %q", unknown[0])
 	}
 	return nil
 }

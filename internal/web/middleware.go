@@ -75,7 +75,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				route = "unmatched"
 			}
 			status := rec.status
-			if status == 0 {
+			switch {
+			case status == 0 && r.Context().Err() != nil:
+				status = 499 // the client closed the connection before the answer
+			case status == 0:
 				status = http.StatusOK
 			}
 			elapsed := time.Since(start)
@@ -125,9 +128,9 @@ func (s *Server) clientIP(r *http.Request) netip.Addr {
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		hop, err := parseHop(strings.TrimSpace(hops[i]))
 		if err != nil {
-			break // a garbled hop: trust nothing to its left
+			break // "unknown" or garbled: nothing to its left can be believed
 		}
 		ip = hop.Unmap()
 		if !s.trusted(ip) {
@@ -135,6 +138,16 @@ func (s *Server) clientIP(r *http.Request) netip.Addr {
 		}
 	}
 	return ip
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, or an address and a
+// port ("1.2.3.4:5678", "[2001:db8::1]:443").
+func parseHop(h string) (netip.Addr, error) {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip, nil
+	}
+	ap, err := netip.ParseAddrPort(h)
+	return ap.Addr(), err
 }
 
 func (s *Server) trusted(ip netip.Addr) bool {

@@ -56,6 +56,14 @@ func TestRateLimit_TrustedProxy(t *testing.T) {
 		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.7"), 429)
 		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.8"), 201)
 	})
+	t.Run("HopWithPort", func(t *testing.T) {
+		e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"))
+		for range 60 {
+			e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.9:4711")
+		}
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.9"), 429)
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "[2001:db8::1]:443"), 201)
+	})
 	t.Run("Untrusted", func(t *testing.T) {
 		e := newEnv(t, storetest.SQLite(t))
 		for i := range 60 {
@@ -111,6 +119,19 @@ func TestHealthzAndMetrics(t *testing.T) {
 	e.store.Close()
 	if r := e.do("GET", "/healthz", nil); r.status != 503 {
 		t.Fatalf("healthz with the database closed = %d; want 503", r.status)
+	}
+}
+
+func TestAuthenticate_SecretOnlyRoute(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	req := httptest.NewRequest("POST", "/v1/x", nil)
+	req.Header.Set("Authorization", "Bearer "+e.keys["test_public"])
+	if _, err := e.srv.authenticate(req, false); err == nil || !strings.Contains(err.Error(), "needs a secret key") {
+		t.Fatalf("public key on a secret-only route: %v; want refused", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.keys["test_secret"])
+	if c, err := e.srv.authenticate(req, false); err != nil || c.ws.ID != e.ws.ID {
+		t.Fatalf("secret key: %v", err)
 	}
 }
 

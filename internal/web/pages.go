@@ -27,6 +27,10 @@ func staticFiles() http.Handler {
 	sub, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, r)
 	})
@@ -47,7 +51,7 @@ type pageData struct {
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
 func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderCheckout(w, r, "")
+	return s.renderCheckout(w, r, nil)
 }
 
 // checkoutPageSimulate is the page's form for browsers without JavaScript:
@@ -55,23 +59,25 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 // shows the page again.
 func (s *Server) checkoutPageSimulate(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limitByIP(w, r, limitSandbox); err != nil {
-		return s.renderCheckout(w, r, cauri.ErrorMessage(err))
+		return s.renderCheckout(w, r, err)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
-		return s.renderCheckout(w, r, "Invalid form")
+		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	if _, err := s.settle(r, r.PathValue("id"), r.PostForm.Get("issue")); err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
-		return s.renderCheckout(w, r, cauri.ErrorMessage(err))
+		return s.renderCheckout(w, r, err)
 	}
 	http.Redirect(w, r, s.PayURL+"/"+r.PathValue("id"), http.StatusSeeOther)
 	return nil
 }
 
-func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, errMsg string) error {
+// renderCheckout shows the page; refused is why a simulate form was
+// refused, shown on the page with the status the sandbox route would give.
+func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused error) error {
 	lang, t := pickLanguage(r)
 	setPageHeaders(w)
 	sess, err := s.Store.Session(r.Context(), r.PathValue("id"))
@@ -88,7 +94,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, errMsg s
 	}
 	d := pageData{
 		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
-		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, Error: errMsg,
+		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID,
 	}
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
@@ -99,8 +105,9 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, errMsg s
 	case cauri.SessionFailed, cauri.SessionCancelled:
 		d.RedirectURL = sess.CancelURL
 	}
-	if errMsg != "" {
-		w.WriteHeader(http.StatusBadRequest)
+	if refused != nil {
+		d.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
 	}
 	return s.pages.ExecuteTemplate(w, "checkout.html", d)
 }

@@ -75,7 +75,13 @@ func TestSandboxSettle(t *testing.T) {
 			wantError(t, settle(id, "succes"), 403, "real money")
 		})
 		t.Run("ErrUnknown", func(t *testing.T) {
-			wantError(t, settle("cs_unknown", "succes"), 404, "not found")
+			for _, id := range []string{"cs_unknown", "\x00", "cs_" + strings.Repeat("b", 32)} {
+				r := settle(id, "succes")
+				wantError(t, r, 404, "not found")
+				if r.body["success"] != false {
+					t.Fatalf("error shape = %s", r.raw)
+				}
+			}
 		})
 		t.Run("ErrBadRequest", func(t *testing.T) {
 			wantError(t, settle("", "succes"), 400, "transactionId is required")
@@ -128,14 +134,16 @@ func TestCheckoutPage(t *testing.T) {
 				t.Fatal(err)
 			}
 			res.Body.Close()
-			if res.StatusCode != http.StatusBadRequest {
-				t.Fatalf("settling a paid session through the form = %d; want 400 with the page", res.StatusCode)
+			if res.StatusCode != http.StatusConflict {
+				t.Fatalf("settling a paid session through the form = %d; want 409 with the page", res.StatusCode)
 			}
 		})
 		t.Run("ErrUnknown", func(t *testing.T) {
-			r := e.do("GET", "/pay/cs_unknown", nil)
-			if r.status != 404 || !strings.Contains(r.raw, "not-found") {
-				t.Fatalf("unknown page = %d", r.status)
+			for _, id := range []string{"cs_unknown", "%00", "%ff"} {
+				r := e.do("GET", "/pay/"+id, nil)
+				if r.status != 404 || !strings.Contains(r.raw, "not-found") {
+					t.Fatalf("page %s = %d", id, r.status)
+				}
 			}
 		})
 		t.Run("EscapesMerchantText", func(t *testing.T) {
@@ -149,6 +157,9 @@ func TestCheckoutPage(t *testing.T) {
 				if r := e.do("GET", p, nil); r.status != 200 || len(r.raw) < 100 {
 					t.Fatalf("%s = %d", p, r.status)
 				}
+			}
+			if r := e.do("GET", "/static/", nil); r.status != 404 {
+				t.Fatalf("/static/ = %d; want 404, no listing", r.status)
 			}
 		})
 	})
