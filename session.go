@@ -115,3 +115,6 @@ func nullable(s string) *string {
 
 // IdempotencyKeyTTL is how long an Idempotency-Key is remembered.
 const IdempotencyKeyTTL = 30 * 24 * time.Hour
+
+// TestDataRetention is how long test-mode objects are kept (SPEC 1).
+const TestDataRetention = 90 * 24 * time.Hour

@@ -87,16 +87,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return nil
 }
 
-// housekeeping forgets expired idempotency keys, once at start and hourly.
+// housekeeping forgets expired idempotency keys and purges old test data,
+// once at start and hourly.
 func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now func() time.Time) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		n, err := st.PurgeIdempotencyKeys(ctx, now().Add(-cauri.IdempotencyKeyTTL))
-		if err != nil && ctx.Err() == nil {
-			logger.Warn("purge idempotency keys", "err", err)
-		} else if n > 0 {
-			logger.Info("purged expired idempotency keys", "count", n)
+		for _, job := range []struct {
+			name  string
+			purge func(context.Context, time.Time) (int64, error)
+			age   time.Duration
+		}{
+			{"expired idempotency keys", st.PurgeIdempotencyKeys, cauri.IdempotencyKeyTTL},
+			{"test data older than 90 days", st.PurgeTestData, cauri.TestDataRetention},
+		} {
+			n, err := job.purge(ctx, now().Add(-job.age))
+			if err != nil && ctx.Err() == nil {
+				logger.Warn("purge "+job.name, "err", err)
+			} else if n > 0 {
+				logger.Info("purged "+job.name, "rows", n)
+			}
 		}
 		select {
 		case <-ctx.Done():

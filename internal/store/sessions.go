@@ -123,6 +123,28 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 	return sess, nil
 }
 
+// PurgeTestData deletes the test-mode sessions and events created before
+// cutoff (SPEC 1: test data is purged after 90 days), and returns how many
+// rows went. Live data is never touched.
+func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(t *tx) error {
+		for _, q := range []string{
+			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
+		} {
+			res, err := t.exec(ctx, q, false, micros(cutoff))
+			if err != nil {
+				return err
+			}
+			m, _ := res.RowsAffected()
+			n += m
+		}
+		return nil
+	})
+	return n, err
+}
+
 // PurgeIdempotencyKeys deletes the keys created before cutoff and returns
 // how many went.
 func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {

@@ -288,5 +288,28 @@ func TestStore_UpdateSession(t *testing.T) {
 				t.Fatalf("err = %v; want not_found", err)
 			}
 		})
+		t.Run("PurgeTestData", func(t *testing.T) {
+			live := newSession(ws, 900)
+			live.Livemode = true
+			s.CreateSession(ctx, live, nil)
+			recent := newSession(ws, 901)
+			recent.CreatedAt = t0.Add(cauri.TestDataRetention)
+			s.CreateSession(ctx, recent, nil)
+			n, err := s.PurgeTestData(ctx, t0.Add(time.Hour))
+			if err != nil || n != 2 { // the test session of t0 and its event
+				t.Fatalf("purge = %d, %v; want 2 rows", n, err)
+			}
+			if _, err := s.Session(ctx, sess.ID); code(err) != cauri.ENotFound {
+				t.Fatalf("old test session still there: %v", err)
+			}
+			if events, _ := s.SessionEvents(ctx, sess.ID); len(events) != 0 {
+				t.Fatalf("old test events still there: %d", len(events))
+			}
+			for _, keep := range []*cauri.Session{live, recent} {
+				if _, err := s.Session(ctx, keep.ID); err != nil {
+					t.Fatalf("purge removed %s (live=%v): %v", keep.ID, keep.Livemode, err)
+				}
+			}
+		})
 	})
 }
