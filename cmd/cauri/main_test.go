@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri/client"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
@@ -98,23 +100,44 @@ func TestRun_EndToEnd(t *testing.T) {
 				t.Fatalf("workspace = %+v", ws)
 			}
 
-			// A test session, paid in the sandbox.
-			sess := post(t, base+"/v1/checkout/sessions", ws.Keys["test_secret"], `{"amount": 5000}`, 201)
-			if !strings.HasPrefix(sess["url"].(string), base+"/pay/cs_") {
-				t.Fatalf("url = %v; want under %s/pay", sess["url"], base)
+			// A test session, paid in the sandbox, through the Go client.
+			test := client.New(base, ws.Keys["test_secret"])
+			order := "1042"
+			sess, replayed, err := test.CreateSession(ctx, client.CreateSessionRequest{Amount: "5000", Metadata: &map[string]string{"order_id": order}}, "order-"+order)
+			if err != nil || replayed || !strings.HasPrefix(sess.Url, base+"/pay/cs_") {
+				t.Fatalf("create = %+v, %v, %v; want a new session under %s/pay", sess, replayed, err, base)
 			}
-			post(t, base+"/checkout/sandbox", "", `{"transactionId": "`+sess["id"].(string)+`", "issue": "succes"}`, 200)
+			again, replayed, err := test.CreateSession(ctx, client.CreateSessionRequest{Amount: "5000", Metadata: &map[string]string{"order_id": order}}, "order-"+order)
+			if err != nil || !replayed || again.Id != sess.Id {
+				t.Fatalf("replay = %+v, %v, %v; want the same session, replayed", again, replayed, err)
+			}
+			methods, err := client.New(base, ws.Keys["test_public"]).SessionMethods(ctx, sess.Id, "ci")
+			if err != nil || len(methods.Methods) != 6 {
+				t.Fatalf("methods = %+v, %v; want 4 operators and 2 cards for CI", methods, err)
+			}
+			if _, err := client.New(base, "").SettleSandbox(ctx, sess.Id, client.Succes); err != nil {
+				t.Fatal(err)
+			}
+			paid, err := test.SessionStatus(ctx, sess.Id)
+			if err != nil || paid.Status != client.SessionStatusSUCCESS || !paid.Paid || paid.CompletedAt == nil {
+				t.Fatalf("status = %+v, %v; want SUCCESS", paid, err)
+			}
+			var apiErr *client.APIError
+			if _, err := client.New(base, "").SettleSandbox(ctx, sess.Id, client.Echec); !errors.As(err, &apiErr) || apiErr.Status != 409 {
+				t.Fatalf("settling a paid session = %v; want a 409 APIError", err)
+			}
 
 			// Unverified: a live key makes test sessions. Verified: live ones.
-			if s := post(t, base+"/v1/checkout/sessions", ws.Keys["live_secret"], `{"amount": 5000}`, 201); s["livemode"] != false {
-				t.Fatalf("unverified live session livemode = %v", s["livemode"])
+			live := client.New(base, ws.Keys["live_secret"])
+			if s, _, err := live.CreateSession(ctx, client.CreateSessionRequest{Amount: "5000"}, ""); err != nil || s.Livemode {
+				t.Fatalf("unverified live session = %+v, %v; want livemode false", s, err)
 			}
 			out.Reset()
 			if err := run(ctx, []string{"workspace", "verify", ws.ID}, getenv, &out, &bytes.Buffer{}); err != nil || !strings.Contains(out.String(), `"verified":true`) {
 				t.Fatalf("workspace verify = %q, %v", out.String(), err)
 			}
-			if s := post(t, base+"/v1/checkout/sessions", ws.Keys["live_secret"], `{"amount": 5000}`, 201); s["livemode"] != true {
-				t.Fatalf("verified live session livemode = %v", s["livemode"])
+			if s, _, err := live.CreateSession(ctx, client.CreateSessionRequest{Amount: "5000"}, ""); err != nil || !s.Livemode {
+				t.Fatalf("verified live session = %+v, %v; want livemode true", s, err)
 			}
 			if err := run(ctx, []string{"workspace", "verify", "ws_nope"}, getenv, &out, &bytes.Buffer{}); err == nil {
 				t.Fatal("verify of an unknown workspace succeeded")
@@ -172,26 +195,6 @@ func waitHealthy(t *testing.T, base string, done chan error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("/healthz never answered 200")
-}
-
-func post(t *testing.T, url, key, body string, want int) map[string]any {
-	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	json.NewDecoder(res.Body).Decode(&out)
-	if res.StatusCode != want {
-		t.Fatalf("POST %s = %d %v; want %d", url, res.StatusCode, out, want)
-	}
-	return out
 }
 
 func TestRun_Errors(t *testing.T) {

@@ -1,0 +1,185 @@
+// Package client is the Go client of the Cauri API. Its models are
+// generated from openapi.yaml (models.gen.go, by go generate); this file adds
+// a thin client over them: keys, idempotency keys, typed errors and retries
+// of 429 answers after their Retry-After. Amounts are json.Number, never
+// floats.
+//
+// It imports only the standard library.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Client calls one Cauri service with one workspace key.
+type Client struct {
+	baseURL    string
+	key        string
+	http       *http.Client
+	maxRetries int
+	maxWait    time.Duration
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient replaces http.DefaultClient.
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithRetries sets how many times a 429 answer is retried (default 2) and
+// the longest Retry-After the client waits for (default 60 s); a longer
+// wait returns the error instead.
+func WithRetries(n int, maxWait time.Duration) Option {
+	return func(c *Client) { c.maxRetries, c.maxWait = n, maxWait }
+}
+
+// New returns a client of the service at baseURL (for example
+// "http://localhost:8080") using key (svc_test_sec_..., or a public key
+// for the calls that allow it).
+func New(baseURL, key string, opts ...Option) *Client {
+	c := &Client{baseURL: baseURL, key: key, http: http.DefaultClient, maxRetries: 2, maxWait: time.Minute}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// APIError is an answer of the service other than 2xx.
+type APIError struct {
+	Status     int
+	Message    string            // the service's "error" or "message"
+	Code       TransferErrorCode // set on the routes that send a code
+	RetryAfter time.Duration     // from Retry-After, on 429
+	RequestID  string            // X-Request-Id, for support
+}
+
+func (e *APIError) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("cauri: %d %s: %s", e.Status, e.Code, e.Message)
+	}
+	return fmt.Sprintf("cauri: %d: %s", e.Status, e.Message)
+}
+
+// CreateSession creates a checkout session. With an idempotencyKey (one per
+// order), a repeated call returns the session the first one created, and
+// replayed is true.
+func (c *Client) CreateSession(ctx context.Context, req CreateSessionRequest, idempotencyKey string) (sess *Session, replayed bool, err error) {
+	h := http.Header{}
+	if idempotencyKey != "" {
+		h.Set("Idempotency-Key", idempotencyKey)
+	}
+	res, err := c.do(ctx, "POST", "/v1/checkout/sessions", req, h, &sess)
+	if err != nil {
+		return nil, false, err
+	}
+	return sess, res.Header.Get("Idempotent-Replayed") == "true", nil
+}
+
+// SessionStatus reads a session.
+func (c *Client) SessionStatus(ctx context.Context, id string) (*Session, error) {
+	var sess *Session
+	_, err := c.do(ctx, "GET", "/v1/checkout/sessions/"+url.PathEscape(id)+"/status", nil, nil, &sess)
+	return sess, err
+}
+
+// SessionMethods lists the ways to pay a session; country ("ci", "Senegal")
+// may be empty.
+func (c *Client) SessionMethods(ctx context.Context, id, country string) (*MethodList, error) {
+	path := "/v1/checkout/sessions/" + url.PathEscape(id) + "/methods"
+	if country != "" {
+		path += "?country=" + url.QueryEscape(country)
+	}
+	var list *MethodList
+	_, err := c.do(ctx, "GET", path, nil, nil, &list)
+	return list, err
+}
+
+// SettleSandbox settles a test session, as the hosted page's simulate
+// buttons do.
+func (c *Client) SettleSandbox(ctx context.Context, sessionID string, issue SandboxIssue) (*SandboxResponse, error) {
+	var out *SandboxResponse
+	_, err := c.do(ctx, "POST", "/checkout/sandbox", SandboxRequest{TransactionId: sessionID, Issue: issue}, nil, &out)
+	return out, err
+}
+
+// do sends one call, retrying a 429 after its Retry-After, and decodes a
+// 2xx body into out.
+func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return nil, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		if in != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if c.key != "" {
+			req.Header.Set("Authorization", "Bearer "+c.key)
+		}
+		res, err := c.http.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		res.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if res.StatusCode >= 200 && res.StatusCode < 300 {
+			return res, json.Unmarshal(raw, out)
+		}
+		apiErr := decodeError(res, raw)
+		if res.StatusCode != http.StatusTooManyRequests || attempt >= c.maxRetries || apiErr.RetryAfter > c.maxWait {
+			return nil, apiErr
+		}
+		wait := apiErr.RetryAfter
+		if wait <= 0 {
+			wait = time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// decodeError reads both error shapes: {"error", "code"} on /v1 and
+// {"success": false, "message"} on the sandbox route.
+func decodeError(res *http.Response, raw []byte) *APIError {
+	var body struct {
+		Error   string            `json:"error"`
+		Message string            `json:"message"`
+		Code    TransferErrorCode `json:"code"`
+	}
+	json.Unmarshal(raw, &body)
+	e := &APIError{Status: res.StatusCode, Message: body.Error, Code: body.Code, RequestID: res.Header.Get("X-Request-Id")}
+	if e.Message == "" {
+		e.Message = body.Message
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(res.StatusCode)
+	}
+	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil {
+		e.RetryAfter = time.Duration(s) * time.Second
+	}
+	return e
+}
