@@ -99,10 +99,7 @@ func (s *Session) Object(payURL string) SessionObject {
 		Provider: nullable(s.Provider), CreatedAt: s.CreatedAt.UTC().Format(TimeFormat),
 		UpdatedAt: s.UpdatedAt.UTC().Format(TimeFormat),
 	}
-	if s.CompletedAt != nil {
-		t := s.CompletedAt.UTC().Format(TimeFormat)
-		o.CompletedAt = &t
-	}
+	o.CompletedAt = formatTime(s.CompletedAt)
 	return o
 }
 

@@ -95,6 +95,57 @@ func (e Currency) Valid() bool {
 	}
 }
 
+// Defines values for DeliveryObject.
+const (
+	DeliveryObjectWebhookDelivery DeliveryObject = "webhook.delivery"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryObject enum.
+func (e DeliveryObject) Valid() bool {
+	switch e {
+	case DeliveryObjectWebhookDelivery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeliveryListObject.
+const (
+	List DeliveryListObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryListObject enum.
+func (e DeliveryListObject) Valid() bool {
+	switch e {
+	case List:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeliveryStatus.
+const (
+	Delivered DeliveryStatus = "delivered"
+	Failed    DeliveryStatus = "failed"
+	Pending   DeliveryStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryStatus enum.
+func (e DeliveryStatus) Valid() bool {
+	switch e {
+	case Delivered:
+		return true
+	case Failed:
+		return true
+	case Pending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventName.
 const (
 	EventNamePaymentCancelled  EventName = "payment.cancelled"
@@ -392,6 +443,39 @@ func (e TransferEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for WebhookConfigSuccess.
+const (
+	WebhookConfigSuccessTrue WebhookConfigSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the WebhookConfigSuccess enum.
+func (e WebhookConfigSuccess) Valid() bool {
+	switch e {
+	case WebhookConfigSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookConfigUpdateMode.
+const (
+	Live WebhookConfigUpdateMode = "live"
+	Test WebhookConfigUpdateMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookConfigUpdateMode enum.
+func (e WebhookConfigUpdateMode) Valid() bool {
+	switch e {
+	case Live:
+		return true
+	case Test:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookUserAgent.
 const (
 	WebhookUserAgentCauriWebhooks2 WebhookUserAgent = "Cauri-Webhooks/2"
@@ -549,6 +633,62 @@ type CreateSessionRequest struct {
 
 // Currency ISO 4217 code of an accepted currency.
 type Currency string
+
+// Delivery defines model for Delivery.
+type Delivery struct {
+	// Attempts Attempts made, resends included.
+	Attempts int `json:"attempts"`
+
+	// CreatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	CreatedAt   Timestamp  `json:"created_at"`
+	DeliveredAt *time.Time `json:"delivered_at"`
+	Event       EventName  `json:"event"`
+	Id          string     `json:"id"`
+
+	// LastError Timeout, network error, refused address or redirect of the last attempt.
+	LastError *string `json:"last_error"`
+
+	// LastStatusCode The receiver's last answer.
+	LastStatusCode *int `json:"last_status_code"`
+	Livemode       bool `json:"livemode"`
+
+	// MaxAttempts Automatic attempts at most (10).
+	MaxAttempts int `json:"max_attempts"`
+
+	// NextAttemptAt The next automatic attempt while pending.
+	NextAttemptAt *time.Time     `json:"next_attempt_at"`
+	Object        DeliveryObject `json:"object"`
+	ResponseMs    int            `json:"response_ms"`
+
+	// Status `pending`: another attempt is scheduled; `delivered`: a 2xx came back; `failed`: given up after the last attempt.
+	Status DeliveryStatus `json:"status"`
+
+	// TransactionId The session of a payment event.
+	TransactionId *string `json:"transaction_id"`
+	TransferId    *string `json:"transfer_id"`
+
+	// Url The address of the latest attempt (or of the first one to come).
+	Url string `json:"url"`
+}
+
+// DeliveryObject defines model for Delivery.Object.
+type DeliveryObject string
+
+// DeliveryList defines model for DeliveryList.
+type DeliveryList struct {
+	// Count The number of deliveries in `data`.
+	Count  int                `json:"count"`
+	Data   []Delivery         `json:"data"`
+	Object DeliveryListObject `json:"object"`
+}
+
+// DeliveryListObject defines model for DeliveryList.Object.
+type DeliveryListObject string
+
+// DeliveryStatus `pending`: another attempt is scheduled; `delivered`: a 2xx came back; `failed`: given up after the last attempt.
+type DeliveryStatus string
 
 // Error defines model for Error.
 type Error struct {
@@ -775,6 +915,42 @@ type TransferEvent struct {
 // TransferEventEvent defines model for TransferEvent.Event.
 type TransferEventEvent string
 
+// WebhookConfig defines model for WebhookConfig.
+type WebhookConfig struct {
+	AvailableEvents []EventName `json:"available_events"`
+
+	// Events The selected events.
+	Events  []EventName          `json:"events"`
+	Success WebhookConfigSuccess `json:"success"`
+
+	// TestWebhookUrl Where test events go.
+	TestWebhookUrl *string `json:"testWebhookUrl"`
+
+	// WebhookUrl Where live events go (and test events when no test address is set).
+	WebhookUrl *string `json:"webhookUrl"`
+}
+
+// WebhookConfigSuccess defines model for WebhookConfig.Success.
+type WebhookConfigSuccess bool
+
+// WebhookConfigUpdate defines model for WebhookConfigUpdate.
+type WebhookConfigUpdate struct {
+	// Events Events to send, for both modes; leave it out to keep the selection. All six means all.
+	Events *[]EventName `json:"events,omitempty"`
+
+	// Mode Which address to set; by default the key's mode. A test key sets only the test address.
+	Mode *WebhookConfigUpdateMode `json:"mode,omitempty"`
+
+	// WebhookUrl A public HTTPS address; an empty string removes the address of this mode.
+	WebhookUrl *string `json:"webhookUrl,omitempty"`
+}
+
+// WebhookConfigUpdateMode Which address to set; by default the key's mode. A test key sets only the test address.
+type WebhookConfigUpdateMode string
+
+// DeliveryID defines model for DeliveryID.
+type DeliveryID = string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -857,6 +1033,17 @@ type CreateCheckoutSessionParams struct {
 type ListCheckoutSessionMethodsParams struct {
 	// Country ISO 3166-1 alpha-2 code in any case (`ci`, `SN`) or a country name (`Côte d'Ivoire`, `Senegal`). A code of a country Cauri does not serve yields the card methods alone.
 	Country *string `form:"country,omitempty" json:"country,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// TransactionId A session id.
+	TransactionId *string         `form:"transaction_id,omitempty" json:"transaction_id,omitempty"`
+	Status        *DeliveryStatus `form:"status,omitempty" json:"status,omitempty"`
+	Event         *EventName      `form:"event,omitempty" json:"event,omitempty"`
+
+	// Limit 1 to 200; default 50. Out of range is a 400.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // PaymentCancelledParams defines parameters for PaymentCancelled.
@@ -999,6 +1186,9 @@ type SimulateOnCheckoutPageFormdataRequestBody SimulateOnCheckoutPageFormdataBod
 
 // CreateCheckoutSessionJSONRequestBody defines body for CreateCheckoutSession for application/json ContentType.
 type CreateCheckoutSessionJSONRequestBody = CreateSessionRequest
+
+// UpdateWebhookConfigJSONRequestBody defines body for UpdateWebhookConfig for application/json ContentType.
+type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
 
 // PaymentCancelledJSONRequestBody defines body for PaymentCancelled for application/json ContentType.
 type PaymentCancelledJSONRequestBody = PaymentEvent

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/web"
@@ -37,9 +38,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	now := time.Now
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)
+	guard := delivery.NewGuard(cfg.WebhookAllowedCIDRs, nil)
+	worker := &delivery.Worker{
+		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
+		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
+	}
 	srv, err := web.New(web.Deps{
 		Store:          st,
-		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now},
+		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake},
+		Guard:          guard,
+		Worker:         worker,
 		Limiter:        ratelimit.NewMemory(now),
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
@@ -65,6 +74,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go housekeeping(ctx, st, logger, now)
+	workerCtx, stopWorker := context.WithCancel(context.Background())
+	workerDone := make(chan struct{})
+	go func() { worker.Run(workerCtx); close(workerDone) }()
+	defer func() { stopWorker(); <-workerDone }() // attempts in flight finish first
 	logger.Info("listening", "addr", ln.Addr().String(), "database", st.Kind(), "base_url", cfg.BaseURL, "pay_url", cfg.PayURL)
 
 	errc := make(chan error, 1)

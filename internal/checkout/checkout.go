@@ -29,6 +29,9 @@ type Service struct {
 	Store  *store.Store
 	PayURL string           // base of the hosted pages, without trailing slash
 	Now    func() time.Time // injected clock
+	// Committed, when set, is called after a change that emitted an event
+	// is committed: the webhook worker sends its delivery at once.
+	Committed func()
 }
 
 // CreateParams is a create request as the merchant sent it. Amount is the
@@ -231,7 +234,7 @@ const (
 // SettleSandbox settles a test session as the customer's simulated payment
 // would: issue is IssueSuccess or IssueFailure.
 func (s *Service) SettleSandbox(ctx context.Context, id, issue string) (*cauri.Session, error) {
-	return s.Store.UpdateSession(ctx, id, func(sess *cauri.Session, ws *cauri.Workspace) (*cauri.Event, error) {
+	sess, err := s.Store.UpdateSession(ctx, id, func(sess *cauri.Session, ws *cauri.Workspace) (*cauri.Event, error) {
 		if sess.Livemode {
 			return nil, cauri.Errorf(cauri.EForbidden, "This session collects real money; the sandbox settles test sessions only")
 		}
@@ -250,4 +253,8 @@ func (s *Service) SettleSandbox(ctx context.Context, id, issue string) (*cauri.S
 		}
 		return cauri.SessionEvent(sess, data, now), nil
 	})
+	if err == nil && s.Committed != nil {
+		s.Committed()
+	}
+	return sess, err
 }

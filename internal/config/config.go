@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Config is the service's settings after defaults, environment and flags.
@@ -24,6 +25,10 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	MasterKey      string
 	LogLevel       string
+
+	WebhookAllowedCIDRs  []netip.Prefix
+	WebhookRetrySchedule []time.Duration
+	WebhookTimeout       time.Duration
 }
 
 // setting is one CAURI_* name with its flag and default.
@@ -41,10 +46,13 @@ func (c *Config) settings(raw *rawConfig) []setting {
 		{"CAURI_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", &raw.trustedProxies},
 		{"CAURI_MASTER_KEY", "master-key", "", "32-byte key (base64 or hex) that encrypts stored secrets; embedded mode generates one next to the database", &c.MasterKey},
 		{"CAURI_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
+		{"CAURI_WEBHOOK_ALLOWED_CIDRS", "webhook-allowed-cidrs", "", "comma-separated CIDRs exempt from the public-HTTPS rule of webhook addresses (local development, tests)", &raw.webhookAllowed},
+		{"CAURI_WEBHOOK_RETRY_SCHEDULE", "webhook-retry-schedule", "0s,1m,5m,15m,1h,3h,6h,12h,24h,24h", "delays before each webhook attempt, comma-separated Go durations", &raw.retrySchedule},
+		{"CAURI_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "how long a webhook receiver has to answer", &raw.webhookTimeout},
 	}
 }
 
-type rawConfig struct{ trustedProxies string }
+type rawConfig struct{ trustedProxies, webhookAllowed, retrySchedule, webhookTimeout string }
 
 // Register declares every setting as a flag of fs, defaulting to the
 // environment (read with getenv) and then to the built-in default. Call
@@ -77,19 +85,25 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	if u, _ := url.Parse(c.PayURL); !safePath.MatchString(u.Path) || u.RawQuery != "" || u.Fragment != "" {
 		return Config{}, fmt.Errorf("pay URL %q: its path may hold only letters, digits, /, -, _ and .", c.PayURL)
 	}
-	for _, p := range strings.Split(raw.trustedProxies, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
+	var err error
+	if c.TrustedProxies, err = parsePrefixes("CAURI_TRUSTED_PROXIES", raw.trustedProxies); err != nil {
+		return Config{}, err
+	}
+	if c.WebhookAllowedCIDRs, err = parsePrefixes("CAURI_WEBHOOK_ALLOWED_CIDRS", raw.webhookAllowed); err != nil {
+		return Config{}, err
+	}
+	for _, d := range strings.Split(raw.retrySchedule, ",") {
+		v, err := time.ParseDuration(strings.TrimSpace(d))
+		if err != nil || v < 0 {
+			return Config{}, fmt.Errorf("CAURI_WEBHOOK_RETRY_SCHEDULE: %q is not a duration such as 0s, 1m or 24h", d)
 		}
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			addr, aerr := netip.ParseAddr(p)
-			if aerr != nil {
-				return Config{}, fmt.Errorf("CAURI_TRUSTED_PROXIES: %q is not a CIDR or an address", p)
-			}
-			prefix = netip.PrefixFrom(addr, addr.BitLen())
-		}
-		c.TrustedProxies = append(c.TrustedProxies, prefix.Masked())
+		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, v)
+	}
+	if n := len(c.WebhookRetrySchedule); n > 50 {
+		return Config{}, fmt.Errorf("CAURI_WEBHOOK_RETRY_SCHEDULE: %d attempts; at most 50", n)
+	}
+	if c.WebhookTimeout, err = time.ParseDuration(raw.webhookTimeout); err != nil || c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
+		return Config{}, fmt.Errorf("CAURI_WEBHOOK_TIMEOUT: %q is not a duration between 0 and 1m", raw.webhookTimeout)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -104,6 +118,26 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 
 // safePath is what a pay URL's path may hold: the pages are routed there.
 var safePath = regexp.MustCompile(`^(/[A-Za-z0-9._-]+)*$`)
+
+// parsePrefixes reads comma-separated CIDRs or single addresses.
+func parsePrefixes(name, list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return nil, fmt.Errorf("%s: %q is not a CIDR or an address", name, p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		out = append(out, prefix.Masked())
+	}
+	return out, nil
+}
 
 func checkHTTPURL(what, s string) error {
 	u, err := url.Parse(s)

@@ -2,8 +2,11 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"testing"
+
+	"github.com/cauri-pay/cauri"
 )
 
 func load(t *testing.T, env map[string]string, args ...string) (Config, error) {
@@ -24,6 +27,9 @@ func TestConfig_Defaults(t *testing.T) {
 	}
 	if c.Addr != ":8080" || c.DatabaseURL != "data/cauri.db" || c.BaseURL != "http://localhost:8080" || c.PayURL != "http://localhost:8080/pay" {
 		t.Fatalf("defaults = %+v", c)
+	}
+	if fmt.Sprint(c.WebhookRetrySchedule) != fmt.Sprint(cauri.DefaultRetrySchedule) || c.WebhookTimeout != cauri.WebhookTimeout || len(c.WebhookAllowedCIDRs) != 0 {
+		t.Fatalf("webhook defaults = %v, %v, %v; want the SPEC's", c.WebhookRetrySchedule, c.WebhookTimeout, c.WebhookAllowedCIDRs)
 	}
 }
 
@@ -52,6 +58,10 @@ func TestConfig_Invalid(t *testing.T) {
 		{"CAURI_LOG_LEVEL": "loud"},
 		{"CAURI_PAY_URL": "https://pay.example.com/{id}"},
 		{"CAURI_PAY_URL": "https://pay.example.com/p?x=1"},
+		{"CAURI_WEBHOOK_ALLOWED_CIDRS": "localhost"},
+		{"CAURI_WEBHOOK_RETRY_SCHEDULE": "0s,soon"},
+		{"CAURI_WEBHOOK_RETRY_SCHEDULE": "0s,-1m"},
+		{"CAURI_WEBHOOK_TIMEOUT": "0s"},
 	} {
 		if _, err := load(t, env); err == nil {
 			t.Errorf("load(%v) succeeded; want an error", env)

@@ -123,13 +123,16 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 	return sess, nil
 }
 
-// PurgeTestData deletes the test-mode sessions and events created before
+// PurgeTestData deletes the test-mode sessions, events, deliveries and
+// notifications created before
 // cutoff (SPEC 1: test data is purged after 90 days), and returns how many
 // rows went. Live data is never touched.
 func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
 	err := s.tx(ctx, func(t *tx) error {
 		for _, q := range []string{
+			`DELETE FROM notifications WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM webhook_deliveries WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
 		} {

@@ -36,6 +36,10 @@ var migrations embed.FS
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
+	// DeliveryAttempts is the number of automatic attempts of a new webhook
+	// delivery (the length of the retry schedule); 0 means the SPEC's 10.
+	DeliveryAttempts int
+
 	db    *sql.DB
 	kind  string // config.SQLite or config.Postgres
 	vault *vault.Vault

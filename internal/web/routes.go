@@ -16,6 +16,13 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.api(s.sessionStatus))
 	mux.Handle("GET /v1/checkout/sessions/{id}/methods", s.api(s.sessionMethods))
 
+	// Webhooks: configuration and the delivery log.
+	mux.Handle("GET /v1/config/webhook", s.api(s.getWebhookConfig))
+	mux.Handle("PATCH /v1/config/webhook", s.api(s.patchWebhookConfig))
+	mux.Handle("GET /v1/webhooks/deliveries", s.api(s.listDeliveries))
+	mux.Handle("GET /v1/webhooks/deliveries/{id}", s.api(s.getDelivery))
+	mux.Handle("POST /v1/webhooks/deliveries/{id}/resend", s.api(s.resendDelivery))
+
 	// Outside /v1: the sandbox settle, used by the hosted page's test buttons.
 	mux.Handle("POST /checkout/sandbox", s.page(s.sandboxSettle))
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,8 @@ import (
 type Deps struct {
 	Store          *store.Store
 	Checkout       *checkout.Service
+	Guard          *delivery.Guard  // webhook address policy
+	Worker         *delivery.Worker // sends deliveries; resends go through it
 	Limiter        ratelimit.Limiter
 	Logger         *slog.Logger
 	PayURL         string

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,17 +53,48 @@ func trustProxies(cidrs ...string) envOption {
 	}
 }
 
+// guardWith replaces the webhook address policy: exempt networks (none
+// means the public-only rule applies to loopback too) and a resolver.
+func guardWith(resolver delivery.Resolver, exempt ...string) envOption {
+	return func(d *Deps) {
+		var prefixes []netip.Prefix
+		for _, c := range exempt {
+			prefixes = append(prefixes, netip.MustParsePrefix(c))
+		}
+		d.Guard = delivery.NewGuard(prefixes, resolver)
+		d.Worker.Client = d.Guard.Client(d.Worker.Timeout)
+	}
+}
+
+// workerWith changes the webhook worker's bounds.
+func workerWith(concurrency, perEndpoint int, timeout time.Duration) envOption {
+	return func(d *Deps) {
+		d.Worker.Concurrency, d.Worker.PerEndpoint, d.Worker.Timeout = concurrency, perEndpoint, timeout
+		d.Worker.Client = d.Guard.Client(timeout)
+	}
+}
+
 func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	t.Helper()
 	var h http.Handler
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Loopback is exempt from the public-only rule, as CAURI_WEBHOOK_ALLOWED_CIDRS
+	// makes it in development, so that receivers run on 127.0.0.1.
+	guard := delivery.NewGuard([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}, nil)
+	worker := &delivery.Worker{
+		Store: st, Client: guard.Client(2 * time.Second), Schedule: cauri.DefaultRetrySchedule, Timeout: 2 * time.Second,
+		Now: clk.Now, Logger: logger, Poll: 20 * time.Millisecond,
+	}
 	d := Deps{
 		Store:    st,
-		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now},
+		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now, Committed: worker.Wake},
+		Guard:    guard,
+		Worker:   worker,
 		Limiter:  ratelimit.NewMemory(clk.Now),
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:   logger,
 		PayURL:   ts.URL + "/pay",
 		Now:      clk.Now,
 		Registry: prometheus.NewRegistry(),
@@ -70,6 +102,10 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&d)
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { worker.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 	srv, err := New(d)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,364 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+)
+
+func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
+	var c cauri.WebhookConfig
+	var events string
+	lockClause := ""
+	if lock {
+		lockClause = t.s.forUpdate()
+	}
+	err := t.queryRow(ctx, `SELECT webhook_url, test_webhook_url, webhook_events FROM workspaces WHERE id = ?`+lockClause, workspaceID).
+		Scan(&c.URL, &c.TestURL, &events)
+	if err != nil {
+		return nil, notFound(err, "Workspace %s not found", printable(workspaceID))
+	}
+	if events != "" {
+		c.Events = strings.Split(events, ",")
+	}
+	return &c, nil
+}
+
+// WebhookConfig reads a workspace's webhook settings.
+func (s *Store) WebhookConfig(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error) {
+	var c *cauri.WebhookConfig
+	err := s.tx(ctx, func(t *tx) (err error) {
+		c, err = t.webhookConfig(ctx, workspaceID, false)
+		return err
+	})
+	return c, err
+}
+
+// UpdateWebhookConfig changes a workspace's webhook settings: fn edits the
+// current ones in place, under the workspace's row lock.
+func (s *Store) UpdateWebhookConfig(ctx context.Context, workspaceID string, fn func(*cauri.WebhookConfig) error) (*cauri.WebhookConfig, error) {
+	var c *cauri.WebhookConfig
+	err := s.tx(ctx, func(t *tx) (err error) {
+		if c, err = t.webhookConfig(ctx, workspaceID, true); err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+		_, err = t.exec(ctx, `UPDATE workspaces SET webhook_url = ?, test_webhook_url = ?, webhook_events = ? WHERE id = ?`,
+			c.URL, c.TestURL, strings.Join(c.Events, ","), workspaceID)
+		return err
+	})
+	return c, err
+}
+
+// maxAttempts is the number of automatic attempts a new delivery gets.
+func (s *Store) maxAttempts() int {
+	if s.DeliveryAttempts > 0 {
+		return s.DeliveryAttempts
+	}
+	return len(cauri.DefaultRetrySchedule)
+}
+
+// enqueueDelivery creates the delivery of an event that was just written,
+// in the same transaction, when the workspace has an address for the
+// event's mode and selects the event. It is due at once.
+func (t *tx) enqueueDelivery(ctx context.Context, ev *cauri.Event) error {
+	cfg, err := t.webhookConfig(ctx, ev.WorkspaceID, false)
+	if err != nil {
+		return err
+	}
+	url := cfg.URLFor(ev.Livemode)
+	if url == "" || !cfg.Selects(ev.Type) {
+		return nil
+	}
+	_, err = t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
+		next_attempt_at, transaction_id, transfer_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cauri.NewID("whd_"), ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), t.s.maxAttempts(),
+		micros(ev.CreatedAt), nullString(ev.SessionID), nullString(ev.TransferID), micros(ev.CreatedAt))
+	return err
+}
+
+const deliveryColumns = `id, workspace_id, event_id, event, livemode, url, status, attempts, auto_attempts, max_attempts,
+	next_attempt_at, last_status_code, last_error, response_ms, COALESCE(transaction_id, ''), COALESCE(transfer_id, ''),
+	created_at, delivered_at`
+
+func scanDelivery(row interface{ Scan(...any) error }) (*cauri.Delivery, error) {
+	var d cauri.Delivery
+	var status string
+	var next, delivered sql.NullInt64
+	var code sql.NullInt64
+	var lastErr sql.NullString
+	var created int64
+	if err := row.Scan(&d.ID, &d.WorkspaceID, &d.EventID, &d.Event, &d.Livemode, &d.URL, &status, &d.Attempts, &d.AutoAttempts,
+		&d.MaxAttempts, &next, &code, &lastErr, &d.ResponseMS, &d.TransactionID, &d.TransferID, &created, &delivered); err != nil {
+		return nil, err
+	}
+	d.Status = cauri.DeliveryStatus(status)
+	d.NextAttemptAt, d.DeliveredAt, d.CreatedAt = fromNullMicros(next), fromNullMicros(delivered), fromMicros(created)
+	if code.Valid {
+		c := int(code.Int64)
+		d.LastStatusCode = &c
+	}
+	if lastErr.Valid {
+		d.LastError = &lastErr.String
+	}
+	return &d, nil
+}
+
+// DueDeliveries lists up to limit pending deliveries that are due at now
+// and not leased, the longest waiting first. Listing leases nothing: see
+// ClaimDelivery.
+func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*cauri.Delivery, error) {
+	var out []*cauri.Delivery
+	err := s.tx(ctx, func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+			WHERE status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)
+			ORDER BY next_attempt_at, id LIMIT ?`, string(cauri.DeliveryPending), micros(now), micros(now), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// ClaimDelivery leases a due delivery to the caller until until. It
+// reports false when another worker (of any node) holds it, or when it is
+// no longer due. A worker that dies holding a lease loses it when the lease
+// expires, and the delivery is attempted again: none is lost.
+func (s *Store) ClaimDelivery(ctx context.Context, id string, now, until time.Time) (bool, error) {
+	var claimed bool
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET locked_until = ?
+			WHERE id = ? AND status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)`,
+			micros(until), id, string(cauri.DeliveryPending), micros(now), micros(now))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	return claimed, err
+}
+
+// DeliveryTarget is what one attempt needs, read afresh at every attempt:
+// the delivery, the workspace's current address for its mode, the current
+// secret key of its mode (to sign), and the event.
+type DeliveryTarget struct {
+	Delivery *cauri.Delivery
+	URL      string
+	Secret   string
+	Event    *cauri.Event
+}
+
+// DeliveryTarget reads what an attempt of delivery id needs.
+func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget, error) {
+	var tg DeliveryTarget
+	err := s.tx(ctx, func(t *tx) error {
+		d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
+		if err != nil {
+			return notFound(err, "Delivery %s not found", printable(id))
+		}
+		tg.Delivery = d
+		cfg, err := t.webhookConfig(ctx, d.WorkspaceID, false)
+		if err != nil {
+			return err
+		}
+		tg.URL = cfg.URLFor(d.Livemode)
+		if tg.Secret, err = t.signingSecret(ctx, d.WorkspaceID, d.Livemode); err != nil {
+			return err
+		}
+		tg.Event, err = t.event(ctx, d.EventID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &tg, nil
+}
+
+// signingSecret opens the newest secret key of a mode: webhooks of that
+// mode are signed with it (SPEC section 5, item 8).
+func (t *tx) signingSecret(ctx context.Context, workspaceID string, live bool) (string, error) {
+	var id, sealed string
+	err := t.queryRow(ctx, `SELECT id, sealed FROM api_keys WHERE workspace_id = ? AND kind = ? AND live = ? AND revoked_at IS NULL
+		ORDER BY created_at DESC, id LIMIT 1`, workspaceID, string(cauri.KeySecret), live).Scan(&id, &sealed)
+	if err != nil {
+		return "", notFound(err, "Workspace %s has no secret key for this mode", printable(workspaceID))
+	}
+	return t.s.vault.Open(sealed, id)
+}
+
+// Attempt is the outcome of one attempt to deliver.
+type Attempt struct {
+	At         time.Time
+	URL        string
+	StatusCode int    // 0 when no answer came
+	Error      string // timeout, network error, or why the answer is not an acknowledgement
+	ResponseMS int
+	Delivered  bool // a 2xx came back
+	// Manual marks a resend: it neither moves the automatic schedule nor
+	// fails the delivery.
+	Manual bool
+	// NextAt is when to try again after a failed automatic attempt; nil when
+	// it was the last one, which fails the delivery.
+	NextAt *time.Time
+}
+
+// RecordAttempt writes an attempt's outcome and releases the lease: a 2xx
+// delivers; a failed automatic attempt schedules the next one, or fails the
+// delivery and raises a dashboard notification after the last; a failed
+// resend leaves the state as it was.
+func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri.Delivery, error) {
+	var d *cauri.Delivery
+	err := s.tx(ctx, func(t *tx) error {
+		var err error
+		d, err = scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`+s.forUpdate(), id))
+		if err != nil {
+			return notFound(err, "Delivery %s not found", printable(id))
+		}
+		d.Attempts++
+		d.URL, d.ResponseMS = a.URL, a.ResponseMS
+		d.LastStatusCode, d.LastError = nil, nil
+		if a.StatusCode != 0 {
+			d.LastStatusCode = &a.StatusCode
+		}
+		if a.Error != "" {
+			d.LastError = &a.Error
+		}
+		switch {
+		case a.Delivered:
+			at := a.At
+			d.Status, d.DeliveredAt, d.NextAttemptAt = cauri.DeliveryDelivered, &at, nil
+		case a.Manual:
+		case a.NextAt != nil:
+			d.Status, d.NextAttemptAt = cauri.DeliveryPending, a.NextAt
+		default:
+			d.Status, d.NextAttemptAt = cauri.DeliveryFailed, nil
+			if _, err := t.exec(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, cauri.NewID("ntf_"), d.WorkspaceID, d.Livemode, NotificationDeliveryFailed, d.ID,
+				"Webhook "+d.Event+" could not be delivered to "+d.URL+" after "+strconv.Itoa(d.AutoAttempts+1)+" attempts", micros(a.At)); err != nil {
+				return err
+			}
+		}
+		lease := "locked_until = NULL, "
+		if a.Manual {
+			lease = "" // a worker may hold it; its own outcome releases it
+		} else {
+			d.AutoAttempts++
+		}
+		_, err = t.exec(ctx, `UPDATE webhook_deliveries SET `+lease+`status = ?, attempts = ?, auto_attempts = ?, url = ?,
+			next_attempt_at = ?, last_status_code = ?, last_error = ?, response_ms = ?, delivered_at = ? WHERE id = ?`,
+			string(d.Status), d.Attempts, d.AutoAttempts, d.URL, nullMicros(d.NextAttemptAt), d.LastStatusCode, d.LastError,
+			d.ResponseMS, nullMicros(d.DeliveredAt), d.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// NotificationDeliveryFailed is the kind of notification a failed delivery raises.
+const NotificationDeliveryFailed = "webhook.delivery_failed"
+
+// DeliveryFilter narrows a delivery list. Empty fields do not filter.
+type DeliveryFilter struct {
+	TransactionID string
+	Status        string
+	Event         string
+	Limit         int
+}
+
+// Deliveries lists a workspace's deliveries of one mode, newest first.
+func (s *Store) Deliveries(ctx context.Context, workspaceID string, livemode bool, f DeliveryFilter) ([]*cauri.Delivery, error) {
+	q := `SELECT ` + deliveryColumns + ` FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ?`
+	args := []any{workspaceID, livemode}
+	for _, c := range []struct{ col, val string }{{"transaction_id", f.TransactionID}, {"status", f.Status}, {"event", f.Event}} {
+		if c.val != "" {
+			q += " AND " + c.col + " = ?"
+			args = append(args, c.val)
+		}
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, f.Limit)
+	out := []*cauri.Delivery{}
+	err := s.tx(ctx, func(t *tx) error {
+		rows, err := t.query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Delivery reads one delivery of a workspace in one mode; any other is not found.
+func (s *Store) Delivery(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error) {
+	if !cauri.IsID("whd_", id) {
+		return nil, errNotFound("Delivery %s not found", printable(id))
+	}
+	var d *cauri.Delivery
+	err := s.tx(ctx, func(t *tx) (err error) {
+		d, err = scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+			WHERE id = ? AND workspace_id = ? AND livemode = ?`, id, workspaceID, livemode))
+		return notFound(err, "Delivery %s not found", id)
+	})
+	return d, err
+}
+
+// Notification is a message for the merchant's dashboard.
+type Notification struct {
+	ID         string
+	Kind       string
+	Livemode   bool
+	DeliveryID string
+	Message    string
+	CreatedAt  time.Time
+}
+
+// Notifications lists a workspace's notifications, newest first.
+func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notification, error) {
+	var out []Notification
+	err := s.tx(ctx, func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at FROM notifications
+			WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n Notification
+			var created int64
+			if err := rows.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created); err != nil {
+				return err
+			}
+			n.CreatedAt = fromMicros(created)
+			out = append(out, n)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -1,0 +1,182 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+var limitResend = ratelimit.PerMinute("resend", 30)
+
+type webhookConfigResponse struct {
+	Success         bool     `json:"success"`
+	WebhookURL      *string  `json:"webhookUrl"`
+	TestWebhookURL  *string  `json:"testWebhookUrl"`
+	Events          []string `json:"events"`
+	AvailableEvents []string `json:"available_events"`
+}
+
+func configResponse(c *cauri.WebhookConfig) webhookConfigResponse {
+	null := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return webhookConfigResponse{Success: true, WebhookURL: null(c.URL), TestWebhookURL: null(c.TestURL),
+		Events: c.SelectedEvents(), AvailableEvents: cauri.EventNames}
+}
+
+// getWebhookConfig is GET /v1/config/webhook.
+func (s *Server) getWebhookConfig(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.authenticate(r, false)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Store.WebhookConfig(r.Context(), c.ws.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, configResponse(cfg))
+	return nil
+}
+
+type webhookConfigRequest struct {
+	WebhookURL *string  `json:"webhookUrl"`
+	Mode       string   `json:"mode"`
+	Events     []string `json:"events"`
+}
+
+// patchWebhookConfig is PATCH /v1/config/webhook: it sets (or, with "",
+// removes) the address of one mode, and the event selection.
+func (s *Server) patchWebhookConfig(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.authenticate(r, false)
+	if err != nil {
+		return err
+	}
+	var req webhookConfigRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	live := c.key.Live
+	switch req.Mode {
+	case "":
+	case "live":
+		if !c.key.Live {
+			return cauri.Errorf(cauri.EForbidden, "A test key sets only the test webhook URL; use mode test, or a production key")
+		}
+	case "test":
+		live = false
+	default:
+		return cauri.Errorf(cauri.EInvalid, "mode must be \"live\" or \"test\"")
+	}
+	if req.WebhookURL != nil && *req.WebhookURL != "" {
+		if err := s.Guard.CheckURL(r.Context(), *req.WebhookURL); err != nil {
+			return err
+		}
+	}
+	var events []string
+	if req.Events != nil {
+		if events, err = cauri.ParseEvents(req.Events); err != nil {
+			return err
+		}
+	}
+	cfg, err := s.Store.UpdateWebhookConfig(r.Context(), c.ws.ID, func(cfg *cauri.WebhookConfig) error {
+		if req.WebhookURL != nil {
+			if live {
+				cfg.URL = *req.WebhookURL
+			} else {
+				cfg.TestURL = *req.WebhookURL
+			}
+		}
+		if req.Events != nil {
+			cfg.Events = events
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, configResponse(cfg))
+	return nil
+}
+
+type deliveryList struct {
+	Object string                 `json:"object"`
+	Data   []cauri.DeliveryObject `json:"data"`
+	Count  int                    `json:"count"`
+}
+
+// listDeliveries is GET /v1/webhooks/deliveries: the caller's mode only,
+// newest first.
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.authenticate(r, false)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := store.DeliveryFilter{TransactionID: q.Get("transaction_id"), Status: q.Get("status"), Event: q.Get("event"), Limit: 50}
+	if f.Status != "" && !slices.Contains([]string{"pending", "delivered", "failed"}, f.Status) {
+		return cauri.Errorf(cauri.EInvalid, "status must be pending, delivered or failed")
+	}
+	if f.Event != "" && !slices.Contains(cauri.EventNames, f.Event) {
+		return cauri.Errorf(cauri.EInvalid, "event %q is not an event", f.Event)
+	}
+	if l := q.Get("limit"); l != "" {
+		if f.Limit, err = strconv.Atoi(l); err != nil || f.Limit < 1 || f.Limit > 200 {
+			return cauri.Errorf(cauri.EInvalid, "limit must be a whole number from 1 to 200")
+		}
+	}
+	list, err := s.Store.Deliveries(r.Context(), c.ws.ID, c.livemode(), f)
+	if err != nil {
+		return err
+	}
+	out := deliveryList{Object: "list", Data: make([]cauri.DeliveryObject, len(list)), Count: len(list)}
+	for i, d := range list {
+		out.Data[i] = d.Object()
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getDelivery is GET /v1/webhooks/deliveries/{id}.
+func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.authenticate(r, false)
+	if err != nil {
+		return err
+	}
+	d, err := s.Store.Delivery(r.Context(), c.ws.ID, c.livemode(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d.Object())
+	return nil
+}
+
+// resendDelivery is POST /v1/webhooks/deliveries/{id}/resend: one attempt
+// now, with a fresh signature, to the current address, whatever the
+// delivery's state; it answers once the receiver has (within 10 s).
+func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.authenticate(r, false)
+	if err != nil {
+		return err
+	}
+	if d, err := s.Limiter.Allow(r.Context(), limitResend, c.ws.ID); err == nil && !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "Too many resends; at most 30 a minute per workspace", "code": "rate_limited"})
+		return nil
+	}
+	if _, err := s.Store.Delivery(r.Context(), c.ws.ID, c.livemode(), r.PathValue("id")); err != nil {
+		return err
+	}
+	d, err := s.Worker.Attempt(r.Context(), r.PathValue("id"), true)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d.Object())
+	return nil
+}

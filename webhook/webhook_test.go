@@ -1,0 +1,90 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const secret = "svc_test_sec_abcdefghijklmnopqrstuvwxyz234567"
+
+func TestSignVerify(t *testing.T) {
+	at := time.Unix(1795000000, 0)
+	body := []byte(`{"id":"evt_1","event":"payment.completed"}`)
+	h := http.Header{}
+	Sign(h, secret, "whd_1", "payment.completed", at, body)
+	if h.Get(HeaderTimestamp) != "1795000000" || h.Get("User-Agent") != UserAgent || h.Get(HeaderDelivery) != "whd_1" {
+		t.Fatalf("headers = %v", h)
+	}
+	// The SPEC's algorithm, written out: hex HMAC-SHA256 of "<ts>.<body>".
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte("1795000000." + string(body)))
+	if want := "t=1795000000,v1=" + hexOf(mac.Sum(nil)); h.Get(HeaderSignature) != want {
+		t.Fatalf("signature = %q; want %q", h.Get(HeaderSignature), want)
+	}
+	for _, tc := range []struct {
+		name   string
+		body   []byte
+		secret string
+		now    time.Time
+		sig    string
+		want   error
+	}{
+		{"OK", body, secret, at.Add(time.Minute), "", nil},
+		{"OKJustWithinTolerance", body, secret, at.Add(Tolerance), "", nil},
+		{"ErrTooOld", body, secret, at.Add(Tolerance + time.Second), "", ErrTooOld},
+		{"ErrFromTheFuture", body, secret, at.Add(-Tolerance - time.Second), "", ErrTooOld},
+		{"ErrOtherKey", body, "svc_live_sec_other", at, "", ErrBadSignature},
+		{"ErrBodyChanged", []byte(`{"id":"evt_1", "event":"payment.completed"}`), secret, at, "", ErrBadSignature},
+		{"ErrNoHeader", body, secret, at, "-", ErrNoSignature},
+		{"ErrGarbled", body, secret, at, "t=x,v1=zz", ErrNoSignature},
+		{"RotatedKeys", body, secret, at, "t=1795000000,v1=00ff," + strings.TrimPrefix(h.Get(HeaderSignature), "t=1795000000,"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hh := h.Clone()
+			switch tc.sig {
+			case "":
+			case "-":
+				hh.Del(HeaderSignature)
+			default:
+				hh.Set(HeaderSignature, tc.sig)
+			}
+			if err := Verify(tc.body, hh, tc.secret, tc.now); !errors.Is(err, tc.want) {
+				t.Fatalf("Verify = %v; want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStandardWebhooks checks the Standard Webhooks signature the way that
+// specification's libraries do: base64 HMAC-SHA256, keyed with the decoded
+// whsec_ secret, of "<id>.<timestamp>.<body>".
+func TestStandardWebhooks(t *testing.T) {
+	body := []byte(`{"a":1}`)
+	h := http.Header{}
+	Sign(h, secret, "whd_9", "payment.failed", time.Unix(1795000000, 0), body)
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(StandardSecret(secret), "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("whd_9.1795000000." + string(body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	if h.Get("webhook-signature") != want || h.Get("webhook-id") != "whd_9" || h.Get("webhook-timestamp") != "1795000000" {
+		t.Fatalf("standard headers = %q %q %q; want signature %q", h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature"), want)
+	}
+}
+
+func hexOf(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}
