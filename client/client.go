@@ -110,6 +110,62 @@ func (c *Client) SettleSandbox(ctx context.Context, sessionID string, issue Sand
 	return out, err
 }
 
+// WebhookConfig reads where the workspace's events are sent.
+func (c *Client) WebhookConfig(ctx context.Context) (*WebhookConfig, error) {
+	var out *WebhookConfig
+	_, err := c.do(ctx, "GET", "/v1/config/webhook", nil, nil, &out)
+	return out, err
+}
+
+// UpdateWebhookConfig sets the address of one mode and the event selection.
+func (c *Client) UpdateWebhookConfig(ctx context.Context, u WebhookConfigUpdate) (*WebhookConfig, error) {
+	var out *WebhookConfig
+	_, err := c.do(ctx, "PATCH", "/v1/config/webhook", u, nil, &out)
+	return out, err
+}
+
+// DeliveryFilter narrows ListDeliveries; zero fields do not filter.
+type DeliveryFilter struct {
+	TransactionID string
+	Status        DeliveryStatus
+	Event         EventName
+	Limit         int // 1 to 200; 0 means the service's default, 50
+}
+
+// ListDeliveries lists webhook deliveries of the key's mode, newest first.
+func (c *Client) ListDeliveries(ctx context.Context, f DeliveryFilter) (*DeliveryList, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"transaction_id": f.TransactionID, "status": string(f.Status), "event": string(f.Event)} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	path := "/v1/webhooks/deliveries"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out *DeliveryList
+	_, err := c.do(ctx, "GET", path, nil, nil, &out)
+	return out, err
+}
+
+// Delivery reads one webhook delivery.
+func (c *Client) Delivery(ctx context.Context, id string) (*Delivery, error) {
+	var out *Delivery
+	_, err := c.do(ctx, "GET", "/v1/webhooks/deliveries/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// ResendDelivery sends a delivery again now and returns it after the attempt.
+func (c *Client) ResendDelivery(ctx context.Context, id string) (*Delivery, error) {
+	var out *Delivery
+	_, err := c.do(ctx, "POST", "/v1/webhooks/deliveries/"+url.PathEscape(id)+"/resend", nil, nil, &out)
+	return out, err
+}
+
 // do sends one call, retrying a 429 after its Retry-After, and decodes a
 // 2xx body into out.
 func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {

@@ -32,6 +32,21 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
+// jsonField reads a string at path in a JSON document.
+func jsonField(t *testing.T, doc []byte, path ...string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

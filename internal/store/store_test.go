@@ -313,3 +313,69 @@ func TestStore_UpdateSession(t *testing.T) {
 		})
 	})
 }
+
+func TestStore_Deliveries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		settle := func() *cauri.Session {
+			sess := newSession(ws, 100)
+			s.CreateSession(ctx, sess, nil)
+			_, err := s.UpdateSession(ctx, sess.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+				x.Status = cauri.SessionSuccess
+				return cauri.SessionEvent(x, []byte(`{}`), t0), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sess
+		}
+		t.Run("NoURLNoDelivery", func(t *testing.T) {
+			settle()
+			if due, _ := s.DueDeliveries(ctx, t0, 10); len(due) != 0 {
+				t.Fatalf("due = %d; want none without a URL", len(due))
+			}
+		})
+		s.UpdateWebhookConfig(ctx, ws.ID, func(c *cauri.WebhookConfig) error { c.URL = "https://shop.example/hook"; return nil })
+		sess := settle()
+		due, err := s.DueDeliveries(ctx, t0, 10)
+		if err != nil || len(due) != 1 || due[0].TransactionID != sess.ID || due[0].MaxAttempts != 10 || due[0].URL != "https://shop.example/hook" {
+			t.Fatalf("due = %+v, %v; want the new delivery", due, err)
+		}
+		id := due[0].ID
+		t.Run("Lease", func(t *testing.T) {
+			if ok, _ := s.ClaimDelivery(ctx, id, t0, t0.Add(time.Minute)); !ok {
+				t.Fatal("first claim refused")
+			}
+			if ok, _ := s.ClaimDelivery(ctx, id, t0.Add(30*time.Second), t0.Add(2*time.Minute)); ok {
+				t.Fatal("claimed twice while leased")
+			}
+			if due, _ := s.DueDeliveries(ctx, t0.Add(30*time.Second), 10); len(due) != 0 {
+				t.Fatal("a leased delivery is listed as due")
+			}
+			if ok, _ := s.ClaimDelivery(ctx, id, t0.Add(61*time.Second), t0.Add(2*time.Minute)); !ok {
+				t.Fatal("not claimable after the lease expired")
+			}
+		})
+		t.Run("Target", func(t *testing.T) {
+			tg, err := s.DeliveryTarget(ctx, id)
+			if err != nil || tg.URL != "https://shop.example/hook" || !strings.HasPrefix(tg.Secret, "svc_test_sec_") || tg.Event.SessionID != sess.ID {
+				t.Fatalf("target = %+v, %v", tg, err)
+			}
+		})
+		t.Run("RecordAttempt", func(t *testing.T) {
+			next := t0.Add(time.Minute)
+			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, NextAt: &next})
+			if err != nil || d.Status != cauri.DeliveryPending || d.Attempts != 1 || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
+				t.Fatalf("after a failure = %+v, %v", d, err)
+			}
+			if ok, _ := s.ClaimDelivery(ctx, id, next.Add(-time.Second), next.Add(time.Minute)); ok {
+				t.Fatal("claimed before its next attempt is due")
+			}
+			d, err = s.RecordAttempt(ctx, id, store.Attempt{At: next, URL: "https://shop.example/hook", StatusCode: 200, Delivered: true})
+			if err != nil || d.Status != cauri.DeliveryDelivered || d.NextAttemptAt != nil || !d.DeliveredAt.Equal(next) {
+				t.Fatalf("after a 2xx = %+v, %v", d, err)
+			}
+		})
+	})
+}

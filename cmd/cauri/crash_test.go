@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// TestMain lets the crash test run this test binary as the server, so that
+// it can kill a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("CAURI_TEST_SERVE") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := run(ctx, []string{"serve"}, os.Getenv, os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// server is the service in a process of its own.
+type server struct {
+	cmd  *exec.Cmd
+	logs *syncBuffer
+}
+
+func startServer(t *testing.T, env map[string]string) *server {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CAURI_TEST_SERVE=1")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	s := &server{cmd: cmd, logs: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get("http://" + env["CAURI_ADDR"] + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s
+			}
+		}
+	}
+	t.Fatalf("server did not start:\n%s", s.logs.String())
+	return nil
+}
+
+// TestCrash_DeliveryInFlightSurvivesKill kills the server (SIGKILL) while a
+// webhook is in flight; after a restart the delivery is attempted again,
+// with the same delivery id, once its lease has expired.
+func TestCrash_DeliveryInFlightSurvivesKill(t *testing.T) {
+	for _, db := range []struct {
+		name string
+		env  func(t *testing.T) map[string]string
+	}{
+		{"sqlite", func(t *testing.T) map[string]string {
+			return map[string]string{"CAURI_DATABASE_URL": storetest.SQLiteURL(t)}
+		}},
+		{"postgres", func(t *testing.T) map[string]string {
+			return map[string]string{"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="}
+		}},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			env := db.env(t)
+			addr := freeAddr(t)
+			env["CAURI_ADDR"], env["CAURI_BASE_URL"] = addr, "http://"+addr
+			env["CAURI_WEBHOOK_ALLOWED_CIDRS"] = "127.0.0.0/8"
+			env["CAURI_WEBHOOK_TIMEOUT"] = "2s" // a lease of 5 s
+
+			var mu sync.Mutex
+			var ids []string
+			first := make(chan struct{})
+			release := make(chan struct{})
+			rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				mu.Lock()
+				ids = append(ids, r.Header.Get("X-Service-Delivery"))
+				n := len(ids)
+				mu.Unlock()
+				if n == 1 {
+					close(first)
+					<-release // never answers: the server dies meanwhile
+				}
+			}))
+			t.Cleanup(rc.Close)
+			t.Cleanup(func() { close(release) })
+
+			srv := startServer(t, env)
+			var out bytes.Buffer
+			if err := run(context.Background(), []string{"workspace", "create", "--name", "Crash shop"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			key := jsonField(t, out.Bytes(), "keys", "test_secret")
+			ctx := context.Background()
+			c := client.New("http://"+addr, key)
+			url := rc.URL + "/hooks"
+			if _, err := c.UpdateWebhookConfig(ctx, client.WebhookConfigUpdate{WebhookUrl: &url}); err != nil {
+				t.Fatal(err)
+			}
+			sess, _, err := c.CreateSession(ctx, client.CreateSessionRequest{Amount: "4200"}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := client.New("http://"+addr, "").SettleSandbox(ctx, sess.Id, client.Succes); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-first:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no delivery came:\n%s", srv.logs.String())
+			}
+			srv.cmd.Process.Kill() // SIGKILL: no shutdown, the attempt is never recorded
+			srv.cmd.Process.Wait()
+
+			startServer(t, env)
+			var d *client.Delivery
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				list, err := c.ListDeliveries(ctx, client.DeliveryFilter{TransactionID: sess.Id})
+				if err == nil && len(list.Data) == 1 && list.Data[0].Status == client.Delivered {
+					d = &list.Data[0]
+					break
+				}
+			}
+			if d == nil {
+				t.Fatal("the delivery in flight at the crash was not delivered after the restart")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(ids) != 2 || ids[0] != d.Id || ids[1] != d.Id || d.Attempts != 1 {
+				t.Fatalf("requests carried %v; delivery %s has %d attempts; want the same delivery twice, one recorded attempt", ids, d.Id, d.Attempts)
+			}
+		})
+	}
+}
