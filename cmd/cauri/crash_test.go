@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/client"
-	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
 // TestMain lets the crash test run this test binary as the server, so that
@@ -73,17 +72,7 @@ func startServer(t *testing.T, env map[string]string) *server {
 // webhook is in flight; after a restart the delivery is attempted again,
 // with the same delivery id, once its lease has expired.
 func TestCrash_DeliveryInFlightSurvivesKill(t *testing.T) {
-	for _, db := range []struct {
-		name string
-		env  func(t *testing.T) map[string]string
-	}{
-		{"sqlite", func(t *testing.T) map[string]string {
-			return map[string]string{"CAURI_DATABASE_URL": storetest.SQLiteURL(t)}
-		}},
-		{"postgres", func(t *testing.T) map[string]string {
-			return map[string]string{"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="}
-		}},
-	} {
+	for _, db := range testDatabases {
 		t.Run(db.name, func(t *testing.T) {
 			env := db.env(t)
 			addr := freeAddr(t)

@@ -57,21 +57,24 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// testDatabases are the environments of a fresh database of each kind.
+var testDatabases = []struct {
+	name string
+	env  func(t *testing.T) map[string]string
+}{
+	{"sqlite", func(t *testing.T) map[string]string {
+		return map[string]string{"CAURI_DATABASE_URL": storetest.SQLiteURL(t)}
+	}},
+	{"postgres", func(t *testing.T) map[string]string {
+		return map[string]string{"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="}
+	}},
+}
+
 // TestRun_EndToEnd runs the real program: serve on a free port, the
 // workspace commands against the same database while it serves, a session
 // paid in the sandbox, and a graceful stop.
 func TestRun_EndToEnd(t *testing.T) {
-	for _, db := range []struct {
-		name string
-		env  func(t *testing.T) map[string]string
-	}{
-		{"sqlite", func(t *testing.T) map[string]string {
-			return map[string]string{"CAURI_DATABASE_URL": storetest.SQLiteURL(t)}
-		}},
-		{"postgres", func(t *testing.T) map[string]string {
-			return map[string]string{"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="}
-		}},
-	} {
+	for _, db := range testDatabases {
 		t.Run(db.name, func(t *testing.T) {
 			env := db.env(t)
 			addr := freeAddr(t)

@@ -38,20 +38,9 @@ func (t *tx) event(ctx context.Context, id string) (*cauri.Event, error) {
 // SessionEvents lists the events of a session, oldest first.
 func (s *Store) SessionEvents(ctx context.Context, sessionID string) ([]*cauri.Event, error) {
 	var events []*cauri.Event
-	err := s.tx(ctx, func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT `+eventColumns+` FROM events WHERE session_id = ? ORDER BY created_at, id`, sessionID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			ev, err := scanEvent(rows)
-			if err != nil {
-				return err
-			}
-			events = append(events, ev)
-		}
-		return rows.Err()
+	err := s.tx(ctx, func(t *tx) (err error) {
+		events, err = queryAll(ctx, t, scanEvent, `SELECT `+eventColumns+` FROM events WHERE session_id = ? ORDER BY created_at, id`, sessionID)
+		return err
 	})
 	return events, err
 }

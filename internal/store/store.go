@@ -165,6 +165,24 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 	return t.tx.QueryContext(ctx, t.s.rebind(q), args...)
 }
 
+// queryAll runs a query and scans every row with scan.
+func queryAll[T any](ctx context.Context, t *tx, scan func(interface{ Scan(...any) error }) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // forUpdate is the row-lock clause: PostgreSQL locks the row; SQLite needs
 // nothing because an immediate transaction already holds the write lock.
 func (s *Store) forUpdate() string {

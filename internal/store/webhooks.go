@@ -115,22 +115,11 @@ func scanDelivery(row interface{ Scan(...any) error }) (*cauri.Delivery, error) 
 // ClaimDelivery.
 func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*cauri.Delivery, error) {
 	var out []*cauri.Delivery
-	err := s.tx(ctx, func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	err := s.tx(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 			WHERE status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)
 			ORDER BY next_attempt_at, id LIMIT ?`, string(cauri.DeliveryPending), micros(now), micros(now), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return rows.Err()
+		return err
 	})
 	return out, err
 }
@@ -296,21 +285,10 @@ func (s *Store) Deliveries(ctx context.Context, workspaceID string, livemode boo
 	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, f.Limit)
-	out := []*cauri.Delivery{}
-	err := s.tx(ctx, func(t *tx) error {
-		rows, err := t.query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d, err := scanDelivery(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return rows.Err()
+	var out []*cauri.Delivery
+	err := s.tx(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanDelivery, q, args...)
+		return err
 	})
 	return out, err
 }
@@ -342,23 +320,16 @@ type Notification struct {
 // Notifications lists a workspace's notifications, newest first.
 func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notification, error) {
 	var out []Notification
-	err := s.tx(ctx, func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at FROM notifications
-			WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := s.tx(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Notification, error) {
 			var n Notification
 			var created int64
-			if err := rows.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created); err != nil {
-				return err
-			}
+			err := row.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created)
 			n.CreatedAt = fromMicros(created)
-			out = append(out, n)
-		}
-		return rows.Err()
+			return n, err
+		}, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at FROM notifications
+			WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
+		return err
 	})
 	return out, err
 }
