@@ -107,7 +107,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 		return
 	}
 	now := w.Now()
-	due, err := w.Store.DueDeliveries(ctx, now, 4*w.Concurrency)
+	due, err := w.Store.DueDeliveries(ctx, now, w.PerEndpoint, 4*w.Concurrency)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.Logger.Warn("webhook worker: list due deliveries", "err", err)
@@ -122,8 +122,8 @@ func (w *Worker) dispatch(ctx context.Context) {
 		if full {
 			continue
 		}
-		claimed, err := w.Store.ClaimDelivery(ctx, d.ID, now, now.Add(w.lease()))
-		if err != nil || !claimed {
+		lease, err := w.Store.ClaimDelivery(ctx, d.ID, now, now.Add(w.lease()))
+		if err != nil || lease == "" {
 			continue
 		}
 		w.mu.Lock()
@@ -141,7 +141,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 				w.Wake() // a slot is free
 			}()
 			// The attempt outlives a shutdown signal: it ends within Timeout.
-			if _, err := w.Attempt(context.WithoutCancel(ctx), d.ID, false); err != nil {
+			if _, err := w.attempt(context.WithoutCancel(ctx), d.ID, lease); err != nil {
 				w.Logger.Warn("webhook attempt not recorded; it will be retried when its lease expires", "delivery", d.ID, "err", err)
 			}
 		}()
@@ -164,25 +164,36 @@ func Body(ev *cauri.Event) ([]byte, error) {
 // status matters.
 const maxResponseRead = 64 << 10
 
-// Attempt sends delivery id once, to the address and with the key that are
-// current now, and records the outcome. manual is a resend: it fires
-// whatever the delivery's state and does not move its schedule.
-func (w *Worker) Attempt(ctx context.Context, id string, manual bool) (*cauri.Delivery, error) {
+// Resend sends delivery id once now, whatever its state, and records the
+// attempt; it does not move the automatic schedule. The attempt is
+// recorded even if the caller goes away meanwhile.
+func (w *Worker) Resend(ctx context.Context, id string) (*cauri.Delivery, error) {
+	return w.attempt(context.WithoutCancel(ctx), id, "")
+}
+
+// attempt sends delivery id once, to the address and with the key that are
+// current now, and records the outcome. lease is the token of the worker's
+// claim, or "" for a resend.
+func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery, error) {
 	w.init()
 	tg, err := w.Store.DeliveryTarget(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	body, err := Body(tg.Event)
-	if err != nil {
-		return nil, err
-	}
 	now := w.Now()
-	a := store.Attempt{At: now, URL: tg.URL, Manual: manual}
+	manual := lease == ""
+	a := store.Attempt{At: now, URL: tg.URL, Manual: manual, Lease: lease}
 	var retryAfter time.Duration
-	if tg.URL == "" {
+	switch {
+	case tg.Problem != "":
+		a.Error = tg.Problem
+	case tg.URL == "":
 		a.Error = "no webhook URL is configured for this mode"
-	} else {
+	default:
+		body, err := Body(tg.Event)
+		if err != nil {
+			return nil, err
+		}
 		retryAfter = w.send(ctx, tg, body, now, &a)
 	}
 	if !a.Delivered && !manual {
@@ -229,9 +240,18 @@ func (w *Worker) send(ctx context.Context, tg *store.DeliveryTarget, body []byte
 	case res.StatusCode >= 300 && res.StatusCode < 400:
 		a.Error = "redirect not followed: answer " + strconv.Itoa(res.StatusCode)
 	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable:
-		if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s > 0 {
-			return time.Duration(s) * time.Second
-		}
+		return retryAfter(res.Header.Get("Retry-After"), now)
+	}
+	return 0
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	if s, err := strconv.Atoi(v); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
 	}
 	return 0
 }

@@ -332,29 +332,36 @@ func TestStore_Deliveries(t *testing.T) {
 		}
 		t.Run("NoURLNoDelivery", func(t *testing.T) {
 			settle()
-			if due, _ := s.DueDeliveries(ctx, t0, 10); len(due) != 0 {
+			if due, _ := s.DueDeliveries(ctx, t0, 2, 10); len(due) != 0 {
 				t.Fatalf("due = %d; want none without a URL", len(due))
 			}
 		})
 		s.UpdateWebhookConfig(ctx, ws.ID, func(c *cauri.WebhookConfig) error { c.URL = "https://shop.example/hook"; return nil })
 		sess := settle()
-		due, err := s.DueDeliveries(ctx, t0, 10)
+		due, err := s.DueDeliveries(ctx, t0, 2, 10)
 		if err != nil || len(due) != 1 || due[0].TransactionID != sess.ID || due[0].MaxAttempts != 10 || due[0].URL != "https://shop.example/hook" {
 			t.Fatalf("due = %+v, %v; want the new delivery", due, err)
 		}
 		id := due[0].ID
+		var lease string
 		t.Run("Lease", func(t *testing.T) {
-			if ok, _ := s.ClaimDelivery(ctx, id, t0, t0.Add(time.Minute)); !ok {
+			first, _ := s.ClaimDelivery(ctx, id, t0, t0.Add(time.Minute))
+			if first == "" {
 				t.Fatal("first claim refused")
 			}
-			if ok, _ := s.ClaimDelivery(ctx, id, t0.Add(30*time.Second), t0.Add(2*time.Minute)); ok {
+			if again, _ := s.ClaimDelivery(ctx, id, t0.Add(30*time.Second), t0.Add(2*time.Minute)); again != "" {
 				t.Fatal("claimed twice while leased")
 			}
-			if due, _ := s.DueDeliveries(ctx, t0.Add(30*time.Second), 10); len(due) != 0 {
+			if due, _ := s.DueDeliveries(ctx, t0.Add(30*time.Second), 2, 10); len(due) != 0 {
 				t.Fatal("a leased delivery is listed as due")
 			}
-			if ok, _ := s.ClaimDelivery(ctx, id, t0.Add(61*time.Second), t0.Add(2*time.Minute)); !ok {
-				t.Fatal("not claimable after the lease expired")
+			if lease, _ = s.ClaimDelivery(ctx, id, t0.Add(61*time.Second), t0.Add(2*time.Minute)); lease == "" || lease == first {
+				t.Fatal("not claimable with a new token after the lease expired")
+			}
+			// The first holder's late outcome decides nothing.
+			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: first, NextAt: &t0})
+			if err != nil || d.Status != cauri.DeliveryPending || d.AutoAttempts != 0 || d.Attempts != 1 {
+				t.Fatalf("stale outcome = %+v, %v; want counted, no state change", d, err)
 			}
 		})
 		t.Run("Target", func(t *testing.T) {
@@ -365,11 +372,11 @@ func TestStore_Deliveries(t *testing.T) {
 		})
 		t.Run("RecordAttempt", func(t *testing.T) {
 			next := t0.Add(time.Minute)
-			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, NextAt: &next})
-			if err != nil || d.Status != cauri.DeliveryPending || d.Attempts != 1 || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
+			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: lease, NextAt: &next})
+			if err != nil || d.Status != cauri.DeliveryPending || d.Attempts != 2 || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
 				t.Fatalf("after a failure = %+v, %v", d, err)
 			}
-			if ok, _ := s.ClaimDelivery(ctx, id, next.Add(-time.Second), next.Add(time.Minute)); ok {
+			if tok, _ := s.ClaimDelivery(ctx, id, next.Add(-time.Second), next.Add(time.Minute)); tok != "" {
 				t.Fatal("claimed before its next attempt is due")
 			}
 			d, err = s.RecordAttempt(ctx, id, store.Attempt{At: next, URL: "https://shop.example/hook", StatusCode: 200, Delivered: true})

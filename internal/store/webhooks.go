@@ -111,29 +111,37 @@ func scanDelivery(row interface{ Scan(...any) error }) (*cauri.Delivery, error) 
 }
 
 // DueDeliveries lists up to limit pending deliveries that are due at now
-// and not leased, the longest waiting first. Listing leases nothing: see
+// and not leased, the longest waiting first, but at most perEndpoint of
+// one workspace's address of one mode: a receiver with a long backlog
+// cannot fill the list and starve the others. Listing leases nothing: see
 // ClaimDelivery.
-func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]*cauri.Delivery, error) {
+func (s *Store) DueDeliveries(ctx context.Context, now time.Time, perEndpoint, limit int) ([]*cauri.Delivery, error) {
 	var out []*cauri.Delivery
 	err := s.tx(ctx, func(t *tx) (err error) {
-		out, err = queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-			WHERE status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)
-			ORDER BY next_attempt_at, id LIMIT ?`, string(cauri.DeliveryPending), micros(now), micros(now), limit)
+		out, err = queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM (
+			SELECT *, ROW_NUMBER() OVER (PARTITION BY workspace_id, livemode ORDER BY next_attempt_at, id) AS place
+			FROM webhook_deliveries
+			WHERE status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)) due
+			WHERE place <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+			string(cauri.DeliveryPending), micros(now), micros(now), perEndpoint, limit)
 		return err
 	})
 	return out, err
 }
 
-// ClaimDelivery leases a due delivery to the caller until until. It
-// reports false when another worker (of any node) holds it, or when it is
-// no longer due. A worker that dies holding a lease loses it when the lease
-// expires, and the delivery is attempted again: none is lost.
-func (s *Store) ClaimDelivery(ctx context.Context, id string, now, until time.Time) (bool, error) {
+// ClaimDelivery leases a due delivery to the caller until until and
+// returns the lease's token, or "" when another worker (of any node) holds
+// it or it is no longer due. A worker that dies holding a lease loses it
+// when the lease expires, and the delivery is attempted again: none is
+// lost. Only the holder of the current token settles the delivery (see
+// Attempt.Lease).
+func (s *Store) ClaimDelivery(ctx context.Context, id string, now, until time.Time) (string, error) {
+	token := cauri.NewID("lease_")
 	var claimed bool
 	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET locked_until = ?
+		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET locked_until = ?, lease_token = ?
 			WHERE id = ? AND status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)`,
-			micros(until), id, string(cauri.DeliveryPending), micros(now), micros(now))
+			micros(until), token, id, string(cauri.DeliveryPending), micros(now), micros(now))
 		if err != nil {
 			return err
 		}
@@ -141,7 +149,10 @@ func (s *Store) ClaimDelivery(ctx context.Context, id string, now, until time.Ti
 		claimed = n == 1
 		return err
 	})
-	return claimed, err
+	if !claimed {
+		token = ""
+	}
+	return token, err
 }
 
 // DeliveryTarget is what one attempt needs, read afresh at every attempt:
@@ -152,6 +163,9 @@ type DeliveryTarget struct {
 	URL      string
 	Secret   string
 	Event    *cauri.Event
+	// Problem says why the delivery cannot be sent at all (no secret key
+	// of its mode, its event gone); the attempt records it as its error.
+	Problem string
 }
 
 // DeliveryTarget reads what an attempt of delivery id needs.
@@ -169,10 +183,18 @@ func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget,
 		}
 		tg.URL = cfg.URLFor(d.Livemode)
 		if tg.Secret, err = t.signingSecret(ctx, d.WorkspaceID, d.Livemode); err != nil {
-			return err
+			if cauri.ErrorCode(err) != cauri.ENotFound {
+				return err
+			}
+			tg.Problem = cauri.ErrorMessage(err)
 		}
-		tg.Event, err = t.event(ctx, d.EventID)
-		return err
+		if tg.Event, err = t.event(ctx, d.EventID); err != nil {
+			if cauri.ErrorCode(err) != cauri.ENotFound {
+				return err
+			}
+			tg.Problem = cauri.ErrorMessage(err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -203,15 +225,23 @@ type Attempt struct {
 	// Manual marks a resend: it neither moves the automatic schedule nor
 	// fails the delivery.
 	Manual bool
+	// Lease is the token of the automatic attempt's claim. If the lease
+	// has meanwhile passed to another worker, or a resend has delivered,
+	// the attempt is recorded like a resend: it changes no state.
+	Lease string
 	// NextAt is when to try again after a failed automatic attempt; nil when
 	// it was the last one, which fails the delivery.
 	NextAt *time.Time
 }
 
-// RecordAttempt writes an attempt's outcome and releases the lease: a 2xx
-// delivers; a failed automatic attempt schedules the next one, or fails the
-// delivery and raises a dashboard notification after the last; a failed
-// resend leaves the state as it was.
+// RecordAttempt writes an attempt's outcome. An automatic attempt that
+// still holds its lease settles the delivery and releases the lease: a 2xx
+// delivers; a failure schedules the next attempt, or fails the delivery and
+// raises a dashboard notification after the last. A resend's 2xx delivers
+// too; any other outcome (a failed resend, or an automatic attempt whose
+// lease has passed to another worker or whose delivery a resend has
+// delivered meanwhile) is recorded in the counters without changing the
+// state.
 func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri.Delivery, error) {
 	var d *cauri.Delivery
 	err := s.tx(ctx, func(t *tx) error {
@@ -219,6 +249,14 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri
 		d, err = scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`+s.forUpdate(), id))
 		if err != nil {
 			return notFound(err, "Delivery %s not found", printable(id))
+		}
+		holdsLease := false
+		if !a.Manual {
+			var token sql.NullString
+			if err := t.queryRow(ctx, `SELECT lease_token FROM webhook_deliveries WHERE id = ?`, id).Scan(&token); err != nil {
+				return err
+			}
+			holdsLease = d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
 		}
 		d.Attempts++
 		d.URL, d.ResponseMS = a.URL, a.ResponseMS
@@ -233,7 +271,7 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri
 		case a.Delivered:
 			at := a.At
 			d.Status, d.DeliveredAt, d.NextAttemptAt = cauri.DeliveryDelivered, &at, nil
-		case a.Manual:
+		case !holdsLease:
 		case a.NextAt != nil:
 			d.Status, d.NextAttemptAt = cauri.DeliveryPending, a.NextAt
 		default:
@@ -244,11 +282,10 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri
 				return err
 			}
 		}
-		lease := "locked_until = NULL, "
-		if a.Manual {
-			lease = "" // a worker may hold it; its own outcome releases it
-		} else {
+		lease := "" // a resend, or a stale attempt: the lease stays its holder's
+		if holdsLease {
 			d.AutoAttempts++
+			lease = "locked_until = NULL, lease_token = NULL, "
 		}
 		_, err = t.exec(ctx, `UPDATE webhook_deliveries SET `+lease+`status = ?, attempts = ?, auto_attempts = ?, url = ?,
 			next_attempt_at = ?, last_status_code = ?, last_error = ?, response_ms = ?, delivered_at = ? WHERE id = ?`,

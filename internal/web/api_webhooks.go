@@ -165,7 +165,11 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d, err := s.Limiter.Allow(r.Context(), limitResend, c.ws.ID); err == nil && !d.Allowed {
+	d, err := s.Limiter.Allow(r.Context(), limitResend, c.ws.ID)
+	switch {
+	case err != nil:
+		s.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", limitResend.Name)
+	case !d.Allowed:
 		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "Too many resends; at most 30 a minute per workspace", "code": "rate_limited"})
 		return nil
@@ -173,10 +177,10 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.Store.Delivery(r.Context(), c.ws.ID, c.livemode(), r.PathValue("id")); err != nil {
 		return err
 	}
-	d, err := s.Worker.Attempt(r.Context(), r.PathValue("id"), true)
+	sent, err := s.Worker.Resend(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, d.Object())
+	writeJSON(w, http.StatusOK, sent.Object())
 	return nil
 }

@@ -425,35 +425,37 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 }
 
 func TestWebhookDelivery_RetryAfter(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
-	key := e.keys["test_secret"]
-	rc := newReceiver(t, func(n int, w http.ResponseWriter) {
-		switch n {
-		case 0:
-			w.Header().Set("Retry-After", "120")
-			w.WriteHeader(429)
-		case 1:
-			w.Header().Set("Retry-After", "100000")
-			w.WriteHeader(503)
-		default:
-			w.Header().Set("Retry-After", "60")
-			w.WriteHeader(503)
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.keys["test_secret"]
+		rc := newReceiver(t, func(n int, w http.ResponseWriter) {
+			switch n {
+			case 0:
+				w.Header().Set("Retry-After", "120")
+				w.WriteHeader(429)
+			case 1:
+				w.Header().Set("Retry-After", "100000")
+				w.WriteHeader(503)
+			default:
+				w.Header().Set("Retry-After", "60")
+				w.WriteHeader(503)
+			}
+		})
+		e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
+		e.settle(e.mustSession(key, `{"amount": 100}`), "succes")
+		rc.wait(1)
+		did := e.deliveries(key, "")[0]["id"].(string)
+		for n, wantStep := range []time.Duration{2 * time.Minute, 10 * time.Minute, 15 * time.Minute} {
+			var d response
+			waitFor(t, "attempt recorded", func() bool { d = e.delivery(key, did); return d.body["attempts"] == float64(n+1) })
+			if want := e.clock.Now().Add(wantStep).UTC().Format(cauri.TimeFormat); d.str("next_attempt_at") != want {
+				t.Fatalf("after answer %d: next at %s; want %s (Retry-After, at most twice the schedule's step)", n+1, d.str("next_attempt_at"), want)
+			}
+			e.clock.Add(wantStep)
+			e.srv.Worker.Wake()
+			rc.wait(n + 2)
 		}
 	})
-	e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
-	e.settle(e.mustSession(key, `{"amount": 100}`), "succes")
-	rc.wait(1)
-	did := e.deliveries(key, "")[0]["id"].(string)
-	for n, wantStep := range []time.Duration{2 * time.Minute, 10 * time.Minute, 15 * time.Minute} {
-		var d response
-		waitFor(t, "attempt recorded", func() bool { d = e.delivery(key, did); return d.body["attempts"] == float64(n+1) })
-		if want := e.clock.Now().Add(wantStep).UTC().Format(cauri.TimeFormat); d.str("next_attempt_at") != want {
-			t.Fatalf("after answer %d: next at %s; want %s (Retry-After, at most twice the schedule's step)", n+1, d.str("next_attempt_at"), want)
-		}
-		e.clock.Add(wantStep)
-		e.srv.Worker.Wake()
-		rc.wait(n + 2)
-	}
 }
 
 func TestWebhookDelivery_ResendAndList(t *testing.T) {
@@ -539,95 +541,190 @@ func TestWebhookDelivery_ResendAndList(t *testing.T) {
 }
 
 func TestWebhookDelivery_ConnectTimeGuard(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t), guardWith(testDNS)) // loopback not exempt
-	rc := newReceiver(t, status(200))
-	port := strings.Split(strings.TrimPrefix(rc.url, "http://127.0.0.1:"), "/")[0]
-	key := e.keys["test_secret"]
-	for i, url := range []string{rc.url, "https://127.0.0.1:" + port + "/x", "https://localhost:" + port + "/x"} {
-		// As if the name had resolved to a public address when it was set,
-		// and to this one now (DNS rebinding): the connection is refused.
-		if _, err := e.store.UpdateWebhookConfig(context.Background(), e.ws.ID, func(c *cauri.WebhookConfig) error { c.TestURL = url; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		id := e.mustSession(key, `{"amount": 100}`)
-		e.settle(id, "succes")
-		var d map[string]any
-		waitFor(t, "attempt", func() bool {
-			l := e.deliveries(key, "?transaction_id="+id)
-			if len(l) == 1 && l[0]["attempts"] == 1.0 {
-				d = l[0]
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, guardWith(testDNS)) // loopback not exempt
+		rc := newReceiver(t, status(200))
+		port := strings.Split(strings.TrimPrefix(rc.url, "http://127.0.0.1:"), "/")[0]
+		key := e.keys["test_secret"]
+		for i, url := range []string{rc.url, "https://127.0.0.1:" + port + "/x", "https://localhost:" + port + "/x"} {
+			// As if the name had resolved to a public address when it was set,
+			// and to this one now (DNS rebinding): the connection is refused.
+			if _, err := e.store.UpdateWebhookConfig(context.Background(), e.ws.ID, func(c *cauri.WebhookConfig) error { c.TestURL = url; return nil }); err != nil {
+				t.Fatal(err)
 			}
-			return d != nil
-		})
-		if d["status"] != "pending" || !strings.Contains(fmt.Sprint(d["last_error"]), "not allowed") {
-			t.Fatalf("delivery %d to %s = %v; want refused at connect time", i, url, d)
+			id := e.mustSession(key, `{"amount": 100}`)
+			e.settle(id, "succes")
+			var d map[string]any
+			waitFor(t, "attempt", func() bool {
+				l := e.deliveries(key, "?transaction_id="+id)
+				if len(l) == 1 && l[0]["attempts"] == 1.0 {
+					d = l[0]
+				}
+				return d != nil
+			})
+			if d["status"] != "pending" || !strings.Contains(fmt.Sprint(d["last_error"]), "not allowed") {
+				t.Fatalf("delivery %d to %s = %v; want refused at connect time", i, url, d)
+			}
 		}
-	}
-	if n := len(rc.requests()); n != 0 {
-		t.Fatalf("the receiver on loopback got %d requests", n)
-	}
+		if n := len(rc.requests()); n != 0 {
+			t.Fatalf("the receiver on loopback got %d requests", n)
+		}
+	})
 }
 
 func TestWebhookDelivery_RedirectNotFollowed(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
-	key := e.keys["test_secret"]
-	followed := newReceiver(t, status(200))
-	rc := newReceiver(t, func(_ int, w http.ResponseWriter) {
-		w.Header().Set("Location", followed.url) // or 169.254.169.254: it is never fetched
-		w.WriteHeader(302)
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.keys["test_secret"]
+		followed := newReceiver(t, status(200))
+		rc := newReceiver(t, func(_ int, w http.ResponseWriter) {
+			w.Header().Set("Location", followed.url) // or 169.254.169.254: it is never fetched
+			w.WriteHeader(302)
+		})
+		e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
+		id := e.mustSession(key, `{"amount": 100}`)
+		e.settle(id, "succes")
+		rc.wait(1)
+		var d map[string]any
+		waitFor(t, "attempt", func() bool { d = e.deliveries(key, "")[0]; return d["attempts"] == 1.0 })
+		if d["status"] != "pending" || d["last_status_code"] != 302.0 || !strings.Contains(fmt.Sprint(d["last_error"]), "redirect not followed") {
+			t.Fatalf("delivery = %v", d)
+		}
+		if len(followed.requests()) != 0 {
+			t.Fatal("the redirect was followed")
+		}
 	})
-	e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
-	id := e.mustSession(key, `{"amount": 100}`)
-	e.settle(id, "succes")
-	rc.wait(1)
-	var d map[string]any
-	waitFor(t, "attempt", func() bool { d = e.deliveries(key, "")[0]; return d["attempts"] == 1.0 })
-	if d["status"] != "pending" || d["last_status_code"] != 302.0 || !strings.Contains(fmt.Sprint(d["last_error"]), "redirect not followed") {
-		t.Fatalf("delivery = %v", d)
-	}
-	if len(followed.requests()) != 0 {
-		t.Fatal("the redirect was followed")
-	}
 }
 
 func TestWebhookDelivery_SlowReceiverHoldsNobodyElse(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t), workerWith(4, 2, time.Second))
-	release := make(chan struct{})
-	slow := newReceiver(t, func(int, http.ResponseWriter) {
-		select {
-		case <-release:
-		case <-time.After(3 * time.Second):
-		}
-	})
-	defer close(release)
-	fast := newReceiver(t, status(200))
-	_, other := e.newWorkspace("Other shop", false)
-	e.setWebhook(e.keys["test_secret"], map[string]any{"webhookUrl": slow.url})
-	e.setWebhook(other["test_secret"], map[string]any{"webhookUrl": fast.url})
-	for range 6 {
-		e.settle(e.mustSession(e.keys["test_secret"], `{"amount": 100}`), "succes")
-	}
-	slow.wait(2)
-	start := time.Now()
-	e.settle(e.mustSession(other["test_secret"], `{"amount": 100}`), "succes")
-	fast.wait(1)
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Fatalf("the other workspace waited %v behind a slow receiver", d)
-	}
-	if n := len(slow.requests()); n > 2 {
-		t.Fatalf("the slow receiver holds %d slots; want at most 2", n)
-	}
-	// The slow receiver's attempts end at the timeout, recorded as such.
-	var d map[string]any
-	waitFor(t, "timeout recorded", func() bool {
-		for _, x := range e.deliveries(e.keys["test_secret"], "") {
-			if x["attempts"] == 1.0 {
-				d = x
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, workerWith(4, 2, time.Second))
+		release := make(chan struct{})
+		slow := newReceiver(t, func(int, http.ResponseWriter) {
+			select {
+			case <-release:
+			case <-time.After(3 * time.Second):
 			}
+		})
+		defer close(release)
+		fast := newReceiver(t, status(200))
+		_, other := e.newWorkspace("Other shop", false)
+		e.setWebhook(e.keys["test_secret"], map[string]any{"webhookUrl": slow.url})
+		e.setWebhook(other["test_secret"], map[string]any{"webhookUrl": fast.url})
+		for range 6 {
+			e.settle(e.mustSession(e.keys["test_secret"], `{"amount": 100}`), "succes")
 		}
-		return d != nil
+		slow.wait(2)
+		start := time.Now()
+		e.settle(e.mustSession(other["test_secret"], `{"amount": 100}`), "succes")
+		fast.wait(1)
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Fatalf("the other workspace waited %v behind a slow receiver", d)
+		}
+		if n := len(slow.requests()); n > 2 {
+			t.Fatalf("the slow receiver holds %d slots; want at most 2", n)
+		}
+		// The slow receiver's attempts end at the timeout, recorded as such.
+		var d map[string]any
+		waitFor(t, "timeout recorded", func() bool {
+			for _, x := range e.deliveries(e.keys["test_secret"], "") {
+				if x["attempts"] == 1.0 {
+					d = x
+				}
+			}
+			return d != nil
+		})
+		if !strings.Contains(fmt.Sprint(d["last_error"]), "timeout") || d["last_status_code"] != nil {
+			t.Fatalf("slow delivery = %v; want a timeout", d)
+		}
 	})
-	if !strings.Contains(fmt.Sprint(d["last_error"]), "timeout") || d["last_status_code"] != nil {
-		t.Fatalf("slow delivery = %v; want a timeout", d)
-	}
+}
+
+// TestWebhookDelivery_ResendRacesWorker: a resend that delivers while the
+// worker's own attempt is still waiting on the receiver stays delivered
+// when the worker's attempt then fails.
+func TestWebhookDelivery_ResendRacesWorker(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.keys["test_secret"]
+		release := make(chan struct{})
+		rc := newReceiver(t, func(n int, w http.ResponseWriter) {
+			if n == 0 {
+				<-release // the worker's attempt hangs...
+				w.WriteHeader(500)
+			}
+		})
+		e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
+		e.settle(e.mustSession(key, `{"amount": 100}`), "succes")
+		rc.wait(1)
+		did := e.deliveries(key, "")[0]["id"].(string)
+		r := e.do("POST", "/v1/webhooks/deliveries/"+did+"/resend", nil, bearer(key)...) // ...while a resend delivers
+		if r.str("status") != "delivered" {
+			t.Fatalf("resend = %s", r.raw)
+		}
+		close(release)
+		waitFor(t, "the worker's attempt recorded", func() bool { return e.delivery(key, did).body["attempts"] == 2.0 })
+		d := e.delivery(key, did)
+		if d.str("status") != "delivered" || d.body["next_attempt_at"] != nil {
+			t.Fatalf("after the worker's late failure: %s; want still delivered", d.raw)
+		}
+	})
+}
+
+// TestWebhookDelivery_BacklogStarvesNobody: one merchant's dead receiver
+// with a backlog longer than the worker's list does not hold back another
+// merchant's delivery.
+func TestWebhookDelivery_BacklogStarvesNobody(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, workerWith(4, 2, time.Second)) // the worker lists 16 at a time
+		release := make(chan struct{})
+		dead := newReceiver(t, func(int, http.ResponseWriter) {
+			select {
+			case <-release:
+			case <-time.After(3 * time.Second):
+			}
+		})
+		defer close(release)
+		fast := newReceiver(t, status(200))
+		_, other := e.newWorkspace("Other shop", false)
+		e.setWebhook(e.keys["test_secret"], map[string]any{"webhookUrl": dead.url})
+		e.setWebhook(other["test_secret"], map[string]any{"webhookUrl": fast.url})
+		for range 40 {
+			e.settle(e.mustSession(e.keys["test_secret"], `{"amount": 100}`), "succes")
+			e.clock.Add(2 * time.Second) // the sandbox route allows one every 2 s after a burst of 30
+		}
+		dead.wait(2)
+		start := time.Now()
+		e.settle(e.mustSession(other["test_secret"], `{"amount": 100}`), "succes")
+		fast.wait(1)
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Fatalf("the other merchant waited %v behind a backlog of 40", d)
+		}
+	})
+}
+
+// TestWebhookDelivery_AddressReadAtEveryAttempt: an attempt goes to the
+// address configured when it is made, not when the event happened.
+func TestWebhookDelivery_AddressReadAtEveryAttempt(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.keys["test_secret"]
+		oldRC, newRC := newReceiver(t, status(500)), newReceiver(t, status(200))
+		e.setWebhook(key, map[string]any{"webhookUrl": oldRC.url})
+		e.settle(e.mustSession(key, `{"amount": 100}`), "succes")
+		oldRC.wait(1)
+		did := e.deliveries(key, "")[0]["id"].(string)
+		waitFor(t, "first attempt recorded", func() bool { return e.delivery(key, did).body["attempts"] == 1.0 })
+		e.setWebhook(key, map[string]any{"webhookUrl": newRC.url})
+		e.clock.Add(time.Minute)
+		e.srv.Worker.Wake()
+		got := newRC.wait(1)[0]
+		if got.header.Get("X-Service-Delivery") != did {
+			t.Fatalf("the new address got delivery %q; want %s", got.header.Get("X-Service-Delivery"), did)
+		}
+		waitFor(t, "delivered", func() bool { return e.delivery(key, did).str("status") == "delivered" })
+		if d := e.delivery(key, did); d.str("url") != newRC.url {
+			t.Fatalf("delivery url = %s; want the new address", d.str("url"))
+		}
+	})
 }

@@ -19,7 +19,8 @@ CREATE TABLE webhook_deliveries (
     auto_attempts    INTEGER NOT NULL DEFAULT 0,
     max_attempts     INTEGER NOT NULL,
     next_attempt_at  BIGINT,                 -- due time while pending
-    locked_until     BIGINT,                 -- lease of the worker sending it
+    locked_until     BIGINT,                 -- lease of the worker sending it...
+    lease_token      TEXT,                   -- ...which only that worker's outcome may settle
     last_status_code INTEGER,
     last_error       TEXT,
     response_ms      INTEGER NOT NULL DEFAULT 0,
