@@ -21,13 +21,22 @@ import (
 )
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	cfg, _, err := parseFlags(flag.NewFlagSet("serve", flag.ContinueOnError), args, getenv, stderr)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	// Benchmarks only: a flag, never an environment variable, so that it
+	// cannot linger in a deployment's configuration.
+	noLimits := fs.Bool("unsafe-no-rate-limits", false, "turn every rate limit off (benchmarks only; never in production)")
+	cfg, _, err := parseFlags(fs, args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.LogLevel))
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var limiter ratelimit.Limiter = ratelimit.NewMemory(time.Now)
+	if *noLimits {
+		logger.Warn("RATE LIMITS ARE OFF (--unsafe-no-rate-limits): for benchmarks only, never in production")
+		limiter = ratelimit.Unlimited{}
+	}
 
 	st, err := openStore(ctx, cfg)
 	if err != nil {
@@ -49,7 +58,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake},
 		Guard:          guard,
 		Worker:         worker,
-		Limiter:        ratelimit.NewMemory(now),
+		Limiter:        limiter,
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
 		TrustedProxies: cfg.TrustedProxies,

@@ -114,18 +114,32 @@ func (w *Worker) dispatch(ctx context.Context) {
 		}
 		return
 	}
+	// Pick what fits the free slots and each endpoint's share, then lease
+	// the lot in one statement (one commit, however many).
+	var picked []string
+	byID := map[string]*cauri.Delivery{}
+	want := map[string]int{}
+	w.mu.Lock()
 	for _, d := range due {
 		ep := endpoint(d)
-		w.mu.Lock()
-		full := w.running >= w.Concurrency || w.inflight[ep] >= w.PerEndpoint
-		w.mu.Unlock()
-		if full {
+		if len(picked) >= free || w.inflight[ep]+want[ep] >= w.PerEndpoint {
 			continue
 		}
-		lease, err := w.Store.ClaimDelivery(ctx, d.ID, now, now.Add(w.lease()))
-		if err != nil || lease == "" {
-			continue
+		want[ep]++
+		picked = append(picked, d.ID)
+		byID[d.ID] = d
+	}
+	w.mu.Unlock()
+	lease, claimed, err := w.Store.ClaimDeliveries(ctx, picked, now, now.Add(w.lease()))
+	if err != nil {
+		if ctx.Err() == nil {
+			w.Logger.Warn("webhook worker: claim deliveries", "err", err)
 		}
+		return
+	}
+	for _, id := range claimed {
+		d := byID[id]
+		ep := endpoint(d)
 		w.mu.Lock()
 		w.running++
 		w.inflight[ep]++

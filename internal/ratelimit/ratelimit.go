@@ -40,6 +40,15 @@ type Limiter interface {
 	Allow(ctx context.Context, l Limit, key string) (Decision, error)
 }
 
+// Unlimited allows everything. It exists for benchmarks only (cauri serve
+// --unsafe-no-rate-limits), never for production.
+type Unlimited struct{}
+
+// Allow implements Limiter.
+func (Unlimited) Allow(context.Context, Limit, string) (Decision, error) {
+	return Decision{Allowed: true}, nil
+}
+
 // Memory is a Limiter for a single node.
 type Memory struct {
 	Now func() time.Time

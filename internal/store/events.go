@@ -38,7 +38,7 @@ func (t *tx) event(ctx context.Context, id string) (*cauri.Event, error) {
 // SessionEvents lists the events of a session, oldest first.
 func (s *Store) SessionEvents(ctx context.Context, sessionID string) ([]*cauri.Event, error) {
 	var events []*cauri.Event
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		events, err = queryAll(ctx, t, scanEvent, `SELECT `+eventColumns+` FROM events WHERE session_id = ? ORDER BY created_at, id`, sessionID)
 		return err
 	})

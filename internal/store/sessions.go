@@ -78,7 +78,7 @@ func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) 
 		return nil, errNotFound("Session %s not found", printable(id))
 	}
 	var sess *cauri.Session
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`, id))
 		return notFound(err, "Session %s not found", id)
 	})

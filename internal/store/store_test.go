@@ -345,17 +345,17 @@ func TestStore_Deliveries(t *testing.T) {
 		id := due[0].ID
 		var lease string
 		t.Run("Lease", func(t *testing.T) {
-			first, _ := s.ClaimDelivery(ctx, id, t0, t0.Add(time.Minute))
-			if first == "" {
-				t.Fatal("first claim refused")
+			first, got, err := s.ClaimDeliveries(ctx, []string{id, "whd_" + strings.Repeat("z", 32)}, t0, t0.Add(time.Minute))
+			if err != nil || first == "" || len(got) != 1 || got[0] != id {
+				t.Fatalf("first claim = %q %v, %v; want the one due delivery", first, got, err)
 			}
-			if again, _ := s.ClaimDelivery(ctx, id, t0.Add(30*time.Second), t0.Add(2*time.Minute)); again != "" {
+			if again, _, _ := s.ClaimDeliveries(ctx, []string{id}, t0.Add(30*time.Second), t0.Add(2*time.Minute)); again != "" {
 				t.Fatal("claimed twice while leased")
 			}
 			if due, _ := s.DueDeliveries(ctx, t0.Add(30*time.Second), 2, 10); len(due) != 0 {
 				t.Fatal("a leased delivery is listed as due")
 			}
-			if lease, _ = s.ClaimDelivery(ctx, id, t0.Add(61*time.Second), t0.Add(2*time.Minute)); lease == "" || lease == first {
+			if lease, _, _ = s.ClaimDeliveries(ctx, []string{id}, t0.Add(61*time.Second), t0.Add(2*time.Minute)); lease == "" || lease == first {
 				t.Fatal("not claimable with a new token after the lease expired")
 			}
 			// The first holder's late outcome decides nothing.
@@ -376,7 +376,7 @@ func TestStore_Deliveries(t *testing.T) {
 			if err != nil || d.Status != cauri.DeliveryPending || d.Attempts != 2 || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
 				t.Fatalf("after a failure = %+v, %v", d, err)
 			}
-			if tok, _ := s.ClaimDelivery(ctx, id, next.Add(-time.Second), next.Add(time.Minute)); tok != "" {
+			if tok, _, _ := s.ClaimDeliveries(ctx, []string{id}, next.Add(-time.Second), next.Add(time.Minute)); tok != "" {
 				t.Fatal("claimed before its next attempt is due")
 			}
 			d, err = s.RecordAttempt(ctx, id, store.Attempt{At: next, URL: "https://shop.example/hook", StatusCode: 200, Delivered: true})

@@ -31,7 +31,7 @@ func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (
 // WebhookConfig reads a workspace's webhook settings.
 func (s *Store) WebhookConfig(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error) {
 	var c *cauri.WebhookConfig
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		c, err = t.webhookConfig(ctx, workspaceID, false)
 		return err
 	})
@@ -117,7 +117,7 @@ func scanDelivery(row interface{ Scan(...any) error }) (*cauri.Delivery, error) 
 // ClaimDelivery.
 func (s *Store) DueDeliveries(ctx context.Context, now time.Time, perEndpoint, limit int) ([]*cauri.Delivery, error) {
 	var out []*cauri.Delivery
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM (
 			SELECT *, ROW_NUMBER() OVER (PARTITION BY workspace_id, livemode ORDER BY next_attempt_at, id) AS place
 			FROM webhook_deliveries
@@ -129,30 +129,36 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, perEndpoint, l
 	return out, err
 }
 
-// ClaimDelivery leases a due delivery to the caller until until and
-// returns the lease's token, or "" when another worker (of any node) holds
-// it or it is no longer due. A worker that dies holding a lease loses it
-// when the lease expires, and the delivery is attempted again: none is
-// lost. Only the holder of the current token settles the delivery (see
-// Attempt.Lease).
-func (s *Store) ClaimDelivery(ctx context.Context, id string, now, until time.Time) (string, error) {
+// ClaimDeliveries leases the given deliveries, those still due and not
+// leased, to the caller until until, in one statement, and returns the
+// lease's token with the ids it got (none when other workers, of any node,
+// hold them all). A worker that dies holding a lease loses it when the
+// lease expires, and the delivery is attempted again: none is lost. Only
+// the holder of the current token settles a delivery (see Attempt.Lease).
+func (s *Store) ClaimDeliveries(ctx context.Context, ids []string, now, until time.Time) (string, []string, error) {
+	if len(ids) == 0 {
+		return "", nil, nil
+	}
 	token := cauri.NewID("lease_")
-	var claimed bool
-	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET locked_until = ?, lease_token = ?
-			WHERE id = ? AND status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)`,
-			micros(until), token, id, string(cauri.DeliveryPending), micros(now), micros(now))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		claimed = n == 1
+	args := []any{micros(until), token}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, string(cauri.DeliveryPending), micros(now), micros(now))
+	var claimed []string
+	err := s.tx(ctx, func(t *tx) (err error) {
+		claimed, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, `UPDATE webhook_deliveries SET locked_until = ?, lease_token = ?
+			WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) AND status = ? AND next_attempt_at <= ?
+			AND (locked_until IS NULL OR locked_until < ?) RETURNING id`, args...)
 		return err
 	})
-	if !claimed {
-		token = ""
+	if err != nil || len(claimed) == 0 {
+		return "", nil, err
 	}
-	return token, err
+	return token, claimed, nil
 }
 
 // DeliveryTarget is what one attempt needs, read afresh at every attempt:
@@ -171,7 +177,7 @@ type DeliveryTarget struct {
 // DeliveryTarget reads what an attempt of delivery id needs.
 func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget, error) {
 	var tg DeliveryTarget
-	err := s.tx(ctx, func(t *tx) error {
+	err := s.read(ctx, func(t *tx) error {
 		d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
 		if err != nil {
 			return notFound(err, "Delivery %s not found", printable(id))
@@ -323,7 +329,7 @@ func (s *Store) Deliveries(ctx context.Context, workspaceID string, livemode boo
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, f.Limit)
 	var out []*cauri.Delivery
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, scanDelivery, q, args...)
 		return err
 	})
@@ -336,7 +342,7 @@ func (s *Store) Delivery(ctx context.Context, workspaceID string, livemode bool,
 		return nil, errNotFound("Delivery %s not found", printable(id))
 	}
 	var d *cauri.Delivery
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		d, err = scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 			WHERE id = ? AND workspace_id = ? AND livemode = ?`, id, workspaceID, livemode))
 		return notFound(err, "Delivery %s not found", id)
@@ -357,7 +363,7 @@ type Notification struct {
 // Notifications lists a workspace's notifications, newest first.
 func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notification, error) {
 	var out []Notification
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Notification, error) {
 			var n Notification
 			var created int64

@@ -60,7 +60,7 @@ func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, err
 		return nil, errNotFound("Workspace %s not found", printable(id))
 	}
 	var ws *cauri.Workspace
-	err := s.tx(ctx, func(t *tx) (err error) {
+	err := s.read(ctx, func(t *tx) (err error) {
 		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, id))
 		return notFound(err, "Workspace %s not found", id)
 	})
@@ -94,7 +94,7 @@ func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspac
 func (s *Store) Authenticate(ctx context.Context, apiKey string) (*cauri.Workspace, *cauri.Key, error) {
 	var ws *cauri.Workspace
 	var k cauri.Key
-	err := s.tx(ctx, func(t *tx) error {
+	err := s.read(ctx, func(t *tx) error {
 		var kind string
 		var created int64
 		var err error

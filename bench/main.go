@@ -1,0 +1,328 @@
+// Command bench measures Cauri's main paths under load, side by side with
+// their limits measured in the same run on the same machine, and prints one
+// table (and adds it to docs/benchmarks.md).
+//
+//	go run ./bench                      # embedded SQLite
+//	CAURI_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test go run ./bench   # and PostgreSQL
+//
+// It builds the binary, starts the service with rate limits off
+// (--unsafe-no-rate-limits), starts the limits as processes of their own,
+// and drives the load from this process over loopback with Fortio's
+// periodic runner. Nothing leaves 127.0.0.1.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"fortio.org/log"
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+func main() {
+	if len(os.Args) > 2 && strings.HasPrefix(os.Args[1], "limit-") {
+		if err := runLimit(os.Args[1], os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	duration := flag.Duration("duration", 5*time.Second, "length of each phase")
+	concurrency := flag.Int("concurrency", 16, "requests in flight")
+	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
+	flag.Parse()
+	log.SetLogLevel(log.Warning)
+	if err := run(*duration, *concurrency, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// runLimit is this program re-run as one of the limits.
+func runLimit(which string, args []string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String()) // the parent reads the address
+	size, _ := strconv.Atoi(args[0])
+	switch which {
+	case "limit-http":
+		return serveLimitHTTP(ln, size)
+	case "limit-db":
+		return serveLimitDB(ln, args[1], size)
+	}
+	return fmt.Errorf("unknown limit %s", which)
+}
+
+// row is one line of the table.
+type row struct {
+	Store, Path string
+	result
+	HalfP99 time.Duration // p99 at half the path's maximum throughput
+	Limit   string
+	LimitRS float64
+	Target  float64 // the ratio the issue asks for; 0 for none
+}
+
+func (r row) ratio() float64 {
+	if r.LimitRS == 0 {
+		return 0
+	}
+	return r.RPS / r.LimitRS
+}
+
+func run(d time.Duration, concurrency int, outFile string) error {
+	tmp, err := os.MkdirTemp("", "cauri-bench-")
+	if err != nil {
+		return err
+	}
+	if os.Getenv("CAURI_BENCH_KEEP") == "" {
+		defer os.RemoveAll(tmp)
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: keeping", tmp)
+	}
+	bin := filepath.Join(tmp, "cauri")
+	fmt.Fprintln(os.Stderr, "bench: building cauri")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cauri").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v\n%s", err, out)
+	}
+	stores := []struct{ name, url, limitURL string }{
+		{"sqlite", "sqlite:" + filepath.Join(tmp, "sqlite", "cauri.db"), "sqlite:" + filepath.Join(tmp, "limit", "limit.db")},
+	}
+	if base := os.Getenv("CAURI_BENCH_DATABASE_URL"); base != "" {
+		u, cleanup, err := freshSchema(base)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		stores = append(stores, struct{ name, url, limitURL string }{"postgres", u, u})
+	}
+	var rows []row
+	var peaks []string
+	for _, st := range stores {
+		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
+		r, peak, err := benchStore(bin, tmp, st.name, st.url, st.limitURL, d, concurrency)
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+		rows = append(rows, r...)
+		peaks = append(peaks, fmt.Sprintf("%s %.0f MB", st.name, peak))
+	}
+	table := formatTable(rows, peaks, d, concurrency)
+	fmt.Print(table)
+	if outFile != "" {
+		return record(outFile, table)
+	}
+	return nil
+}
+
+// freshSchema makes an empty schema on the PostgreSQL server, so that each
+// run starts from nothing, and returns its URL.
+func freshSchema(base string) (string, func(), error) {
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", nil, err
+	}
+	schema := "bench_" + randHex(6)
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), func() { db.Exec("DROP SCHEMA " + schema + " CASCADE"); db.Close() }, nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+const masterKey = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="
+
+// service is the running cauri process.
+type service struct {
+	cmd  *exec.Cmd
+	base string
+	env  []string
+	bin  string
+}
+
+func startService(bin, tmp, dbURL string) (*service, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s := &service{base: "http://" + addr, bin: bin, env: append(os.Environ(),
+		"CAURI_ADDR="+addr, "CAURI_BASE_URL=http://"+addr, "CAURI_DATABASE_URL="+dbURL, "CAURI_MASTER_KEY="+masterKey,
+		"CAURI_WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32")}
+	logs, err := os.Create(filepath.Join(tmp, "service.log"))
+	if err != nil {
+		return nil, err
+	}
+	s.cmd = exec.Command(bin, "serve", "--unsafe-no-rate-limits")
+	s.cmd.Env, s.cmd.Stdout, s.cmd.Stderr = s.env, logs, logs
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(s.base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s, nil
+			}
+		}
+	}
+	s.cmd.Process.Kill()
+	return nil, fmt.Errorf("the service did not start; see %s", logs.Name())
+}
+
+// workspace creates a workspace with the CLI and returns its test secret key.
+func (s *service) workspace(name string) (string, error) {
+	cmd := exec.Command(s.bin, "workspace", "create", "--name", name)
+	cmd.Env = s.env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("workspace create: %w", err)
+	}
+	var ws struct{ Keys map[string]string }
+	if err := json.Unmarshal(out, &ws); err != nil {
+		return "", err
+	}
+	return ws.Keys["test_secret"], nil
+}
+
+// peakRSS is the process's peak resident memory in MB (VmHWM).
+func peakRSS(pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// startLimit runs this program as a limit and returns its address.
+func startLimit(which string, args ...string) (*exec.Cmd, string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.Command(self, append([]string{which}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, "", fmt.Errorf("%s did not start: %w", which, err)
+	}
+	return cmd, "http://" + strings.TrimSpace(addr), nil
+}
+
+func stop(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+// client is the load's HTTP client: keep-alive connections, one per goroutine.
+func client(concurrency int) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxIdleConns: 4 * concurrency, MaxIdleConnsPerHost: 4 * concurrency, IdleConnTimeout: time.Minute,
+	}}
+}
+
+// do sends one request and reports whether the status was want.
+func do(ctx context.Context, c *http.Client, method, u, key, idem, body string, want int) bool {
+	req, err := http.NewRequestWithContext(ctx, method, u, strings.NewReader(body))
+	if err != nil {
+		return false
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode == want
+}
+
+// createSession returns the id of a new test session, or "".
+func createSession(c *http.Client, base, key string) string {
+	req, _ := http.NewRequest("POST", base+"/v1/checkout/sessions", strings.NewReader(sessionBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := c.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	var s struct{ ID string }
+	json.NewDecoder(res.Body).Decode(&s)
+	return s.ID
+}
+
+// sessionBody is a typical create request: an amount, a customer, an order.
+const sessionBody = `{"amount": 15000, "currency": "XOF", "description": "2 pagnes wax", "customer_name": "Awa Diop",
+ "customer_email": "awa@example.com", "customer_phone": "+2250707123456", "metadata": {"order_id": "1042"},
+ "success_url": "https://shop.example/merci"}`
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)-1, int(float64(len(ds))*p/100))]
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cauri-pay/cauri/webhook"
+)
+
+// workspaces is how many merchants the webhook pipeline serves at once:
+// the worker runs at most 2 attempts per merchant's address, 16 in all.
+const workspaces = 8
+
+// benchStore measures every path on one store and returns the rows and the
+// service's peak resident memory in MB.
+func benchStore(bin, tmp, name, dbURL, limitURL string, d time.Duration, concurrency int) ([]row, float64, error) {
+	rc := newReceiver()
+	defer rc.close()
+	svc, err := startService(bin, tmp, dbURL)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stop(svc.cmd)
+	c := client(concurrency)
+	var keys []string
+	for i := range workspaces {
+		key, err := svc.workspace(fmt.Sprintf("bench-%d", i))
+		if err != nil {
+			return nil, 0, err
+		}
+		hook := fmt.Sprintf(`{"webhookUrl": %q}`, rc.url+fmt.Sprintf("/ws/%d", i))
+		if !do(context.Background(), c, "PATCH", svc.base+"/v1/config/webhook", key, "", hook, 200) {
+			return nil, 0, fmt.Errorf("cannot set the webhook address")
+		}
+		keys = append(keys, key)
+	}
+	key := keys[0]
+
+	// Sessions to read, and the sizes the limits copy.
+	var ids []string
+	for range 200 {
+		if id := createSession(c, svc.base, key); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, 0, fmt.Errorf("cannot create sessions")
+	}
+	statusSize := len(get(c, svc.base+"/v1/checkout/sessions/"+ids[0]+"/status", key))
+
+	limitHTTP, limitHTTPURL, err := startLimit("limit-http", fmt.Sprint(statusSize))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stop(limitHTTP)
+	limitDB, limitDBURL, err := startLimit("limit-db", fmt.Sprint(len(sessionBody)), limitURL)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stop(limitDB)
+
+	var n atomic.Int64
+	paths := []struct {
+		name, limit string
+		target      float64
+		fn          call
+	}{
+		{"GET session status", "http", 0.5, func(ctx context.Context) bool {
+			return do(ctx, c, "GET", svc.base+"/v1/checkout/sessions/"+ids[n.Add(1)%int64(len(ids))]+"/status", key, "", "", 200)
+		}},
+		{"POST session", "db", 0.6, func(ctx context.Context) bool {
+			return do(ctx, c, "POST", svc.base+"/v1/checkout/sessions", key, "", sessionBody, 201)
+		}},
+		{"POST session + Idempotency-Key", "db", 0.6, func(ctx context.Context) bool {
+			return do(ctx, c, "POST", svc.base+"/v1/checkout/sessions", key, fmt.Sprintf("order-%d", n.Add(1)), sessionBody, 201)
+		}},
+	}
+	limits := map[string]result{
+		"http": load(func(ctx context.Context) bool { return do(ctx, c, "GET", limitHTTPURL+"/", "", "", "", 200) }, concurrency, d, 0),
+		"db":   load(func(ctx context.Context) bool { return do(ctx, c, "POST", limitDBURL+"/", "", "", sessionBody, 201) }, concurrency, d, 0),
+	}
+	limitNames := map[string]string{"http": "bare net/http handler", "db": "bare handler, one INSERT"}
+	var rows []row
+	for _, p := range paths {
+		full := load(p.fn, concurrency, d, 0)
+		half := load(p.fn, concurrency, d, full.RPS/2)
+		rows = append(rows, row{Store: name, Path: p.name, result: full, HalfP99: half.P99,
+			Limit: limitNames[p.limit], LimitRS: limits[p.limit].RPS, Target: p.target})
+	}
+
+	pipe, err := pipeline(c, svc.base, keys, rc, d, concurrency, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	half, err := pipeline(c, svc.base, keys, rc, d, concurrency, pipe.RPS/2)
+	if err != nil {
+		return nil, 0, err
+	}
+	pipe.HalfP99 = half.P99
+	deliveryLimit := bareDelivery(rc, d, 2*workspaces)
+	pipe.Store, pipe.Limit, pipe.LimitRS, pipe.Target = name, "bare signed POSTs", deliveryLimit.RPS, 0.5
+	rows = append(rows, pipe)
+	for lname, l := range limits {
+		rows = append(rows, row{Store: name, Path: "limit: " + limitNames[lname], result: l})
+	}
+	rows = append(rows, row{Store: name, Path: "limit: bare signed POSTs", result: deliveryLimit})
+	return rows, peakRSS(svc.cmd.Process.Pid), nil
+}
+
+func get(c *http.Client, u, key string) []byte {
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := c.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return b
+}
+
+// receiver is the merchants' webhook endpoint: it notes when each event
+// arrives and how long after its state change.
+type receiver struct {
+	srv      *http.Server
+	url      string
+	mu       sync.Mutex
+	latency  []time.Duration
+	last     time.Time
+	bodySize int
+}
+
+func newReceiver() *receiver {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	rc := &receiver{url: "http://" + ln.Addr().String()}
+	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		at := time.Now()
+		var ev struct{ Timestamp time.Time }
+		if r.URL.Path != "/bare" && json.Unmarshal(body, &ev) == nil && !ev.Timestamp.IsZero() {
+			rc.mu.Lock()
+			rc.latency = append(rc.latency, at.Sub(ev.Timestamp))
+			rc.last = at
+			rc.bodySize = len(body)
+			rc.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go rc.srv.Serve(ln)
+	return rc
+}
+
+func (rc *receiver) close() { rc.srv.Close() }
+
+func (rc *receiver) arrived() (int, time.Time) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.latency), rc.last
+}
+
+// pipeline settles test sessions for d, as fast as it can when qps is 0,
+// and measures the webhooks: deliveries per second from the first state
+// change to the last arrival, and each event's latency from its state
+// change to its arrival.
+func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.Duration, concurrency int, qps float64) (row, error) {
+	// Sessions to settle, made beforehand so the phase measures the pipeline.
+	need := 6000
+	if qps > 0 {
+		need = int(qps*d.Seconds()*1.2) + 10
+	}
+	var sessions []string
+	for i := range need {
+		if id := createSession(c, base, keys[i%len(keys)]); id != "" {
+			sessions = append(sessions, id)
+		}
+	}
+	before, _ := rc.arrived()
+	var next, settled atomic.Int64
+	start := time.Now()
+	load(func(ctx context.Context) bool {
+		i := next.Add(1) - 1
+		if i >= int64(len(sessions)) {
+			return false
+		}
+		ok := do(ctx, c, "POST", base+"/checkout/sandbox", "", "", fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, sessions[i]), 200)
+		if ok {
+			settled.Add(1)
+		}
+		return ok
+	}, concurrency, d, qps)
+	want := before + int(settled.Load())
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if n, _ := rc.arrived(); n >= want {
+			break
+		}
+	}
+	n, last := rc.arrived()
+	rc.mu.Lock()
+	lat := append([]time.Duration(nil), rc.latency[before:]...)
+	rc.mu.Unlock()
+	r := row{Path: "webhook pipeline (state change -> 2xx)"}
+	r.Count = int64(n - before)
+	r.Errors = int64(want - n)
+	r.RPS = float64(n-before) / last.Sub(start).Seconds()
+	r.P50, r.P90, r.P99 = percentile(lat, 50), percentile(lat, 90), percentile(lat, 99)
+	return r, nil
+}
+
+// bareDelivery is the delivery limit: signed POSTs of a webhook's size to
+// the same receiver at the worker's concurrency, from a bare program.
+func bareDelivery(rc *receiver, d time.Duration, concurrency int) result {
+	rc.mu.Lock()
+	size := rc.bodySize
+	rc.mu.Unlock()
+	body := bytes.Repeat([]byte("x"), max(size, 100))
+	c := client(concurrency)
+	return load(func(ctx context.Context) bool {
+		req, _ := http.NewRequestWithContext(ctx, "POST", rc.url+"/bare", bytes.NewReader(body))
+		webhook.Sign(req.Header, "svc_test_sec_bench", "whd_bench", "payment.completed", time.Now(), body)
+		res, err := c.Do(req)
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode/100 == 2
+	}, concurrency, d, 0)
+}
+
+func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) string {
+	var b strings.Builder
+	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	fmt.Fprintf(&b, "### %s, commit %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.TrimSpace(string(commit)))
+	fmt.Fprintf(&b, "Machine: %d cores, %s memory, %s. Load: %d in flight, %s per phase, from a separate process on loopback.\n\n",
+		runtime.NumCPU(), memTotal(), runtime.Version(), concurrency, d)
+	fmt.Fprintln(&b, "| store | path | req/s | p50 | p90 | p99 | p99 at half rate | errors | limit | ratio to limit (target) |")
+	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range rows {
+		ratio, half := "", ""
+		if r.LimitRS > 0 {
+			ratio = fmt.Sprintf("%.2f of %.0f/s", r.ratio(), r.LimitRS)
+			if r.Target > 0 {
+				mark := "met"
+				if r.ratio() < r.Target {
+					mark = "MISSED"
+				}
+				ratio += fmt.Sprintf(" (≥ %.1f: %s)", r.Target, mark)
+			}
+		}
+		if r.HalfP99 > 0 {
+			half = ms(r.HalfP99)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |\n",
+			r.Store, r.Path, r.RPS, ms(r.P50), ms(r.P90), ms(r.P99), half, r.Errors, r.Limit, ratio)
+	}
+	fmt.Fprintf(&b, "\nPeak resident memory of the service: %s (target < 150 MB). p99 target at half rate: < 25 ms.\n\n", strings.Join(peaks, ", "))
+	return b.String()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "?"
+	}
+	var kb float64
+	fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(b), "\n", 2)[0], "MemTotal:"), "%f", &kb)
+	return fmt.Sprintf("%.0f GiB", kb/1024/1024)
+}
+
+const marker = "<!-- results: newest first -->"
+
+// record adds the table to the results file, under the marker, newest first.
+func record(file, table string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return fmt.Errorf("%s has no %q line", file, marker)
+	}
+	i += len(marker)
+	return os.WriteFile(file, []byte(s[:i]+"\n\n"+table+strings.TrimLeft(s[i:], "\n")), 0o644)
+}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// BenchmarkSessionStatus reads a session's status through the whole
+// server (router, auth, store, JSON, logs, metrics) on SQLite, in-process:
+// it is for profiling the route; the bench harness measures it over the
+// network against its limit.
+func BenchmarkSessionStatus(b *testing.B) {
+	st := storetest.SQLite(b)
+	e := &env{store: st, clock: &clock{t: time.Now()}}
+	srv, err := New(Deps{
+		Store: st, Checkout: &checkout.Service{Store: st, PayURL: "http://x/pay", Now: time.Now},
+		Limiter: ratelimit.Unlimited{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		PayURL: "http://x/pay", Now: time.Now, Registry: prometheus.NewRegistry(),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	e.t = t
+	_, keys := e.newWorkspace("Bench", false)
+	req := httptest.NewRequest("POST", "/v1/checkout/sessions", stringsReader(`{"amount": 15000, "customer_email": "a@example.com", "metadata": {"order_id": "1"}}`))
+	req.Header.Set("Authorization", "Bearer "+keys["test_secret"])
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	id := jsonID(b, rec.Body.Bytes())
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/v1/checkout/sessions/"+id+"/status", nil)
+			req.Header.Set("Authorization", "Bearer "+keys["test_secret"])
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("status %d", rec.Code)
+			}
+		}
+	})
+}
+
+func stringsReader(s string) io.Reader { return &stringReader{s: s} }
+
+type stringReader struct{ s string }
+
+func (r *stringReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	n := copy(p, r.s)
+	r.s = r.s[n:]
+	return n, nil
+}
+
+func jsonID(b *testing.B, body []byte) string {
+	var v struct{ ID string }
+	if err := json.Unmarshal(body, &v); err != nil || v.ID == "" {
+		b.Fatalf("create: %s", body)
+	}
+	return v.ID
+}
