@@ -88,3 +88,25 @@ func hexOf(b []byte) string {
 	}
 	return string(out)
 }
+
+func BenchmarkSign(b *testing.B) {
+	body := []byte(strings.Repeat(`{"id":"evt_1","event":"payment.completed","data":{}}`, 12)) // a webhook's size
+	at := time.Unix(1795000000, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		Sign(http.Header{}, secret, "whd_1", "payment.completed", at, body)
+	}
+}
+
+func BenchmarkVerify(b *testing.B) {
+	body := []byte(strings.Repeat(`{"id":"evt_1","event":"payment.completed","data":{}}`, 12))
+	at := time.Unix(1795000000, 0)
+	h := http.Header{}
+	Sign(h, secret, "whd_1", "payment.completed", at, body)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Verify(body, h, secret, at); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -50,3 +50,12 @@ func TestParseInternationalPhone(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkParseInternationalPhone(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseInternationalPhone("customer_phone", "+225 07 07 12 34 56"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
