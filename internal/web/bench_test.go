@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 // network against its limit.
 func BenchmarkSessionStatus(b *testing.B) {
 	st := storetest.SQLite(b)
-	e := &env{store: st, clock: &clock{t: time.Now()}}
 	srv, err := New(Deps{
 		Store: st, Checkout: &checkout.Service{Store: st, PayURL: "http://x/pay", Now: time.Now},
 		Limiter: ratelimit.Unlimited{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
@@ -30,10 +30,8 @@ func BenchmarkSessionStatus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := &testing.T{}
-	e.t = t
-	_, keys := e.newWorkspace("Bench", false)
-	req := httptest.NewRequest("POST", "/v1/checkout/sessions", stringsReader(`{"amount": 15000, "customer_email": "a@example.com", "metadata": {"order_id": "1"}}`))
+	_, keys := createWorkspace(b, st, "Bench", false, time.Now())
+	req := httptest.NewRequest("POST", "/v1/checkout/sessions", strings.NewReader(`{"amount": 15000, "customer_email": "a@example.com", "metadata": {"order_id": "1"}}`))
 	req.Header.Set("Authorization", "Bearer "+keys["test_secret"])
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
@@ -51,19 +49,6 @@ func BenchmarkSessionStatus(b *testing.B) {
 			}
 		}
 	})
-}
-
-func stringsReader(s string) io.Reader { return &stringReader{s: s} }
-
-type stringReader struct{ s string }
-
-func (r *stringReader) Read(p []byte) (int, error) {
-	if r.s == "" {
-		return 0, io.EOF
-	}
-	n := copy(p, r.s)
-	r.s = r.s[n:]
-	return n, nil
 }
 
 func jsonID(b *testing.B, body []byte) string {

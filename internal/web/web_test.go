@@ -118,13 +118,20 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 
 func (e *env) newWorkspace(name string, verified bool) (*cauri.Workspace, map[string]string) {
 	e.t.Helper()
-	ws, _ := cauri.NewWorkspace(name, e.clock.Now())
+	return createWorkspace(e.t, e.store, name, verified, e.clock.Now())
+}
+
+// createWorkspace stores a workspace with its four keys and returns the
+// keys' plaintexts by name (live_public, live_secret, test_public, test_secret).
+func createWorkspace(tb testing.TB, st *store.Store, name string, verified bool, now time.Time) (*cauri.Workspace, map[string]string) {
+	tb.Helper()
+	ws, _ := cauri.NewWorkspace(name, now)
 	ws.Verified = verified
 	keys := map[string]*cauri.Key{
-		"live_public": cauri.NewKey(ws.ID, cauri.KeyPublic, true, e.clock.Now()),
-		"live_secret": cauri.NewKey(ws.ID, cauri.KeySecret, true, e.clock.Now()),
-		"test_public": cauri.NewKey(ws.ID, cauri.KeyPublic, false, e.clock.Now()),
-		"test_secret": cauri.NewKey(ws.ID, cauri.KeySecret, false, e.clock.Now()),
+		"live_public": cauri.NewKey(ws.ID, cauri.KeyPublic, true, now),
+		"live_secret": cauri.NewKey(ws.ID, cauri.KeySecret, true, now),
+		"test_public": cauri.NewKey(ws.ID, cauri.KeyPublic, false, now),
+		"test_secret": cauri.NewKey(ws.ID, cauri.KeySecret, false, now),
 	}
 	var list []*cauri.Key
 	plain := map[string]string{}
@@ -132,8 +139,8 @@ func (e *env) newWorkspace(name string, verified bool) (*cauri.Workspace, map[st
 		list = append(list, k)
 		plain[n] = k.Plaintext
 	}
-	if err := e.store.CreateWorkspace(context.Background(), ws, list); err != nil {
-		e.t.Fatal(err)
+	if err := st.CreateWorkspace(context.Background(), ws, list); err != nil {
+		tb.Fatal(err)
 	}
 	return ws, plain
 }
