@@ -22,7 +22,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("CAURI_TEST_SERVE") == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := run(ctx, []string{"serve"}, os.Getenv, os.Stdout, os.Stderr)
+		err := run(ctx, []string{"serve"}, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 		stop()
 		if err != nil {
 			os.Exit(1)
@@ -100,7 +100,7 @@ func TestCrash_DeliveryInFlightSurvivesKill(t *testing.T) {
 
 			srv := startServer(t, env)
 			var out bytes.Buffer
-			if err := run(context.Background(), []string{"workspace", "create", "--name", "Crash shop"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
+			if err := run(context.Background(), []string{"workspace", "create", "--name", "Crash shop"}, func(k string) string { return env[k] }, nil, &out, io.Discard); err != nil {
 				t.Fatal(err)
 			}
 			key := jsonField(t, out.Bytes(), "keys", "test_secret")

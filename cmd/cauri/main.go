@@ -21,7 +21,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "cauri:", err)
 		}
@@ -37,13 +37,17 @@ Commands:
   workspace create --name N [--verified] [--connect]
                              create a workspace and print it with its four keys (shown once)
   workspace verify ID        mark a workspace's identity verified (it leaves test-only mode)
+  gateway add --workspace ID --provider P --name N --credentials FILE|- [--live] [--countries CI,SN] [--api-url URL]
+                             connect one of the merchant's aggregator accounts (credentials as a JSON object)
+  gateway list --workspace ID
+  gateway disable|enable|remove --workspace ID GATEWAY_ID
 
 Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
 `
 
 // run is the program: args without the program name, the environment
-// through getenv, output to stdout and stderr.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// through getenv, input from stdin, output to stdout and stderr.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -55,6 +59,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "workspace":
 		return workspace(ctx, args[1:], getenv, stdout, stderr)
+	case "gateway":
+		return gatewayCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"regexp"
@@ -86,11 +87,11 @@ func TestRun_EndToEnd(t *testing.T) {
 			defer cancel()
 			logs := &syncBuffer{}
 			done := make(chan error, 1)
-			go func() { done <- run(ctx, []string{"serve"}, getenv, &bytes.Buffer{}, logs) }()
+			go func() { done <- run(ctx, []string{"serve"}, getenv, nil, &bytes.Buffer{}, logs) }()
 			waitHealthy(t, base, done)
 
 			var out bytes.Buffer
-			if err := run(ctx, []string{"workspace", "create", "--name", "Boutique Adjoa"}, getenv, &out, &bytes.Buffer{}); err != nil {
+			if err := run(ctx, []string{"workspace", "create", "--name", "Boutique Adjoa"}, getenv, nil, &out, &bytes.Buffer{}); err != nil {
 				t.Fatal(err)
 			}
 			if n := strings.Count(strings.TrimSpace(out.String()), "\n"); n != 0 {
@@ -151,13 +152,13 @@ func TestRun_EndToEnd(t *testing.T) {
 				t.Fatalf("unverified live session = %+v, %v; want livemode false", s, err)
 			}
 			out.Reset()
-			if err := run(ctx, []string{"workspace", "verify", ws.ID}, getenv, &out, &bytes.Buffer{}); err != nil || !strings.Contains(out.String(), `"verified":true`) {
+			if err := run(ctx, []string{"workspace", "verify", ws.ID}, getenv, nil, &out, &bytes.Buffer{}); err != nil || !strings.Contains(out.String(), `"verified":true`) {
 				t.Fatalf("workspace verify = %q, %v", out.String(), err)
 			}
 			if s, _, err := live.CreateSession(ctx, client.CreateSessionRequest{Amount: "5000"}, ""); err != nil || !s.Livemode {
 				t.Fatalf("verified live session = %+v, %v; want livemode true", s, err)
 			}
-			if err := run(ctx, []string{"workspace", "verify", "ws_nope"}, getenv, &out, &bytes.Buffer{}); err == nil {
+			if err := run(ctx, []string{"workspace", "verify", "ws_nope"}, getenv, nil, &out, &bytes.Buffer{}); err == nil {
 				t.Fatal("verify of an unknown workspace succeeded")
 			}
 
@@ -231,7 +232,7 @@ func TestRun_Errors(t *testing.T) {
 		{[]string{"workspace", "verify"}, "exactly one workspace id"},
 		{[]string{"migrate"}, "CAURI_MASTER_KEY is required with PostgreSQL"},
 	} {
-		err := run(context.Background(), tc.args, getenv, &bytes.Buffer{}, &stderr)
+		err := run(context.Background(), tc.args, getenv, nil, &bytes.Buffer{}, &stderr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%v) = %v; want an error containing %q", tc.args, err, tc.want)
 		}
@@ -243,11 +244,77 @@ func TestRun_Migrate(t *testing.T) {
 	var out bytes.Buffer
 	getenv := func(k string) string { return map[string]string{"CAURI_DATABASE_URL": url}[k] }
 	for range 2 { // idempotent
-		if err := run(context.Background(), []string{"migrate"}, getenv, &out, &bytes.Buffer{}); err != nil {
+		if err := run(context.Background(), []string{"migrate"}, getenv, nil, &out, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !strings.Contains(out.String(), "migrations applied (sqlite)") {
 		t.Fatalf("migrate printed %q", out.String())
+	}
+}
+
+func TestRun_GatewayCommands(t *testing.T) {
+	for _, db := range testDatabases {
+		t.Run(db.name, func(t *testing.T) {
+			env := db.env(t)
+			getenv := func(k string) string { return env[k] }
+			ctx := context.Background()
+			cli := func(stdin string, args ...string) (string, error) {
+				var out bytes.Buffer
+				err := run(ctx, args, getenv, strings.NewReader(stdin), &out, io.Discard)
+				return out.String(), err
+			}
+			out, err := cli("", "workspace", "create", "--name", "Shop")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := jsonField(t, []byte(out), "id")
+			token := "pp-sandbox-token-0123456789abcdef"
+			out, err = cli(`{"api_token": "`+token+`"}`, "gateway", "add", "--workspace", ws, "--provider", "pawapay",
+				"--countries", "CI,sn", "--credentials", "-", "--api-url", "http://127.0.0.1:9/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(out, token) || !strings.Contains(out, `"api_token":"…cdef"`) || !strings.Contains(out, `"code":"WAVE_SEN"`) ||
+				!strings.Contains(out, `"base_url":"http://127.0.0.1:9"`) || !strings.Contains(out, `"name":"pawaPay"`) {
+				t.Fatalf("gateway add printed %s", out)
+			}
+			id := jsonField(t, []byte(out), "id")
+			if out, err := cli("", "gateway", "list", "--workspace", ws); err != nil || !strings.Contains(out, id) || strings.Contains(out, token) {
+				t.Fatalf("list = %s, %v", out, err)
+			}
+			if out, err := cli("", "gateway", "disable", "--workspace", ws, id); err != nil || !strings.Contains(out, `"enabled":false`) {
+				t.Fatalf("disable = %s, %v", out, err)
+			}
+			if out, err := cli("", "gateway", "enable", "--workspace", ws, id); err != nil || !strings.Contains(out, `"enabled":true`) {
+				t.Fatalf("enable = %s, %v", out, err)
+			}
+			if _, err := cli("", "gateway", "remove", "--workspace", ws, id); err != nil {
+				t.Fatal(err)
+			}
+			if out, _ := cli("", "gateway", "list", "--workspace", ws); strings.TrimSpace(out) != "[]" {
+				t.Fatalf("list after remove = %s", out)
+			}
+			for _, tc := range []struct {
+				stdin string
+				args  []string
+				want  string
+			}{
+				{`{}`, []string{"gateway", "add", "--workspace", ws, "--provider", "stripe", "--credentials", "-"}, "--provider must be one of"},
+				{`{}`, []string{"gateway", "add", "--workspace", ws, "--provider", "pawapay", "--credentials", "-"}, `need "api_token"`},
+				{`{"api_token": 5}`, []string{"gateway", "add", "--workspace", ws, "--provider", "pawapay", "--credentials", "-"}, "JSON object of strings"},
+				{`{"api_token": "x"}`, []string{"gateway", "add", "--workspace", ws, "--provider", "paystack", "--credentials", "-"}, `need "secret_key"`},
+				{`{"api_token": "x"}`, []string{"gateway", "add", "--workspace", ws, "--provider", "pawapay", "--countries", "FR", "--credentials", "-"}, "does not serve"},
+				{`{"api_token": "x"}`, []string{"gateway", "add", "--provider", "pawapay", "--credentials", "-"}, "--workspace is required"},
+				{`{"api_token": "x"}`, []string{"gateway", "add", "--workspace", "ws_" + strings.Repeat("a", 32), "--provider", "pawapay", "--credentials", "-"}, "not found"},
+				{``, []string{"gateway", "add", "--workspace", ws, "--provider", "pawapay"}, "--credentials FILE"},
+				{``, []string{"gateway", "disable", "--workspace", ws, "gw_nope"}, "not found"},
+				{``, []string{"gateway", "list"}, "--workspace is required"},
+			} {
+				if _, err := cli(tc.stdin, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%v = %v; want an error containing %q", tc.args, err, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -386,3 +386,46 @@ func TestStore_Deliveries(t *testing.T) {
 		})
 	})
 }
+
+func TestStore_Gateways(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay CI", Collect: true,
+			Payout: true, Enabled: true, Routes: []cauri.GatewayRoute{{Country: "CI", Operator: "wave", Code: "WAVE_CIV", Enabled: true}}, CreatedAt: t0}
+		creds := map[string]string{"api_token": "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.secret-part"}
+		if err := s.CreateGateway(ctx, g, creds); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.Gateways(ctx, ws.ID)
+		if err != nil || len(list) != 1 || list[0].Routes[0].Code != "WAVE_CIV" || list[0].CredentialHints["api_token"] != "…part" {
+			t.Fatalf("list = %+v, %v", list, err)
+		}
+		got, err := s.GatewayCredentials(ctx, g.ID)
+		if err != nil || got["api_token"] != creds["api_token"] {
+			t.Fatalf("credentials = %v, %v", got, err)
+		}
+		other, _ := newWorkspace(t, s)
+		if _, err := s.Gateway(ctx, other.ID, g.ID); code(err) != cauri.ENotFound {
+			t.Fatalf("another workspace reads the gateway: %v", err)
+		}
+		if d, err := s.SetGatewayEnabled(ctx, ws.ID, g.ID, false); err != nil || d.Enabled {
+			t.Fatalf("disable = %+v, %v", d, err)
+		}
+		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GatewayCredentials(ctx, g.ID); code(err) != cauri.ENotFound {
+			t.Fatalf("credentials of a removed gateway: %v", err)
+		}
+		if list, _ := s.Gateways(ctx, ws.ID); len(list) != 0 {
+			t.Fatalf("removed gateway still listed: %+v", list)
+		}
+		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0); code(err) != cauri.ENotFound {
+			t.Fatalf("second removal: %v", err)
+		}
+		if err := s.CreateGateway(ctx, &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: "ws_" + strings.Repeat("a", 32), Provider: "pawapay", CreatedAt: t0}, creds); code(err) != cauri.ENotFound {
+			t.Fatalf("gateway of an unknown workspace: %v", err)
+		}
+	})
+}

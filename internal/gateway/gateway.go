@@ -1,0 +1,129 @@
+// Package gateway describes the aggregators Cauri connects to: each
+// provider's credentials, base URLs, and the codes it gives the operators it
+// serves per country (embedded data with its sources). The connectors, one
+// package per aggregator below this one, use it; so does the command line
+// that adds a merchant's gateway.
+//
+// It imports the domain and the catalog.
+package gateway
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+)
+
+//go:embed providers.json
+var providersJSON []byte
+
+// Provider is what Cauri knows of one aggregator.
+type Provider struct {
+	Key                 string                       `json:"key"`
+	Name                string                       `json:"name"`
+	Credentials         []string                     `json:"credentials"` // required fields
+	OptionalCredentials []string                     `json:"optional_credentials"`
+	BaseURL             struct{ Live, Test string }  `json:"base_url"`
+	Collect             bool                         `json:"collect"`
+	Payout              bool                         `json:"payout"`
+	Cards               []string                     `json:"cards"`
+	Operators           map[string]map[string]string `json:"operators"` // country -> operator key -> provider code
+}
+
+var providers = mustLoad()
+
+func mustLoad() map[string]*Provider {
+	var d struct{ Providers []*Provider }
+	if err := json.Unmarshal(providersJSON, &d); err != nil {
+		panic("gateway: " + err.Error())
+	}
+	out := map[string]*Provider{}
+	for _, p := range d.Providers {
+		for country, ops := range p.Operators {
+			c, ok := catalog.LookupCountry(country)
+			if !ok {
+				panic(fmt.Sprintf("gateway: %s serves %s, not in the catalog", p.Key, country))
+			}
+			for op := range ops {
+				if catalog.OperatorByKey(op) == nil || !containsString(c.Operators, op) {
+					panic(fmt.Sprintf("gateway: %s serves %s in %s, not in the catalog", p.Key, op, country))
+				}
+			}
+		}
+		out[p.Key] = p
+	}
+	return out
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup returns a provider by key.
+func Lookup(key string) (*Provider, bool) {
+	p, ok := providers[strings.ToLower(strings.TrimSpace(key))]
+	return p, ok
+}
+
+// Keys lists the provider keys, sorted.
+func Keys() []string {
+	var out []string
+	for k := range providers {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckCredentials refuses credentials missing a required field or
+// carrying an unknown one.
+func (p *Provider) CheckCredentials(creds map[string]string) error {
+	for _, f := range p.Credentials {
+		if strings.TrimSpace(creds[f]) == "" {
+			return cauri.Errorf(cauri.EInvalid, "%s credentials need %q (required: %s)", p.Name, f, strings.Join(p.Credentials, ", "))
+		}
+	}
+	for f := range creds {
+		if !containsString(p.Credentials, f) && !containsString(p.OptionalCredentials, f) {
+			return cauri.Errorf(cauri.EInvalid, "%s credentials have no field %q (known: %s)", p.Name, f,
+				strings.Join(append(append([]string{}, p.Credentials...), p.OptionalCredentials...), ", "))
+		}
+	}
+	return nil
+}
+
+// Routes lists the operators the provider serves in the given countries
+// (all its countries when none is given), each enabled.
+func (p *Provider) Routes(countries []string) ([]cauri.GatewayRoute, error) {
+	if len(countries) == 0 {
+		for c := range p.Operators {
+			countries = append(countries, c)
+		}
+	}
+	var out []cauri.GatewayRoute
+	for _, raw := range countries {
+		c, ok := catalog.LookupCountry(raw)
+		if !ok || p.Operators[c.Code] == nil {
+			return nil, cauri.Errorf(cauri.EInvalid, "%s does not serve country %q", p.Name, raw)
+		}
+		for op, code := range p.Operators[c.Code] {
+			out = append(out, cauri.GatewayRoute{Country: c.Code, Operator: op, Code: code, Enabled: true})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Country != out[j].Country {
+			return out[i].Country < out[j].Country
+		}
+		return out[i].Operator < out[j].Operator
+	})
+	return out, nil
+}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+)
+
+// CreateGateway stores a gateway and its credentials, sealed under the
+// master key (bound to the gateway's id); only hints of them are kept in
+// clear.
+func (s *Store) CreateGateway(ctx context.Context, g *cauri.Gateway, credentials map[string]string) error {
+	creds, err := json.Marshal(credentials)
+	if err != nil {
+		return err
+	}
+	g.CredentialHints = map[string]string{}
+	for k, v := range credentials {
+		g.CredentialHints[k] = cauri.Hint(v)
+	}
+	routes, _ := json.Marshal(g.Routes)
+	hints, _ := json.Marshal(g.CredentialHints)
+	return s.tx(ctx, func(t *tx) error {
+		if _, err := t.webhookConfig(ctx, g.WorkspaceID, false); err != nil { // the workspace exists
+			return err
+		}
+		_, err := t.exec(ctx, `INSERT INTO gateways (id, workspace_id, provider, name, live, base_url, collect, payout, enabled,
+			routes, credentials, credential_hints, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			g.ID, g.WorkspaceID, g.Provider, g.Name, g.Live, g.BaseURL, g.Collect, g.Payout, g.Enabled,
+			string(routes), s.vault.Seal(string(creds), g.ID), string(hints), micros(g.CreatedAt))
+		return err
+	})
+}
+
+const gatewayColumns = `id, workspace_id, provider, name, live, base_url, collect, payout, enabled, routes, credential_hints, created_at`
+
+func scanGateway(row interface{ Scan(...any) error }) (*cauri.Gateway, error) {
+	var g cauri.Gateway
+	var routes, hints string
+	var created int64
+	if err := row.Scan(&g.ID, &g.WorkspaceID, &g.Provider, &g.Name, &g.Live, &g.BaseURL, &g.Collect, &g.Payout, &g.Enabled,
+		&routes, &hints, &created); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(routes), &g.Routes); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(hints), &g.CredentialHints); err != nil {
+		return nil, err
+	}
+	g.CreatedAt = fromMicros(created)
+	return &g, nil
+}
+
+// Gateways lists a workspace's gateways (not the removed ones), oldest first.
+func (s *Store) Gateways(ctx context.Context, workspaceID string) ([]*cauri.Gateway, error) {
+	var out []*cauri.Gateway
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanGateway, `SELECT `+gatewayColumns+` FROM gateways
+			WHERE workspace_id = ? AND removed_at IS NULL ORDER BY created_at, id`, workspaceID)
+		return err
+	})
+	return out, err
+}
+
+// Gateway reads one of a workspace's gateways.
+func (s *Store) Gateway(ctx context.Context, workspaceID, id string) (*cauri.Gateway, error) {
+	if !cauri.IsID("gw_", id) {
+		return nil, errNotFound("Gateway %s not found", printable(id))
+	}
+	var g *cauri.Gateway
+	err := s.read(ctx, func(t *tx) (err error) {
+		g, err = scanGateway(t.queryRow(ctx, `SELECT `+gatewayColumns+` FROM gateways
+			WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, id, workspaceID))
+		return notFound(err, "Gateway %s not found", id)
+	})
+	return g, err
+}
+
+// GatewayCredentials opens a gateway's credentials, for its connector.
+func (s *Store) GatewayCredentials(ctx context.Context, id string) (map[string]string, error) {
+	var sealed string
+	err := s.read(ctx, func(t *tx) error {
+		return notFound(t.queryRow(ctx, `SELECT credentials FROM gateways WHERE id = ? AND removed_at IS NULL`, id).Scan(&sealed),
+			"Gateway %s not found", printable(id))
+	})
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.vault.Open(sealed, id)
+	if err != nil {
+		return nil, err
+	}
+	var creds map[string]string
+	return creds, json.Unmarshal([]byte(plain), &creds)
+}
+
+// SetGatewayEnabled turns a gateway on or off.
+func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, enabled bool) (*cauri.Gateway, error) {
+	if err := s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ? WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`,
+		enabled, id, workspaceID); err != nil {
+		return nil, err
+	}
+	return s.Gateway(ctx, workspaceID, id)
+}
+
+// RemoveGateway removes a gateway and destroys its credentials. The row
+// stays, so that payments it made keep naming it.
+func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time) error {
+	return s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
+		WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)
+}
+
+func (s *Store) changeGateway(ctx context.Context, workspaceID, id, q string, args ...any) error {
+	if !cauri.IsID("gw_", id) {
+		return errNotFound("Gateway %s not found", printable(id))
+	}
+	return s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errNotFound("Gateway %s not found", id)
+		}
+		return nil
+	})
+}
