@@ -41,6 +41,8 @@ Commands:
                              connect one of the merchant's aggregator accounts (credentials as a JSON object)
   gateway list --workspace ID
   gateway disable|enable|remove --workspace ID GATEWAY_ID
+  simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
+                             run an aggregator's simulator (pawapay) for local development
 
 Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
 `
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return workspace(ctx, args[1:], getenv, stdout, stderr)
 	case "gateway":
 		return gatewayCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "simulate":
+		return simulate(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
@@ -236,6 +238,40 @@ func TestRun_Errors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%v) = %v; want an error containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestRun_Simulate runs `cauri simulate pawapay` and pays through it with
+// the real connector.
+func TestRun_Simulate(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"simulate", "--addr", addr, "--token", "tok", "--settle-after", "0", "pawapay"}, nil, nil, out, io.Discard)
+	}()
+	c := &pawapay.Client{BaseURL: "http://" + addr, Token: "tok"}
+	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 100, Currency: "XOF", Phone: "+221771234567", Operator: "WAVE_SEN"}
+	var st gateway.Status
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if st, err = c.Collect(context.Background(), col); err == nil {
+			break
+		}
+	}
+	if err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("collect through the simulator = %+v, %v", st, err)
+	}
+	if !strings.Contains(out.String(), "pawapay simulator on http://"+addr) {
+		t.Fatalf("simulate printed %q", out.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("simulate returned %v", err)
+	}
+	if err := run(context.Background(), []string{"simulate", "stripe"}, nil, nil, io.Discard, io.Discard); err == nil {
+		t.Fatal("simulate stripe succeeded")
 	}
 }
 

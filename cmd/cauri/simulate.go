@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+)
+
+// simulate runs an aggregator's simulator, for local development and
+// end-to-end tries: point a gateway at it with --api-url.
+func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
+	token := fs.String("token", "sim-token", "the API token the simulator accepts")
+	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback)")
+	settleAfter := fs.Duration("settle-after", 3*time.Second, "how long a payment waits for the customer (0: only POST /_sim/settle/{id})")
+	var provider string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if provider != "" {
+			return errors.New("simulate: want one provider")
+		}
+		provider, args = fs.Arg(0), fs.Args()[1:]
+	}
+	var h http.Handler
+	switch provider {
+	case "pawapay":
+		h = &pawapay.Simulator{Token: *token, CallbackURL: *callback, SettleAfter: *settleAfter}
+	case "":
+		return errors.New("simulate: want a provider: pawapay")
+	default:
+		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay)", provider)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s simulator on http://%s (token %q)\n", provider, ln.Addr(), *token)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+// Package pawapay is the connector to pawaPay's Merchant API v2 (deposits)
+// and a simulator of the part of it the connector uses. Facts from
+// docs.pawapay.io (v2 API reference: initiate deposit, check deposit status,
+// deposit callback, failure codes).
+//
+// It imports the domain and the gateway package.
+package pawapay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// Client is a pawaPay account.
+type Client struct {
+	BaseURL string // https://api.pawapay.io, the sandbox's, or a simulator's
+	Token   string // the API token, sent as a bearer
+	HTTP    *http.Client
+}
+
+var _ gateway.Connector = (*Client)(nil)
+
+// depositRequest is POST /v2/deposits.
+type depositRequest struct {
+	DepositID       string `json:"depositId"`
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	Payer           payer  `json:"payer"`
+	CustomerMessage string `json:"customerMessage,omitempty"`
+}
+
+type payer struct {
+	Type           string         `json:"type"`
+	AccountDetails accountDetails `json:"accountDetails"`
+}
+
+type accountDetails struct {
+	PhoneNumber string `json:"phoneNumber"`
+	Provider    string `json:"provider"`
+}
+
+type failureReason struct {
+	FailureCode    string `json:"failureCode"`
+	FailureMessage string `json:"failureMessage"`
+}
+
+func (f *failureReason) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.TrimSpace(f.FailureCode + ": " + f.FailureMessage)
+}
+
+// depositAnswer is the answer to an initiation.
+type depositAnswer struct {
+	DepositID     string         `json:"depositId"`
+	Status        string         `json:"status"` // ACCEPTED, DUPLICATE_IGNORED, REJECTED
+	FailureReason *failureReason `json:"failureReason"`
+}
+
+// deposit is a deposit as GET /v2/deposits/{id} and the callbacks show it.
+type deposit struct {
+	DepositID             string         `json:"depositId"`
+	Status                string         `json:"status"` // ACCEPTED, PROCESSING, IN_RECONCILIATION, COMPLETED, FAILED
+	ProviderTransactionID string         `json:"providerTransactionId,omitempty"`
+	FailureReason         *failureReason `json:"failureReason,omitempty"`
+}
+
+// encodeDeposit builds the initiation body of a collection.
+func encodeDeposit(c gateway.Collection) depositRequest {
+	return depositRequest{
+		DepositID: c.Reference,
+		Amount:    cauri.FormatAmount(c.Amount, c.Currency),
+		Currency:  string(c.Currency),
+		Payer: payer{Type: "MMO", AccountDetails: accountDetails{
+			PhoneNumber: strings.TrimPrefix(c.Phone, "+"), // digits with the country code
+			Provider:    c.Operator,
+		}},
+		CustomerMessage: customerMessage(c.Description),
+	}
+}
+
+// customerMessage fits a description into pawaPay's 4 to 22 letters,
+// digits and spaces, or leaves it out.
+func customerMessage(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ') {
+			b.WriteRune(r)
+		}
+	}
+	out := strings.TrimSpace(b.String())
+	if len(out) > 22 {
+		out = strings.TrimSpace(out[:22])
+	}
+	if len(out) < 4 {
+		return ""
+	}
+	return out
+}
+
+// Collect implements gateway.Connector.
+func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
+	var ans depositAnswer
+	status, err := c.call(ctx, http.MethodPost, "/v2/deposits", encodeDeposit(col), &ans)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	if status == http.StatusBadRequest && ans.Status == "REJECTED" {
+		return gateway.Status{Outcome: gateway.Failed, Reason: ans.FailureReason.String()}, nil
+	}
+	switch ans.Status {
+	case "ACCEPTED", "DUPLICATE_IGNORED": // a duplicate is our retry of an accepted deposit
+		return gateway.Status{Outcome: gateway.Pending}, nil
+	case "REJECTED":
+		return gateway.Status{Outcome: gateway.Failed, Reason: ans.FailureReason.String()}, nil
+	}
+	return gateway.Status{}, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered an unknown status %q", ans.Status)}
+}
+
+// CollectionStatus implements gateway.Connector.
+func (c *Client) CollectionStatus(ctx context.Context, reference string) (gateway.Status, error) {
+	var ans struct {
+		Status string  `json:"status"` // FOUND, NOT_FOUND
+		Data   deposit `json:"data"`
+	}
+	if _, err := c.call(ctx, http.MethodGet, "/v2/deposits/"+url.PathEscape(reference), nil, &ans); err != nil {
+		return gateway.Status{}, err
+	}
+	if ans.Status == "NOT_FOUND" {
+		return gateway.Status{Outcome: gateway.NotFound}, nil
+	}
+	return depositStatus(ans.Data), nil
+}
+
+func depositStatus(d deposit) gateway.Status {
+	st := gateway.Status{Outcome: gateway.Pending, ProviderRef: d.ProviderTransactionID}
+	switch d.Status {
+	case "COMPLETED":
+		st.Outcome = gateway.Succeeded
+	case "FAILED":
+		st.Outcome, st.Reason = gateway.Failed, d.FailureReason.String()
+	}
+	return st
+}
+
+// CallbackReference implements gateway.Connector. pawaPay's callbacks are
+// unsigned unless the account turns signing on, so they are treated as
+// signals: the service re-reads the deposit before believing them.
+func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
+	var d deposit
+	if err := json.Unmarshal(body, &d); err != nil || d.DepositID == "" {
+		return "", errors.New("pawaPay callback without a depositId")
+	}
+	return d.DepositID, nil
+}
+
+// call sends one request and decodes the answer. Transport failures, 5xx
+// and unreadable answers are transient; refused credentials are not.
+func (c *Client) call(ctx context.Context, method, path string, in, out any) (int, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return 0, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, body)
+	if err != nil {
+		return 0, &gateway.Error{Message: "pawaPay address: " + err.Error()}
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 15 * time.Second}
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return 0, &gateway.Error{Transient: true, Message: "pawaPay did not answer: " + err.Error()}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	switch {
+	case err != nil:
+		return res.StatusCode, &gateway.Error{Transient: true, Message: "pawaPay answer cut: " + err.Error()}
+	case res.StatusCode >= 500:
+		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered %d", res.StatusCode)}
+	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
+		return res.StatusCode, &gateway.Error{Message: fmt.Sprintf("pawaPay refused the gateway's API token (%d)", res.StatusCode)}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered %d with unreadable JSON", res.StatusCode)}
+	}
+	if res.StatusCode >= 400 && res.StatusCode != http.StatusBadRequest {
+		return res.StatusCode, &gateway.Error{Message: fmt.Sprintf("pawaPay answered %d", res.StatusCode)}
+	}
+	return res.StatusCode, nil
+}

@@ -1,0 +1,222 @@
+package pawapay
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+func golden(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestEncodeDeposit_Golden holds the connector's request to the example of
+// pawaPay's own documentation.
+func TestEncodeDeposit_Golden(t *testing.T) {
+	got, _ := json.Marshal(encodeDeposit(gateway.Collection{
+		Reference: "afb57b93-7849-49aa-babb-4c3ccbfe3d79", Amount: 100, Currency: "RWF",
+		Phone: "+250783456789", Operator: "MTN_MOMO_RWA",
+	}))
+	var a, b any
+	json.Unmarshal(got, &a)
+	json.Unmarshal(golden(t, "deposit_request.json"), &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("request = %s\nwant the documented %s", got, golden(t, "deposit_request.json"))
+	}
+}
+
+// TestDecode_Golden reads pawaPay's documented answers.
+func TestDecode_Golden(t *testing.T) {
+	var answer []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer)
+	}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, Token: "t"}
+	col := gateway.Collection{Reference: "f4401bd2-1568-4140-bf2d-eb77d2b2b639", Amount: 1500, Currency: "ZMW", Phone: "+260763456789", Operator: "MTN_MOMO_ZMB"}
+	for _, tc := range []struct {
+		fixture string
+		call    func() (gateway.Status, error)
+		want    gateway.Status
+	}{
+		{"deposit_accepted.json", func() (gateway.Status, error) { return c.Collect(context.Background(), col) }, gateway.Status{Outcome: gateway.Pending}},
+		{"deposit_rejected.json", func() (gateway.Status, error) { return c.Collect(context.Background(), col) },
+			gateway.Status{Outcome: gateway.Failed, Reason: "INVALID_PHONE_NUMBER: The phone number is not valid for the provider"}},
+		{"deposit_status_completed.json", func() (gateway.Status, error) { return c.CollectionStatus(context.Background(), col.Reference) },
+			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "ABC123"}},
+	} {
+		answer = golden(t, tc.fixture)
+		got, err := tc.call()
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %+v, %v; want %+v", tc.fixture, got, err, tc.want)
+		}
+	}
+}
+
+func TestCustomerMessage(t *testing.T) {
+	for in, want := range map[string]string{"2 pagnes wax": "2 pagnes wax", "Commande n° 1042 — boutique Adjoa": "Commande n 1042  bouti", "ab": "", "": ""} {
+		if got := customerMessage(in); got != want {
+			t.Errorf("customerMessage(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// simEnv is the connector facing its simulator over real HTTP on loopback,
+// with a receiver for the simulator's callbacks.
+type simEnv struct {
+	sim       *Simulator
+	srv       *httptest.Server
+	client    *Client
+	mu        sync.Mutex
+	callbacks [][]byte
+}
+
+func newSimEnv(t *testing.T) *simEnv {
+	e := &simEnv{sim: &Simulator{Token: "sandbox-token"}}
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		e.mu.Lock()
+		e.callbacks = append(e.callbacks, b)
+		e.mu.Unlock()
+	}))
+	t.Cleanup(cb.Close)
+	e.sim.CallbackURL = cb.URL
+	e.srv = httptest.NewServer(e.sim)
+	t.Cleanup(e.srv.Close)
+	e.client = &Client{BaseURL: e.srv.URL, Token: "sandbox-token", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	return e
+}
+
+func (e *simEnv) control(t *testing.T, path string) {
+	t.Helper()
+	res, err := http.Post(e.srv.URL+path, "", nil)
+	if err != nil || res.StatusCode != http.StatusNoContent {
+		t.Fatalf("control %s: %v %v", path, res, err)
+	}
+	res.Body.Close()
+}
+
+func collection(ref, phone string) gateway.Collection {
+	return gateway.Collection{Reference: ref, Amount: 5000, Currency: "XOF", Phone: phone, Operator: "WAVE_SEN", Description: "Commande 1042"}
+}
+
+const (
+	ref1 = "11111111-2222-4333-8444-555555555555"
+	ref2 = "21111111-2222-4333-8444-555555555555"
+	ref3 = "31111111-2222-4333-8444-555555555555"
+)
+
+func TestClient_AgainstSimulator(t *testing.T) {
+	ctx := context.Background()
+	e := newSimEnv(t)
+	t.Run("CollectAndSettle", func(t *testing.T) {
+		st, err := e.client.Collect(ctx, collection(ref1, "+221771234567"))
+		if err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("collect = %+v, %v", st, err)
+		}
+		if st, _ := e.client.Collect(ctx, collection(ref1, "+221771234567")); st.Outcome != gateway.Pending {
+			t.Fatalf("duplicate = %+v; want pending (DUPLICATE_IGNORED)", st)
+		}
+		if st, _ := e.client.CollectionStatus(ctx, ref1); st.Outcome != gateway.Pending {
+			t.Fatalf("status before settling = %+v", st)
+		}
+		e.control(t, "/_sim/settle/"+ref1)
+		st, err = e.client.CollectionStatus(ctx, ref1)
+		if err != nil || st.Outcome != gateway.Succeeded || !strings.HasPrefix(st.ProviderRef, "SIM") {
+			t.Fatalf("status after settling = %+v, %v", st, err)
+		}
+		e.mu.Lock()
+		cbs := append([][]byte(nil), e.callbacks...)
+		e.mu.Unlock()
+		if len(cbs) != 1 {
+			t.Fatalf("%d callbacks; want 1", len(cbs))
+		}
+		if ref, err := e.client.CallbackReference(nil, cbs[0]); err != nil || ref != ref1 {
+			t.Fatalf("callback reference = %q, %v", ref, err)
+		}
+	})
+	t.Run("PayerFails", func(t *testing.T) {
+		e.client.Collect(ctx, collection(ref2, "+221770000029"))
+		e.control(t, "/_sim/settle/"+ref2)
+		if st, _ := e.client.CollectionStatus(ctx, ref2); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYER_NOT_FOUND") {
+			t.Fatalf("status = %+v; want failed, PAYER_NOT_FOUND", st)
+		}
+	})
+	t.Run("RefusedAtInitiation", func(t *testing.T) {
+		if st, err := e.client.Collect(ctx, collection(ref3, "+221770000039")); err != nil || st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "INVALID_PHONE_NUMBER") {
+			t.Fatalf("collect = %+v, %v", st, err)
+		}
+		c := collection("41111111-2222-4333-8444-555555555555", "+221771234567")
+		c.Operator = "NOPE_SEN"
+		if st, _ := e.client.Collect(ctx, c); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "INVALID_PROVIDER") {
+			t.Fatalf("unknown provider = %+v", st)
+		}
+		c.Reference, c.Operator = "not-a-uuid", "WAVE_SEN"
+		if st, _ := e.client.Collect(ctx, c); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "INVALID_PARAMETER") {
+			t.Fatalf("bad depositId = %+v", st)
+		}
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		if st, err := e.client.CollectionStatus(ctx, "91111111-2222-4333-8444-555555555555"); err != nil || st.Outcome != gateway.NotFound {
+			t.Fatalf("unknown deposit = %+v, %v", st, err)
+		}
+	})
+	t.Run("WrongToken", func(t *testing.T) {
+		bad := &Client{BaseURL: e.srv.URL, Token: "wrong"}
+		if _, err := bad.Collect(ctx, collection("51111111-2222-4333-8444-555555555555", "+221771234567")); err == nil || gateway.IsTransient(err) {
+			t.Fatalf("wrong token: %v; want a lasting error", err)
+		}
+	})
+	t.Run("Faults", func(t *testing.T) {
+		for _, mode := range []string{"500", "malformed", "slow&seconds=2"} {
+			e.control(t, "/_sim/fault?mode="+mode)
+			_, err := e.client.Collect(ctx, collection("61111111-2222-4333-8444-555555555555", "+221771234567"))
+			if !gateway.IsTransient(err) {
+				t.Errorf("fault %s: %v; want a transient error", mode, err)
+			}
+		}
+		e.control(t, "/_sim/fault?mode=none")
+		if st, err := e.client.CollectionStatus(ctx, ref1); err != nil || st.Outcome != gateway.Succeeded {
+			t.Fatalf("after the faults: %+v, %v", st, err)
+		}
+	})
+	t.Run("DuplicateCallback", func(t *testing.T) {
+		e.control(t, "/_sim/callback/"+ref1)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if n := len(e.callbacks); n != 3 || string(e.callbacks[n-1]) != string(e.callbacks[0]) {
+			t.Fatalf("callbacks = %d; want the first sent again", n)
+		}
+	})
+}
+
+func TestSimulator_SettlesAfterDelay(t *testing.T) {
+	e := newSimEnv(t)
+	e.sim.SettleAfter = 50 * time.Millisecond
+	ctx := context.Background()
+	e.client.Collect(ctx, collection(ref1, "+221771234567"))
+	e.client.Collect(ctx, collection(ref2, "+221770000129")) // never settles
+	time.Sleep(300 * time.Millisecond)
+	if st, _ := e.client.CollectionStatus(ctx, ref1); st.Outcome != gateway.Succeeded {
+		t.Fatalf("after the delay: %+v", st)
+	}
+	if st, _ := e.client.CollectionStatus(ctx, ref2); st.Outcome != gateway.Pending {
+		t.Fatalf("a stuck payment: %+v; want still pending", st)
+	}
+}

@@ -1,0 +1,234 @@
+package pawapay
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// Simulator stands in for pawaPay's deposits API in tests and on a
+// developer's machine (cauri simulate pawapay). It accepts and refuses as
+// pawaPay does: bearer auth, input checks, idempotency of depositId; and
+// the payer's number decides the outcome, like pawaPay's sandbox numbers:
+//
+//	...0039  refused at initiation (INVALID_PHONE_NUMBER)
+//	...0029  fails once settled (PAYER_NOT_FOUND)
+//	...0129  never settles, no callback (a lost payment, for the reconciler)
+//	other    completes
+//
+// A deposit settles after SettleAfter, or when POST /_sim/settle/{id} says
+// so; settled deposits are POSTed to CallbackURL. POST /_sim/fault?mode=
+// slow|500|malformed|none injects faults into the API; POST
+// /_sim/callback/{id} sends a deposit's callback again (a duplicate).
+type Simulator struct {
+	Token       string
+	CallbackURL string
+	SettleAfter time.Duration // 0: only the control call settles
+
+	mu       sync.Mutex
+	deposits map[string]*simDeposit
+	fault    string
+	slowFor  time.Duration
+	calls    int
+}
+
+type simDeposit struct {
+	deposit
+	phone string
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// knownProvider reports whether pawaPay has this provider code.
+func knownProvider(code string) bool {
+	p, _ := gateway.Lookup("pawapay")
+	for _, ops := range p.Operators {
+		for _, c := range ops {
+			if c == code {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Calls counts the API requests the simulator answered (control calls aside).
+func (s *Simulator) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_sim/") {
+		s.control(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.calls++
+	fault, slow := s.fault, s.slowFor
+	s.mu.Unlock()
+	switch fault {
+	case "slow":
+		select {
+		case <-time.After(slow):
+		case <-r.Context().Done():
+			return
+		}
+	case "500":
+		http.Error(w, `{"errorMessage":"internal error"}`, http.StatusInternalServerError)
+		return
+	case "malformed":
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"depositId": "`))
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+s.Token {
+		reply(w, http.StatusUnauthorized, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"NO_AUTHENTICATION", "The API token is missing or wrong"}})
+		return
+	}
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v2/deposits":
+		s.initiate(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v2/deposits/"):
+		s.mu.Lock()
+		d := s.deposits[strings.TrimPrefix(r.URL.Path, "/v2/deposits/")]
+		var out any = map[string]any{"status": "NOT_FOUND", "data": nil}
+		if d != nil {
+			out = map[string]any{"status": "FOUND", "data": d.deposit}
+		}
+		s.mu.Unlock()
+		reply(w, http.StatusOK, out)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
+	var req depositRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		reply(w, http.StatusBadRequest, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"INVALID_INPUT", "The request body is not valid JSON"}})
+		return
+	}
+	reject := func(code int, fc, msg string) {
+		reply(w, code, depositAnswer{DepositID: req.DepositID, Status: "REJECTED", FailureReason: &failureReason{fc, msg}})
+	}
+	amount, err := strconv.ParseFloat(req.Amount, 64)
+	phone := req.Payer.AccountDetails.PhoneNumber
+	switch {
+	case !uuidRE.MatchString(req.DepositID):
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "depositId must be a UUID")
+		return
+	case err != nil || amount <= 0 || strings.ContainsAny(req.Amount, "eE+-"):
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "amount must be a positive decimal number")
+		return
+	case req.Payer.Type != "MMO" || len(req.Currency) != 3:
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "payer.type must be MMO and currency an ISO 4217 code")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deposits == nil {
+		s.deposits = map[string]*simDeposit{}
+	}
+	if _, dup := s.deposits[req.DepositID]; dup {
+		reply(w, http.StatusOK, depositAnswer{DepositID: req.DepositID, Status: "DUPLICATE_IGNORED"})
+		return
+	}
+	switch {
+	case !knownProvider(req.Payer.AccountDetails.Provider):
+		reject(http.StatusOK, "INVALID_PROVIDER", "The provider is not available")
+		return
+	case len(phone) < 9 || len(phone) > 15 || strings.Trim(phone, "0123456789") != "" || strings.HasSuffix(phone, "0039"):
+		reject(http.StatusOK, "INVALID_PHONE_NUMBER", "The phone number is not valid for the provider")
+		return
+	}
+	s.deposits[req.DepositID] = &simDeposit{deposit: deposit{DepositID: req.DepositID, Status: "ACCEPTED"}, phone: phone}
+	if s.SettleAfter > 0 {
+		id := req.DepositID
+		time.AfterFunc(s.SettleAfter, func() { s.settle(id, "") })
+	}
+	reply(w, http.StatusOK, map[string]string{"depositId": req.DepositID, "status": "ACCEPTED", "created": time.Now().UTC().Format(time.RFC3339)})
+}
+
+// settle ends a deposit as its number says, or as status says, and sends
+// the callback.
+func (s *Simulator) settle(id, status string) bool {
+	s.mu.Lock()
+	d := s.deposits[id]
+	if d == nil || d.Status != "ACCEPTED" || (status == "" && strings.HasSuffix(d.phone, "0129")) {
+		s.mu.Unlock()
+		return d != nil
+	}
+	switch {
+	case status == "FAILED" || (status == "" && strings.HasSuffix(d.phone, "0029")):
+		d.Status, d.FailureReason = "FAILED", &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}
+	default:
+		b := make([]byte, 6)
+		rand.Read(b)
+		d.Status, d.ProviderTransactionID = "COMPLETED", "SIM"+strings.ToUpper(hex.EncodeToString(b))
+	}
+	s.mu.Unlock()
+	s.callback(id)
+	return true
+}
+
+func (s *Simulator) callback(id string) {
+	s.mu.Lock()
+	d := s.deposits[id]
+	var body []byte
+	if d != nil {
+		body, _ = json.Marshal(d.deposit)
+	}
+	s.mu.Unlock()
+	if s.CallbackURL == "" || body == nil {
+		return
+	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	if res, err := c.Post(s.CallbackURL, "application/json", bytes.NewReader(body)); err == nil {
+		res.Body.Close()
+	}
+}
+
+func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	switch path := strings.TrimPrefix(r.URL.Path, "/_sim/"); {
+	case strings.HasPrefix(path, "settle/"):
+		if !s.settle(strings.TrimPrefix(path, "settle/"), r.URL.Query().Get("status")) {
+			http.NotFound(w, r)
+			return
+		}
+	case strings.HasPrefix(path, "callback/"):
+		s.callback(strings.TrimPrefix(path, "callback/"))
+	case path == "fault":
+		secs, _ := strconv.ParseFloat(r.URL.Query().Get("seconds"), 64)
+		s.mu.Lock()
+		s.fault, s.slowFor = r.URL.Query().Get("mode"), time.Duration(secs*float64(time.Second))
+		if s.fault == "none" {
+			s.fault = ""
+		}
+		s.mu.Unlock()
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func reply(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
