@@ -91,7 +91,7 @@ func (s *Server) sessionMethods(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	methods, err := s.Checkout.Methods(sess, r.URL.Query().Get("country"))
+	methods, err := s.Checkout.Methods(r.Context(), sess, r.URL.Query().Get("country"))
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -279,10 +282,67 @@ func TestSessionMethods(t *testing.T) {
 				}
 			}
 		})
-		t.Run("AllCountries", func(t *testing.T) {
+		t.Run("AllCountriesOfTheCurrency", func(t *testing.T) {
 			_, list := methods("")
-			if len(list) < 40 {
-				t.Fatalf("%d methods without a country; want every active operator", len(list))
+			xof := map[string]bool{"BJ": true, "BF": true, "CI": true, "ML": true, "NE": true, "SN": true, "TG": true}
+			mm := 0
+			for _, m := range list {
+				if m["type"] == "MOBILE_MONEY" {
+					mm++
+					if !xof[m["flag"].(string)] {
+						t.Fatalf("an XOF session lists %v", m)
+					}
+				}
+			}
+			if mm != 17 {
+				t.Fatalf("%d operators for an XOF session; want the 17 of the XOF countries", mm)
+			}
+		})
+		t.Run("CountryOfAnotherCurrency", func(t *testing.T) {
+			_, list := methods("?country=gh")
+			if len(list) != 2 || list[0]["type"] != "CARD" {
+				t.Fatalf("Ghana's operators for an XOF session = %v; want the cards only", list)
+			}
+		})
+		t.Run("LiveSessionFromGateways", func(t *testing.T) {
+			ws, keys := e.newWorkspace("Live shop", true)
+			add := func(provider string, live, enabled, collect bool, countries ...string) string {
+				p, _ := gateway.Lookup(provider)
+				routes, err := p.Routes(countries)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: provider, Name: provider, Live: live,
+					Collect: collect, Enabled: enabled, Routes: routes, CreatedAt: e.clock.Now()}
+				if err := st.CreateGateway(context.Background(), g, map[string]string{"secret_key": "sk_live_x", "api_token": "x"}); err != nil {
+					t.Fatal(err)
+				}
+				return g.ID
+			}
+			live := e.mustSession(keys["live_secret"], `{"amount": 5000}`)
+			r := e.do("GET", "/v1/checkout/sessions/"+live+"/methods", nil, bearer(keys["live_public"])...)
+			if len(r.body["methods"].([]any)) != 0 {
+				t.Fatalf("live session without gateways = %s", r.raw)
+			}
+			pp := add("pawapay", true, true, true, "CI", "SN", "GH")
+			add("pawapay", false, true, true, "CI")  // sandbox credentials: not for live sessions
+			add("pawapay", true, false, true, "BF")  // disabled
+			add("cinetpay", true, true, false, "ML") // does not collect
+			fp := add("fedapay", true, true, true, "BJ")
+			r = e.do("GET", "/v1/checkout/sessions/"+live+"/methods?country=sn", nil, bearer(keys["live_public"])...)
+			var got []string
+			for _, m := range r.body["methods"].([]any) {
+				m := m.(map[string]any)
+				got = append(got, fmt.Sprint(m["code"], "/", m["gatewayId"] == pp, "/", m["gatewayId"] == fp, "/", m["provider"]))
+			}
+			want := []string{"FREE_SEN/true/false/pawapay", "ORANGE_SEN/true/false/pawapay", "WAVE_SEN/true/false/pawapay",
+				"CARD_UEMOA/false/true/fedapay", "CARD_INTERNATIONAL/false/true/fedapay"}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("live methods for Senegal:\n got %v\nwant %v", got, want)
+			}
+			r = e.do("GET", "/v1/checkout/sessions/"+live+"/methods", nil, bearer(keys["live_public"])...)
+			if n := len(r.body["methods"].([]any)); n != 3+3+3+2 { // SN, CI (pawaPay), BJ (FedaPay), cards; not GH (another currency)
+				t.Fatalf("%d live methods; want 11: %s", n, r.raw)
 			}
 		})
 		t.Run("UnservedCountryCardsOnly", func(t *testing.T) {
