@@ -24,6 +24,7 @@ const (
 	EUnprocessable = "unprocessable" // 422: idempotency key reused with another payload
 	ERateLimited   = "rate_limited"  // 429
 	EInternal      = "internal"      // 500
+	EBadGateway    = "bad_gateway"   // 502: the aggregator refused; the message carries its answer
 )
 
 // Error is an error whose message is safe to show to the API client.

@@ -227,6 +227,21 @@ func (e PageErrorSuccess) Valid() bool {
 	}
 }
 
+// Defines values for PayResponseSuccess.
+const (
+	PayResponseSuccessTrue PayResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the PayResponseSuccess enum.
+func (e PayResponseSuccess) Valid() bool {
+	switch e {
+	case PayResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentEventEvent.
 const (
 	PaymentEventEventPaymentCancelled PaymentEventEvent = "payment.cancelled"
@@ -710,6 +725,21 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// InitiateRequest defines model for InitiateRequest.
+type InitiateRequest struct {
+	// Code The method's `code`.
+	Code string `json:"code"`
+
+	// GatewayId The method's `gatewayId`.
+	GatewayId string `json:"gatewayId"`
+
+	// Phone The customer's number, national or international format.
+	Phone string `json:"phone"`
+
+	// TransactionId The session id.
+	TransactionId string `json:"transactionId"`
+}
+
 // Method defines model for Method.
 type Method struct {
 	// Code The serving gateway's own code for the operator; read it, never hard-code it.
@@ -750,6 +780,21 @@ type PageError struct {
 
 // PageErrorSuccess defines model for PageError.Success.
 type PageErrorSuccess bool
+
+// PayResponse defines model for PayResponse.
+type PayResponse struct {
+	// Message Words for the customer.
+	Message string `json:"message"`
+	Paid    bool   `json:"paid"`
+
+	// Status `PENDING` until paid; `SUCCESS` when paid; `FAILED` after a failed
+	// attempt (it can still be paid); `CANCELLED` and `REFUNDED` are final.
+	Status  SessionStatus      `json:"status"`
+	Success PayResponseSuccess `json:"success"`
+}
+
+// PayResponseSuccess defines model for PayResponse.Success.
+type PayResponseSuccess bool
 
 // PaymentEvent defines model for PaymentEvent.
 type PaymentEvent struct {
@@ -1014,6 +1059,12 @@ type Unauthorized = Error
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
 
+// VerifyPaymentJSONBody defines parameters for VerifyPayment.
+type VerifyPaymentJSONBody struct {
+	// TransactionId The session id.
+	TransactionId string `json:"transactionId"`
+}
+
 // SimulateOnCheckoutPageFormdataBody defines parameters for SimulateOnCheckoutPage.
 type SimulateOnCheckoutPageFormdataBody struct {
 	// Issue `succes` settles as paid, `echec` as failed.
@@ -1178,8 +1229,14 @@ type TransferSucceededParams struct {
 // TransferSucceededParamsUserAgent defines parameters for TransferSucceeded.
 type TransferSucceededParamsUserAgent string
 
+// InitiatePaymentJSONRequestBody defines body for InitiatePayment for application/json ContentType.
+type InitiatePaymentJSONRequestBody = InitiateRequest
+
 // SettleSandboxSessionJSONRequestBody defines body for SettleSandboxSession for application/json ContentType.
 type SettleSandboxSessionJSONRequestBody = SandboxRequest
+
+// VerifyPaymentJSONRequestBody defines body for VerifyPayment for application/json ContentType.
+type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 
 // SimulateOnCheckoutPageFormdataRequestBody defines body for SimulateOnCheckoutPage for application/x-www-form-urlencoded ContentType.
 type SimulateOnCheckoutPageFormdataRequestBody SimulateOnCheckoutPageFormdataBody

@@ -13,6 +13,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
+	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/web"
@@ -55,7 +56,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	srv, err := web.New(web.Deps{
 		Store:          st,
-		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake},
+		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New},
 		Guard:          guard,
 		Worker:         worker,
 		Limiter:        limiter,

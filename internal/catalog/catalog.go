@@ -121,3 +121,18 @@ func ParseInternationalPhone(field, s string) (string, error) {
 	}
 	return phonenumbers.Format(n, phonenumbers.E164), nil
 }
+
+// ParsePhone checks a phone number of the given country (alpha-2): in
+// national format ("07 07 12 34 56") or international ("+225 ..."), which
+// must then be of that country. It returns the number in E.164.
+func ParsePhone(field, s, country string) (string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "00") {
+		s = "+" + s[2:]
+	}
+	n, err := phonenumbers.Parse(s, strings.ToUpper(country))
+	if err != nil || !phonenumbers.IsPossibleNumber(n) || phonenumbers.GetRegionCodeForNumber(n) != strings.ToUpper(country) {
+		return "", cauri.Errorf(cauri.EInvalid, "%s %q is not a phone number of %s", field, s, country)
+	}
+	return phonenumbers.Format(n, phonenumbers.E164), nil
+}

@@ -32,6 +32,8 @@ type Service struct {
 	// Committed, when set, is called after a change that emitted an event
 	// is committed: the webhook worker sends its delivery at once.
 	Committed func()
+	// Connect builds a gateway's connector, for live payments.
+	Connect Connect
 }
 
 // CreateParams is a create request as the merchant sent it. Amount is the

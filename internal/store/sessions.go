@@ -133,6 +133,7 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 		for _, q := range []string{
 			`DELETE FROM notifications WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM webhook_deliveries WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE livemode = ? AND created_at < ?)`,
 			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
 		} {

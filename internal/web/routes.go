@@ -25,6 +25,8 @@ func (s *Server) routes(mux router) {
 
 	// Outside /v1: the sandbox settle, used by the hosted page's test buttons.
 	mux.Handle("POST /checkout/sandbox", s.page(s.sandboxSettle))
+	mux.Handle("POST /checkout/initiate", s.page(s.initiate))
+	mux.Handle("POST /checkout/verify", s.page(s.verify))
 
 	// Hosted pages and their assets.
 	mux.Handle("GET "+s.payPath+"/{id}", s.page(s.checkoutPage))

@@ -114,6 +114,7 @@ var statusOf = map[string]int{
 	cauri.EUnprocessable: http.StatusUnprocessableEntity,
 	cauri.ERateLimited:   http.StatusTooManyRequests,
 	cauri.EInternal:      http.StatusInternalServerError,
+	cauri.EBadGateway:    http.StatusBadGateway,
 }
 
 // writeError answers with the error's status and client-safe message. An

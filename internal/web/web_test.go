@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
+	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/prometheus/client_golang/prometheus"
@@ -90,7 +91,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	}
 	d := Deps{
 		Store:    st,
-		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now, Committed: worker.Wake},
+		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now, Committed: worker.Wake, Connect: connect.New},
 		Guard:    guard,
 		Worker:   worker,
 		Limiter:  ratelimit.NewMemory(clk.Now),

@@ -27,7 +27,8 @@ import (
 //
 // A deposit settles after SettleAfter, or when POST /_sim/settle/{id} says
 // so; settled deposits are POSTed to CallbackURL. POST /_sim/fault?mode=
-// slow|500|malformed|none injects faults into the API; POST
+// slow|500|500-initiate|malformed|none injects faults into the API
+// (500-initiate: new deposits fail and are not recorded); POST
 // /_sim/callback/{id} sends a deposit's callback again (a duplicate).
 type Simulator struct {
 	Token       string
@@ -87,6 +88,11 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "500":
 		http.Error(w, `{"errorMessage":"internal error"}`, http.StatusInternalServerError)
 		return
+	case "500-initiate": // down for new payments, nothing recorded
+		if r.Method == http.MethodPost {
+			http.Error(w, `{"errorMessage":"internal error"}`, http.StatusInternalServerError)
+			return
+		}
 	case "malformed":
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"depositId": "`))

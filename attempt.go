@@ -1,0 +1,33 @@
+package cauri
+
+import "time"
+
+// AttemptStatus is where one payment attempt stands at its aggregator.
+type AttemptStatus string
+
+const (
+	AttemptPending   AttemptStatus = "pending"
+	AttemptSucceeded AttemptStatus = "succeeded"
+	AttemptFailed    AttemptStatus = "failed"
+)
+
+// Attempt is one try to collect a session's payment through one gateway.
+// A session has at most one pending attempt at a time: a second could
+// succeed too and debit the customer twice.
+type Attempt struct {
+	ID           string
+	SessionID    string
+	GatewayID    string
+	Provider     string
+	Reference    string // ours, the aggregator's idempotency key (a UUID)
+	Country      string
+	Operator     string // operator key
+	OperatorCode string // the aggregator's code for it
+	Phone        string // E.164
+	Status       AttemptStatus
+	Reason       string // the aggregator's words for a failure
+	ProviderRef  string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	CheckedAt    *time.Time // last time the aggregator was asked
+}

@@ -1,0 +1,235 @@
+package checkout
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// StatusCheckInterval is how often a pending payment is checked with its
+// aggregator when asked (SPEC section 3: at most once per 8 seconds).
+const StatusCheckInterval = 8 * time.Second
+
+// Connect builds a gateway's connector (connect.New in production).
+type Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
+
+// Initiate starts paying a live session with one of its methods (the
+// gateway and the gateway's operator code the methods route listed) from
+// the customer's phone. If that gateway cannot start the payment for a
+// reason another could overcome, the next gateway serving the same
+// operator is tried; before moving on, a transient failure is checked with
+// the first gateway, and the session never has two pending attempts, so a
+// customer is never debited twice.
+func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phone string) (*cauri.Attempt, error) {
+	sess, err := s.Store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !sess.Livemode {
+		return nil, cauri.Errorf(cauri.EForbidden, "This is a test session: settle it with the simulate buttons (POST /checkout/sandbox)")
+	}
+	if !sess.Status.Payable() {
+		return nil, cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
+	}
+	methods, err := s.Methods(ctx, sess, "")
+	if err != nil {
+		return nil, err
+	}
+	var chosen *Method
+	for i := range methods {
+		if methods[i].GatewayID == gatewayID && methods[i].Code == code && methods[i].Type == TypeMobileMoney {
+			chosen = &methods[i]
+		}
+	}
+	if chosen == nil {
+		return nil, cauri.Errorf(cauri.EInvalid, "This payment method is not available for this payment")
+	}
+	e164, err := catalog.ParsePhone("phone", phone, chosen.Flag)
+	if err != nil {
+		return nil, err
+	}
+	gateways, err := s.Store.Gateways(ctx, sess.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	// The chosen gateway first, then the others serving the same operator,
+	// in the order they were added (the routing engine will order them).
+	var operator string
+	var candidates []*cauri.Gateway
+	for _, g := range gateways {
+		for _, r := range g.Routes {
+			if g.ID == gatewayID && r.Code == code && r.Country == chosen.Flag {
+				operator = r.Operator
+				candidates = append([]*cauri.Gateway{g}, candidates...)
+			}
+		}
+	}
+	for _, g := range gateways {
+		if g.ID == gatewayID || !g.Enabled || !g.Collect || !g.Live {
+			continue
+		}
+		for _, r := range g.Routes {
+			if r.Enabled && r.Country == chosen.Flag && r.Operator == operator {
+				candidates = append(candidates, g)
+			}
+		}
+	}
+	var last error
+	for _, g := range candidates {
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164)
+		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
+			return a, err // started, refused by the aggregator, or refused here
+		}
+		last = err
+	}
+	return nil, cauri.Errorf(cauri.EBadGateway, "No gateway could start the payment: %s", last)
+}
+
+// attempt tries one gateway. It returns the attempt when it is pending, an
+// EBadGateway error when the aggregator refused it, and a transient
+// gateway error only when the aggregator is sure to have started nothing
+// (so the next gateway may be tried).
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string) (*cauri.Attempt, error) {
+	var code string
+	for _, r := range g.Routes {
+		if r.Country == country && r.Operator == operator {
+			code = r.Code
+		}
+	}
+	now := s.Now().UTC()
+	a := &cauri.Attempt{
+		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: uuid4(), Country: country,
+		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.Store.StartAttempt(ctx, a); err != nil {
+		return nil, err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)
+		return nil, &gateway.Error{Transient: true, Message: err.Error()}
+	}
+	st, err := conn.Collect(ctx, gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
+		Phone: phone, Operator: code, Description: sess.Description})
+	if err != nil {
+		if !gateway.IsTransient(err) {
+			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)
+			return nil, &gateway.Error{Transient: true, Message: err.Error()} // another gateway may have good credentials
+		}
+		// Did it start? Only an answer that it did not lets us move on.
+		if check, cerr := conn.CollectionStatus(ctx, a.Reference); cerr == nil && check.Outcome == gateway.NotFound {
+			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
+			return nil, err
+		}
+		return a, nil // unknown: it stays pending until the aggregator tells
+	}
+	switch st.Outcome {
+	case gateway.Failed:
+		s.finish(ctx, a.ID, st, true)
+		return nil, cauri.Errorf(cauri.EBadGateway, "%s refused the payment: %s", g.Name, st.Reason)
+	case gateway.Succeeded:
+		s.finish(ctx, a.ID, st, true)
+	}
+	return a, nil
+}
+
+func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Connector, error) {
+	creds, err := s.Store.GatewayCredentials(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.Connect(g, creds)
+}
+
+// finish settles an attempt and its session. A failure of an attempt the
+// customer never saw (notify false: the gateway was down, another is tried)
+// changes the attempt only.
+func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Status, notify bool) (*cauri.Session, error) {
+	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.Attempt) (*cauri.Event, error) {
+		now := s.Now().UTC()
+		a.UpdatedAt, a.Reason, a.ProviderRef = now, st.Reason, st.ProviderRef
+		switch st.Outcome {
+		case gateway.Succeeded:
+			a.Status = cauri.AttemptSucceeded
+			if !sess.Status.Payable() {
+				return nil, nil // cannot happen with one pending attempt; never undo a final state
+			}
+			sess.Status, sess.Provider = cauri.SessionSuccess, a.Provider
+		case gateway.Failed, gateway.NotFound:
+			a.Status = cauri.AttemptFailed
+			if !notify || sess.Status != cauri.SessionPending && sess.Status != cauri.SessionFailed {
+				return nil, nil
+			}
+			sess.Status = cauri.SessionFailed
+		default:
+			return nil, nil
+		}
+		sess.UpdatedAt, sess.CompletedAt = now, &now
+		data, err := json.Marshal(sess.Object(s.PayURL))
+		if err != nil {
+			return nil, err
+		}
+		return cauri.SessionEvent(sess, data, now), nil
+	})
+	if err == nil && notify && s.Committed != nil {
+		s.Committed()
+	}
+	return sess, err
+}
+
+// Verify is asked by the hosted page while the customer confirms: it
+// checks the session's pending attempt with its aggregator, at most once
+// every StatusCheckInterval across all nodes, and returns the session.
+func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session, error) {
+	sess, err := s.Store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !sess.Livemode {
+		return sess, nil
+	}
+	attempts, err := s.Store.Attempts(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attempts {
+		if a.Status != cauri.AttemptPending {
+			continue
+		}
+		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), StatusCheckInterval); err != nil || !turn {
+			return sess, err
+		}
+		g, err := s.Store.Gateway(ctx, sess.WorkspaceID, a.GatewayID)
+		if err != nil {
+			return nil, err
+		}
+		conn, err := s.connector(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		st, err := conn.CollectionStatus(ctx, a.Reference)
+		if err != nil {
+			return sess, nil // the aggregator is not answering: the next check will tell
+		}
+		if st.Outcome != gateway.Pending {
+			if updated, err := s.finish(ctx, a.ID, st, true); err == nil && updated != nil {
+				return updated, nil
+			}
+		}
+	}
+	return s.Store.Session(ctx, sessionID)
+}
+
+func uuid4() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

@@ -1,0 +1,40 @@
+// Package connect builds the connector of a gateway from its provider,
+// credentials and address. It is the one place that knows every connector
+// package.
+//
+// It imports the domain, the gateway package and each connector.
+package connect
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+)
+
+// Timeout bounds every call to an aggregator.
+const Timeout = 15 * time.Second
+
+var client = &http.Client{Timeout: Timeout}
+
+// New returns the connector of gateway g with its credentials.
+func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+	p, ok := gateway.Lookup(g.Provider)
+	if !ok {
+		return nil, &gateway.Error{Message: "unknown provider " + g.Provider}
+	}
+	base := g.BaseURL
+	if base == "" {
+		base = p.BaseURL.Test
+		if g.Live {
+			base = p.BaseURL.Live
+		}
+	}
+	switch g.Provider {
+	case "pawapay":
+		return &pawapay.Client{BaseURL: base, Token: creds["api_token"], HTTP: client}, nil
+	}
+	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
+}

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+)
+
+const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
+	reason, provider_ref, created_at, updated_at, checked_at`
+
+func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
+	var a cauri.Attempt
+	var status string
+	var created, updated int64
+	var checked sql.NullInt64
+	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked); err != nil {
+		return nil, err
+	}
+	a.Status = cauri.AttemptStatus(status)
+	a.CreatedAt, a.UpdatedAt, a.CheckedAt = fromMicros(created), fromMicros(updated), fromNullMicros(checked)
+	return &a, nil
+}
+
+// StartAttempt records a new attempt, pending, under the session's lock.
+// It refuses (EConflict) while another attempt of the session is pending:
+// both could succeed, and the customer would pay twice.
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt) error {
+	return s.tx(ctx, func(t *tx) error {
+		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
+		if err != nil {
+			return notFound(err, "Session %s not found", printable(a.SessionID))
+		}
+		if !sess.Status.Payable() {
+			return cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
+		}
+		var pending string
+		err = t.queryRow(ctx, `SELECT id FROM payment_attempts WHERE session_id = ? AND status = ?`, a.SessionID, string(cauri.AttemptPending)).Scan(&pending)
+		if err == nil {
+			return cauri.Errorf(cauri.EConflict, "A payment is already waiting for the customer's confirmation; confirm it on the phone or wait for it to end")
+		}
+		if err != sql.ErrNoRows {
+			return err
+		}
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
+			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt))
+		return err
+	})
+}
+
+// Attempts lists a session's attempts, newest first.
+func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attempt, error) {
+	var out []*cauri.Attempt
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts WHERE session_id = ?
+			ORDER BY created_at DESC, id DESC`, sessionID)
+		return err
+	})
+	return out, err
+}
+
+// ClaimAttemptCheck lets one caller, of any node, ask the aggregator about
+// a pending attempt, at most once every every: it reports whether this
+// caller got the turn, and records it.
+func (s *Store) ClaimAttemptCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
+	var got bool
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND (checked_at IS NULL OR checked_at <= ?)`,
+			micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		got = n == 1
+		return err
+	})
+	return got, err
+}
+
+// UpdateAttempt changes a pending attempt and its session together, under
+// the session's lock: fn sees both, changes them in place and returns the
+// event the change emits (or nil). An attempt that is no longer pending is
+// left alone (fn is not called): a duplicated or late answer changes
+// nothing.
+func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Attempt) (*cauri.Event, error)) (*cauri.Session, error) {
+	var sess *cauri.Session
+	err := s.tx(ctx, func(t *tx) error {
+		a, err := scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts WHERE id = ?`, id))
+		if err != nil {
+			return notFound(err, "Attempt %s not found", printable(id))
+		}
+		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
+		if err != nil {
+			return err
+		}
+		if err := t.queryRow(ctx, `SELECT status FROM payment_attempts WHERE id = ?`, id).Scan(&a.Status); err != nil {
+			return err
+		}
+		if a.Status != cauri.AttemptPending {
+			return nil
+		}
+		ev, err := fn(sess, a)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, `UPDATE payment_attempts SET status = ?, reason = ?, provider_ref = ?, updated_at = ? WHERE id = ?`,
+			string(a.Status), a.Reason, a.ProviderRef, micros(a.UpdatedAt), a.ID); err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
+			string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
+			return err
+		}
+		if ev != nil {
+			return t.insertEvent(ctx, ev)
+		}
+		return nil
+	})
+	return sess, err
+}

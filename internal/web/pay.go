@@ -1,0 +1,89 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+)
+
+// Rate limits of the payment page's routes (SPEC section 8).
+var (
+	limitInitiate = ratelimit.PerMinute("initiate", 30)
+	limitVerify   = ratelimit.PerMinute("verify", 60)
+)
+
+type initiateRequest struct {
+	TransactionID string `json:"transactionId"`
+	GatewayID     string `json:"gatewayId"`
+	Code          string `json:"code"`
+	Phone         string `json:"phone"`
+}
+
+type payResponse struct {
+	Success bool                `json:"success"`
+	Status  cauri.SessionStatus `json:"status"`
+	Paid    bool                `json:"paid"`
+	Message string              `json:"message"`
+}
+
+// initiate is POST /checkout/initiate: the hosted page starts paying a live
+// session with the method and phone number the customer chose. No key: the
+// session id suffices, as on the page.
+func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.limitByIP(w, r, limitInitiate); err != nil {
+		return err
+	}
+	var req initiateRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	for field, v := range map[string]string{"transactionId": req.TransactionID, "gatewayId": req.GatewayID, "code": req.Code, "phone": req.Phone} {
+		if v == "" {
+			return cauri.Errorf(cauri.EInvalid, "%s is required", field)
+		}
+	}
+	if _, err := s.Checkout.Initiate(r.Context(), req.TransactionID, req.GatewayID, req.Code, req.Phone); err != nil {
+		return err
+	}
+	sess, err := s.Store.Session(r.Context(), req.TransactionID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(),
+		Message: "Confirm the payment on your phone"})
+	return nil
+}
+
+type verifyRequest struct {
+	TransactionID string `json:"transactionId"`
+}
+
+// verify is POST /checkout/verify: the page asks, while the customer
+// confirms, where the payment stands; the aggregator is asked at most once
+// every 8 seconds.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
+	if err := s.limitByIP(w, r, limitVerify); err != nil {
+		return err
+	}
+	var req verifyRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.TransactionID == "" {
+		return cauri.Errorf(cauri.EInvalid, "transactionId is required")
+	}
+	sess, err := s.Checkout.Verify(r.Context(), req.TransactionID)
+	if err != nil {
+		return err
+	}
+	msg := "Waiting for the confirmation on the phone"
+	switch sess.Status {
+	case cauri.SessionSuccess:
+		msg = "Payment succeeded"
+	case cauri.SessionFailed:
+		msg = "Payment failed"
+	}
+	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: msg})
+	return nil
+}

@@ -1,0 +1,148 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// addSimulatedGateway connects a live pawaPay gateway, pointed at a
+// simulator on 127.0.0.1, to the workspace.
+func (e *env) addSimulatedGateway(ws *cauri.Workspace, countries ...string) (*cauri.Gateway, *pawapay.Simulator, string) {
+	e.t.Helper()
+	sim := &pawapay.Simulator{Token: "sim-token"}
+	srv := httptest.NewServer(sim)
+	e.t.Cleanup(srv.Close)
+	p, _ := gateway.Lookup("pawapay")
+	routes, err := p.Routes(countries)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Live: true, BaseURL: srv.URL,
+		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
+	if err := e.store.CreateGateway(context.Background(), g, map[string]string{"api_token": "sim-token"}); err != nil {
+		e.t.Fatal(err)
+	}
+	return g, sim, srv.URL
+}
+
+func simControl(t *testing.T, base, path string) {
+	t.Helper()
+	res, err := http.Post(base+path, "", nil)
+	if err != nil || res.StatusCode != http.StatusNoContent {
+		t.Fatalf("simulator control %s: %v %v", path, res, err)
+	}
+	res.Body.Close()
+}
+
+func TestLivePayment(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Live shop", true)
+		g, sim, simURL := e.addSimulatedGateway(ws, "SN")
+		initiate := func(id, gw, code, phone string) response {
+			return e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": gw, "code": code, "phone": phone})
+		}
+		verify := func(id string) response {
+			return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id})
+		}
+		t.Run("PayAndVerify", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000, "metadata": {"order_id": "L-1"}}`)
+			r := initiate(id, g.ID, "WAVE_SEN", "77 123 45 67") // national format
+			if r.status != 200 || r.str("status") != "PENDING" || r.body["paid"] != false {
+				t.Fatalf("initiate = %d %s", r.status, r.raw)
+			}
+			attempts, _ := st.Attempts(context.Background(), id)
+			if len(attempts) != 1 || attempts[0].Phone != "+221771234567" || attempts[0].OperatorCode != "WAVE_SEN" || attempts[0].Status != cauri.AttemptPending {
+				t.Fatalf("attempts = %+v", attempts)
+			}
+			wantError(t, initiate(id, g.ID, "WAVE_SEN", "771234567"), 409, "already waiting")
+			calls := sim.Calls()
+			if r := verify(id); r.str("status") != "PENDING" || sim.Calls() != calls+1 {
+				t.Fatalf("first verify = %s, %d aggregator calls; want one check", r.raw, sim.Calls()-calls)
+			}
+			verify(id)
+			e.clock.Add(7 * time.Second)
+			verify(id)
+			if sim.Calls() != calls+1 {
+				t.Fatalf("%d checks within 8 s; want 1", sim.Calls()-calls)
+			}
+			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			e.clock.Add(time.Second)
+			r = verify(id)
+			if r.str("status") != "SUCCESS" || r.body["paid"] != true {
+				t.Fatalf("verify after the customer confirmed = %s", r.raw)
+			}
+			s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
+			if s.str("provider") != "pawapay" || s.body["livemode"] != true {
+				t.Fatalf("session = %s", s.raw)
+			}
+			events, _ := st.SessionEvents(context.Background(), id)
+			if len(events) != 1 || events[0].Type != cauri.EventPaymentCompleted || !events[0].Livemode {
+				t.Fatalf("events = %+v; want one live payment.completed", events)
+			}
+			e.clock.Add(10 * time.Second)
+			if r := verify(id); r.str("status") != "SUCCESS" {
+				t.Fatalf("verify later = %s", r.raw)
+			}
+			wantError(t, initiate(id, g.ID, "WAVE_SEN", "771234567"), 409, "can no longer be paid")
+		})
+		t.Run("RefusedByTheAggregator", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			r := initiate(id, g.ID, "ORANGE_SEN", "+221770000039")
+			wantError(t, r, 502, "INVALID_PHONE_NUMBER")
+			if r.body["success"] != false {
+				t.Fatalf("shape = %s", r.raw)
+			}
+			s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
+			if s.str("status") != "FAILED" {
+				t.Fatalf("session after a refusal = %s", s.raw)
+			}
+			if r := initiate(id, g.ID, "ORANGE_SEN", "+221771234567"); r.status != 200 {
+				t.Fatalf("retry after a refusal = %d %s; a failed session can be paid", r.status, r.raw)
+			}
+		})
+		t.Run("Failover", func(t *testing.T) {
+			second, _, _ := e.addSimulatedGateway(ws, "SN")
+			simControl(t, simURL, "/_sim/fault?mode=500-initiate")
+			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			if r := initiate(id, g.ID, "FREE_SEN", "+221761234567"); r.status != 200 || r.str("status") != "PENDING" {
+				t.Fatalf("initiate with the first gateway down = %d %s", r.status, r.raw)
+			}
+			attempts, _ := st.Attempts(context.Background(), id)
+			byGateway := map[string]*cauri.Attempt{}
+			for _, a := range attempts {
+				byGateway[a.GatewayID] = a
+			}
+			first, next := byGateway[g.ID], byGateway[second.ID]
+			if len(attempts) != 2 || first == nil || next == nil || next.Status != cauri.AttemptPending ||
+				first.Status != cauri.AttemptFailed || !strings.Contains(first.Reason, "not started") {
+				t.Fatalf("attempts = %+v; want the first gateway's failed, the second's pending", attempts)
+			}
+			if events, _ := st.SessionEvents(context.Background(), id); len(events) != 0 {
+				t.Fatalf("events = %+v; an unseen failover emits none", events)
+			}
+		})
+		t.Run("Errors", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			wantError(t, initiate(id, g.ID, "MTN_MOMO_CIV", "+2250707123456"), 400, "not available")
+			wantError(t, initiate(id, g.ID, "WAVE_SEN", "+2250707123456"), 400, "not a phone number of SN")
+			wantError(t, initiate(id, "gw_nope", "WAVE_SEN", "+221771234567"), 400, "not available")
+			wantError(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id}), 400, "is required")
+			wantError(t, initiate("cs_nope", g.ID, "WAVE_SEN", "+221771234567"), 404, "not found")
+			test := e.mustSession(keys["test_secret"], `{"amount": 5000}`)
+			wantError(t, initiate(test, g.ID, "WAVE_SEN", "+221771234567"), 403, "test session")
+			wantError(t, verify(""), 400, "transactionId")
+		})
+	})
+}
