@@ -1068,7 +1068,11 @@ type VerifyPaymentJSONBody struct {
 // SimulateOnCheckoutPageFormdataBody defines parameters for SimulateOnCheckoutPage.
 type SimulateOnCheckoutPageFormdataBody struct {
 	// Issue `succes` settles as paid, `echec` as failed.
-	Issue SandboxIssue `form:"issue" json:"issue"`
+	Issue *SandboxIssue `form:"issue,omitempty" json:"issue,omitempty"`
+
+	// Method `gatewayId|code` of the chosen method.
+	Method *string `form:"method,omitempty" json:"method,omitempty"`
+	Phone  *string `form:"phone,omitempty" json:"phone,omitempty"`
 }
 
 // CreateCheckoutSessionParams defines parameters for CreateCheckoutSession.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/checkout"
 )
 
 //go:embed templates/*.html
@@ -47,6 +48,14 @@ type pageData struct {
 	Action      string // where the no-JavaScript form posts
 	RedirectURL string // where the result sends the customer, if anywhere
 	Error       string
+	Methods     []pageMethod // a live session's ways to pay
+	Waiting     bool         // a live payment waits for the customer's confirmation
+}
+
+// pageMethod is one choice on the live page: an operator of a country, paid
+// through the first gateway that serves it (the service fails over).
+type pageMethod struct {
+	Value, Label, Logo string
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -54,10 +63,11 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 	return s.renderCheckout(w, r, nil)
 }
 
-// checkoutPageSimulate is the page's form for browsers without JavaScript:
-// it settles through the same sandbox service as /checkout/sandbox, then
-// shows the page again.
-func (s *Server) checkoutPageSimulate(w http.ResponseWriter, r *http.Request) error {
+// checkoutPagePost is the page's form for browsers without JavaScript: the
+// simulate buttons of a test session (the same service as
+// /checkout/sandbox), or the payment of a live one (as /checkout/initiate);
+// then the page again.
+func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limitByIP(w, r, limitSandbox); err != nil {
 		return s.renderCheckout(w, r, err)
 	}
@@ -65,7 +75,14 @@ func (s *Server) checkoutPageSimulate(w http.ResponseWriter, r *http.Request) er
 	if err := r.ParseForm(); err != nil {
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
-	if _, err := s.settle(r, r.PathValue("id"), r.PostForm.Get("issue")); err != nil {
+	var err error
+	if method := r.PostForm.Get("method"); method != "" {
+		gw, code, _ := strings.Cut(method, "|")
+		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), gw, code, r.PostForm.Get("phone"))
+	} else {
+		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
+	}
+	if err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
@@ -80,7 +97,8 @@ func (s *Server) checkoutPageSimulate(w http.ResponseWriter, r *http.Request) er
 func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused error) error {
 	lang, t := pickLanguage(r)
 	setPageHeaders(w)
-	sess, err := s.Store.Session(r.Context(), r.PathValue("id"))
+	// A live payment's outcome is checked on the way (at most every 8 s).
+	sess, err := s.Checkout.Verify(r.Context(), r.PathValue("id"))
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		w.WriteHeader(http.StatusNotFound)
 		return s.pages.ExecuteTemplate(w, "notfound.html", pageData{T: t, Lang: lang})
@@ -98,6 +116,27 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 	}
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
+	}
+	if sess.Livemode && sess.Status.Payable() {
+		attempts, err := s.Store.Attempts(r.Context(), sess.ID)
+		if err != nil {
+			return err
+		}
+		for _, a := range attempts {
+			d.Waiting = d.Waiting || a.Status == cauri.AttemptPending
+		}
+		methods, err := s.Checkout.Methods(r.Context(), sess, "")
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, m := range methods {
+			if m.Type != checkout.TypeMobileMoney || seen[m.Flag+m.Name] {
+				continue
+			}
+			seen[m.Flag+m.Name] = true
+			d.Methods = append(d.Methods, pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo})
+		}
 	}
 	switch sess.Status {
 	case cauri.SessionSuccess:
@@ -203,7 +242,9 @@ var texts = map[string]map[string]string{
 		"refunded": "Payment refunded", "return": "Return to the merchant", "redirecting": "Taking you back to the merchant…",
 		"try_again": "You can try again.", "not_found": "This payment page does not exist.",
 		"live_unavailable": "No payment method is available for this payment yet. Please contact the merchant.",
-		"processing":       "Processing…", "network": "Network error; please try again.",
+		"choose":           "Choose how to pay", "phone": "Mobile Money number", "waiting": "Confirm the payment on your phone…",
+		"phone_hint": "The number that will confirm the payment",
+		"processing": "Processing…", "network": "Network error; please try again.",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -212,6 +253,8 @@ var texts = map[string]map[string]string{
 		"refunded": "Paiement remboursé", "return": "Retour chez le marchand", "redirecting": "Retour chez le marchand…",
 		"try_again": "Vous pouvez réessayer.", "not_found": "Cette page de paiement n'existe pas.",
 		"live_unavailable": "Aucun moyen de paiement n'est encore disponible pour ce paiement. Contactez le marchand.",
-		"processing":       "Traitement…", "network": "Erreur réseau ; réessayez.",
+		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",
+		"phone_hint": "Le numéro qui confirmera le paiement",
+		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
 	},
 }

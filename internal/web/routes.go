@@ -30,7 +30,7 @@ func (s *Server) routes(mux router) {
 
 	// Hosted pages and their assets.
 	mux.Handle("GET "+s.payPath+"/{id}", s.page(s.checkoutPage))
-	mux.Handle("POST "+s.payPath+"/{id}", s.page(s.checkoutPageSimulate))
+	mux.Handle("POST "+s.payPath+"/{id}", s.page(s.checkoutPagePost))
 	mux.Handle("GET /static/logos/{file}", s.page(s.logo))
 	mux.Handle("GET /static/", staticFiles())
 

@@ -2,6 +2,7 @@
 // page again so the server renders the result. Without JavaScript the form
 // posts to the page itself and the same happens.
 document.addEventListener("DOMContentLoaded", function () {
+  live();
   var form = document.getElementById("sandbox");
   if (!form) return;
   var buttons = form.querySelectorAll("button[name=issue]");
@@ -28,3 +29,40 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   });
 });
+
+// A live payment: POST /checkout/initiate with the chosen method and phone,
+// then ask POST /checkout/verify every 3 seconds until the outcome, and
+// show the page again. A payment already waiting is followed the same way.
+function live() {
+  var form = document.getElementById("pay");
+  var waiting = document.getElementById("waiting");
+  var result = document.getElementById("result");
+  function post(path, body) {
+    return fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+      .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }); });
+  }
+  function follow(id) {
+    setTimeout(function () {
+      post("/checkout/verify", { transactionId: id }).then(function (r) {
+        if (r.ok && r.body.status === "PENDING") { follow(id); return; }
+        window.location.replace(window.location.href);
+      }).catch(function () { follow(id); });
+    }, 3000);
+  }
+  if (waiting) { follow(waiting.dataset.session); return; }
+  if (!form) return;
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var button = document.getElementById("pay-button");
+    var method = form.querySelector("input[name=method]:checked").value.split("|");
+    button.disabled = true;
+    result.textContent = form.dataset.processing;
+    post("/checkout/initiate", { transactionId: form.dataset.session, gatewayId: method[0], code: method[1],
+      phone: document.getElementById("phone").value }).then(function (r) {
+      if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
+      result.textContent = form.dataset.waiting;
+      result.dataset.state = "waiting";
+      follow(form.dataset.session);
+    }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
+  });
+}
