@@ -506,6 +506,21 @@ func (e WebhookUserAgent) Valid() bool {
 	}
 }
 
+// Defines values for GatewayCallback200JSONResponseBodyReceived.
+const (
+	GatewayCallback200JSONResponseBodyReceivedTrue GatewayCallback200JSONResponseBodyReceived = true
+)
+
+// Valid indicates whether the value is a known member of the GatewayCallback200JSONResponseBodyReceived enum.
+func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
+	switch e {
+	case GatewayCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentCancelledParamsUserAgent.
 const (
 	PaymentCancelledParamsUserAgentCauriWebhooks2 PaymentCancelledParamsUserAgent = "Cauri-Webhooks/2"
@@ -1059,6 +1074,12 @@ type Unauthorized = Error
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
 
+// GatewayCallbackJSONBody defines parameters for GatewayCallback.
+type GatewayCallbackJSONBody = map[string]interface{}
+
+// GatewayCallback200JSONResponseBodyReceived defines parameters for GatewayCallback.
+type GatewayCallback200JSONResponseBodyReceived bool
+
 // VerifyPaymentJSONBody defines parameters for VerifyPayment.
 type VerifyPaymentJSONBody struct {
 	// TransactionId The session id.
@@ -1232,6 +1253,9 @@ type TransferSucceededParams struct {
 
 // TransferSucceededParamsUserAgent defines parameters for TransferSucceeded.
 type TransferSucceededParamsUserAgent string
+
+// GatewayCallbackJSONRequestBody defines body for GatewayCallback for application/json ContentType.
+type GatewayCallbackJSONRequestBody = GatewayCallbackJSONBody
 
 // InitiatePaymentJSONRequestBody defines body for InitiatePayment for application/json ContentType.
 type InitiatePaymentJSONRequestBody = InitiateRequest

@@ -215,7 +215,9 @@ func fingerprint(s *cauri.Session) string {
 }
 
 // Get returns a session of ws in the given mode. A session of another
-// workspace, or of the other mode, does not exist for this caller.
+// workspace, or of the other mode, does not exist for this caller. A live
+// payment waiting for the customer is checked with its aggregator on the
+// way, at most once every StatusCheckInterval (SPEC section 3).
 func (s *Service) Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (*cauri.Session, error) {
 	sess, err := s.Store.Session(ctx, id)
 	if err != nil {
@@ -223,6 +225,9 @@ func (s *Service) Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id
 	}
 	if sess.WorkspaceID != ws.ID || sess.Livemode != ws.Livemode(keyLive) {
 		return nil, cauri.Errorf(cauri.ENotFound, "Session %s not found", id)
+	}
+	if sess.Livemode && sess.Status.Payable() {
+		return s.Verify(ctx, id)
 	}
 	return sess, nil
 }

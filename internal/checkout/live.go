@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -224,6 +225,38 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		}
 	}
 	return s.Store.Session(ctx, sessionID)
+}
+
+// Callback handles an aggregator's callback to gateway gatewayID: it finds
+// the attempt the callback is about and checks it with the aggregator at
+// once (a callback is a signal, never believed as such). A callback about
+// an attempt that is settled already changes nothing.
+func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header, body []byte) error {
+	g, err := s.Store.GatewayByID(ctx, gatewayID)
+	if err != nil {
+		return err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		return err
+	}
+	ref, err := conn.CallbackReference(h, body)
+	if err != nil {
+		return cauri.Errorf(cauri.EInvalid, "%s", err.Error())
+	}
+	a, err := s.Store.AttemptByReference(ctx, g.ID, ref)
+	if err != nil || a.Status != cauri.AttemptPending {
+		return err
+	}
+	if _, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), 0); err != nil {
+		return err
+	}
+	st, err := conn.CollectionStatus(ctx, a.Reference)
+	if err != nil || st.Outcome == gateway.Pending {
+		return err
+	}
+	_, err = s.finish(ctx, a.ID, st, true)
+	return err
 }
 
 func uuid4() string {

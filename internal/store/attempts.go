@@ -122,3 +122,14 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 	})
 	return sess, err
 }
+
+// AttemptByReference finds a gateway's attempt by our reference.
+func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.Attempt, error) {
+	var a *cauri.Attempt
+	err := s.read(ctx, func(t *tx) (err error) {
+		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts WHERE gateway_id = ? AND reference = ?`,
+			gatewayID, reference))
+		return notFound(err, "No payment %s at this gateway", printable(reference))
+	})
+	return a, err
+}

@@ -79,6 +79,20 @@ func (s *Store) Gateway(ctx context.Context, workspaceID, id string) (*cauri.Gat
 	return g, err
 }
 
+// GatewayByID reads a gateway, whatever its workspace: for the callbacks
+// aggregators send, which name the gateway in their path.
+func (s *Store) GatewayByID(ctx context.Context, id string) (*cauri.Gateway, error) {
+	if !cauri.IsID("gw_", id) {
+		return nil, errNotFound("Gateway %s not found", printable(id))
+	}
+	var g *cauri.Gateway
+	err := s.read(ctx, func(t *tx) (err error) {
+		g, err = scanGateway(t.queryRow(ctx, `SELECT `+gatewayColumns+` FROM gateways WHERE id = ? AND removed_at IS NULL`, id))
+		return notFound(err, "Gateway %s not found", id)
+	})
+	return g, err
+}
+
 // GatewayCredentials opens a gateway's credentials, for its connector.
 func (s *Store) GatewayCredentials(ctx context.Context, id string) (map[string]string, error) {
 	var sealed string

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"io"
 	"net/http"
+	"strings"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -85,5 +87,28 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 		msg = "Payment failed"
 	}
 	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: msg})
+	return nil
+}
+
+// gatewayCallback is POST /callbacks/{gatewayId}: where a gateway's
+// aggregator announces a payment's outcome. The outcome is confirmed with
+// the aggregator before anything changes; any known gateway gets 200 so
+// that the aggregator stops retrying.
+func (s *Server) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return cauri.Errorf(cauri.ETooLarge, "Callback body is larger than %d bytes", maxBody)
+	}
+	if err := s.Checkout.Callback(r.Context(), r.PathValue("gatewayId"), r.Header, body); err != nil {
+		code := cauri.ErrorCode(err)
+		if code == cauri.ENotFound && strings.HasPrefix(cauri.ErrorMessage(err), "Gateway") {
+			return err
+		}
+		if code == cauri.EInternal {
+			return err
+		}
+		s.Logger.WarnContext(r.Context(), "gateway callback ignored", "gateway", r.PathValue("gatewayId"), "reason", cauri.ErrorMessage(err))
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
 	return nil
 }

@@ -146,3 +146,62 @@ func TestLivePayment(t *testing.T) {
 		})
 	})
 }
+
+func TestLivePayment_StatusAndCallbacks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Live shop", true)
+		g, sim, simURL := e.addSimulatedGateway(ws, "SN")
+		pay := func() (string, *cauri.Attempt) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "771234567"})
+			wantStatus(t, r, 200)
+			attempts, _ := st.Attempts(context.Background(), id)
+			return id, attempts[0]
+		}
+		status := func(id string) string {
+			return e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...).str("status")
+		}
+		t.Run("StatusReadChecksTheAggregator", func(t *testing.T) {
+			id, a := pay()
+			if status(id) != "PENDING" {
+				t.Fatal("not pending")
+			}
+			simControl(t, simURL, "/_sim/settle/"+a.Reference)
+			calls := sim.Calls()
+			if status(id) != "PENDING" || sim.Calls() != calls {
+				t.Fatalf("a second read within 8 s asked the aggregator (%d calls)", sim.Calls()-calls)
+			}
+			e.clock.Add(8 * time.Second)
+			if got := status(id); got != "SUCCESS" {
+				t.Fatalf("status 8 s later = %s; want SUCCESS", got)
+			}
+		})
+		t.Run("Callback", func(t *testing.T) {
+			sim.CallbackURL = e.url + "/callbacks/" + g.ID
+			id, a := pay()
+			simControl(t, simURL, "/_sim/settle/"+a.Reference) // the simulator calls back at once
+			if got := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_public"])...).str("status"); got != "SUCCESS" {
+				t.Fatalf("status after the callback = %s; want SUCCESS without waiting 8 s", got)
+			}
+			simControl(t, simURL, "/_sim/callback/"+a.Reference) // a duplicate
+			if events, _ := st.SessionEvents(context.Background(), id); len(events) != 1 {
+				t.Fatalf("%d events after a duplicated callback; want 1", len(events))
+			}
+		})
+		t.Run("CallbackIsOnlyASignal", func(t *testing.T) {
+			id, a := pay()
+			forged := `{"depositId": "` + a.Reference + `", "status": "COMPLETED"}`
+			if r := e.do("POST", "/callbacks/"+g.ID, forged); r.status != 200 {
+				t.Fatalf("callback = %d %s", r.status, r.raw)
+			}
+			if got := status(id); got != "PENDING" {
+				t.Fatalf("a forged callback made the session %s; the aggregator still says pending", got)
+			}
+			if r := e.do("POST", "/callbacks/"+g.ID, `{"nonsense": true}`); r.status != 200 {
+				t.Fatalf("unreadable callback = %d", r.status)
+			}
+			wantStatus(t, e.do("POST", "/callbacks/gw_"+strings.Repeat("a", 32), forged), 404)
+		})
+	})
+}

@@ -28,6 +28,9 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /checkout/initiate", s.page(s.initiate))
 	mux.Handle("POST /checkout/verify", s.page(s.verify))
 
+	// Aggregators' callbacks, one address per gateway.
+	mux.Handle("POST /callbacks/{gatewayId}", s.api(s.gatewayCallback))
+
 	// Hosted pages and their assets.
 	mux.Handle("GET "+s.payPath+"/{id}", s.page(s.checkoutPage))
 	mux.Handle("POST "+s.payPath+"/{id}", s.page(s.checkoutPagePost))
