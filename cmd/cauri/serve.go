@@ -54,9 +54,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
+	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New}
 	srv, err := web.New(web.Deps{
 		Store:          st,
-		Checkout:       &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New},
+		Checkout:       checkoutSvc,
 		Guard:          guard,
 		Worker:         worker,
 		Limiter:        limiter,
@@ -84,6 +85,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go housekeeping(ctx, st, logger, now)
+	go reconcile(ctx, checkoutSvc, logger)
 	workerCtx, stopWorker := context.WithCancel(context.Background())
 	workerDone := make(chan struct{})
 	go func() { worker.Run(workerCtx); close(workerDone) }()
@@ -108,6 +110,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// reconcile runs the checkout reconciler every 10 seconds.
+func reconcile(ctx context.Context, svc *checkout.Service, logger *slog.Logger) {
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := svc.Reconcile(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("reconcile payments", "err", err)
+		}
+	}
 }
 
 // housekeeping forgets expired idempotency keys and purges old test data,

@@ -259,6 +259,76 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 	return err
 }
 
+// SessionLifetime is how long a session waits to be paid before it is
+// cancelled (as Stripe's checkout sessions expire after 24 hours).
+const SessionLifetime = 24 * time.Hour
+
+// recheck is how long the reconciler waits between two checks of a
+// pending attempt: 8 s at first, a quarter of its age later, at most an hour.
+func recheck(age time.Duration) time.Duration {
+	return min(max(StatusCheckInterval, age/4), time.Hour)
+}
+
+// Reconcile is the background pass that no lost callback escapes: it asks
+// the aggregators about pending attempts (with backoff), and cancels the
+// sessions abandoned for SessionLifetime with no payment waiting
+// (payment.cancelled). It returns how many attempts it checked.
+func (s *Service) Reconcile(ctx context.Context) (int, error) {
+	now := s.Now().UTC()
+	attempts, err := s.Store.PendingAttempts(ctx, now.Add(-StatusCheckInterval), 100)
+	if err != nil {
+		return 0, err
+	}
+	checked := 0
+	for _, a := range attempts {
+		every := recheck(now.Sub(a.CreatedAt))
+		last := a.CreatedAt
+		if a.CheckedAt != nil {
+			last = *a.CheckedAt
+		}
+		if now.Sub(last) < every {
+			continue
+		}
+		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, now, every); err != nil || !turn {
+			continue
+		}
+		checked++
+		g, err := s.Store.GatewayByID(ctx, a.GatewayID)
+		if err != nil {
+			continue // removed since: its attempts stay as they are
+		}
+		conn, err := s.connector(ctx, g)
+		if err != nil {
+			continue
+		}
+		st, err := conn.CollectionStatus(ctx, a.Reference)
+		if err == nil && st.Outcome != gateway.Pending {
+			s.finish(ctx, a.ID, st, true)
+		}
+	}
+	abandoned, err := s.Store.AbandonedSessions(ctx, now.Add(-SessionLifetime), 100)
+	if err != nil {
+		return checked, err
+	}
+	for _, id := range abandoned {
+		_, err := s.Store.UpdateSession(ctx, id, func(sess *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+			if sess.Status != cauri.SessionPending {
+				return nil, cauri.Errorf(cauri.EConflict, "no longer pending")
+			}
+			sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now
+			data, err := json.Marshal(sess.Object(s.PayURL))
+			if err != nil {
+				return nil, err
+			}
+			return cauri.SessionEvent(sess, data, now), nil
+		})
+		if err == nil && s.Committed != nil {
+			s.Committed()
+		}
+	}
+	return checked, nil
+}
+
 func uuid4() string {
 	b := make([]byte, 16)
 	rand.Read(b)

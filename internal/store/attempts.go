@@ -133,3 +133,32 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 	})
 	return a, err
 }
+
+// PendingAttempts lists up to limit pending attempts not checked since
+// before (never-checked first), for the reconciler.
+func (s *Store) PendingAttempts(ctx context.Context, before time.Time, limit int) ([]*cauri.Attempt, error) {
+	var out []*cauri.Attempt
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts
+			WHERE status = ? AND (checked_at IS NULL OR checked_at < ?) ORDER BY COALESCE(checked_at, 0), id LIMIT ?`,
+			string(cauri.AttemptPending), micros(before), limit)
+		return err
+	})
+	return out, err
+}
+
+// AbandonedSessions lists up to limit sessions still PENDING, created
+// before cutoff, with no payment waiting.
+func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+	var out []string
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, `SELECT id FROM checkout_sessions s WHERE status = ? AND created_at < ?
+			AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)
+			ORDER BY created_at LIMIT ?`, string(cauri.SessionPending), micros(cutoff), string(cauri.AttemptPending), limit)
+		return err
+	})
+	return out, err
+}

@@ -205,3 +205,63 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 		})
 	})
 }
+
+func TestReconciler(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Live shop", true)
+		g, _, simURL := e.addSimulatedGateway(ws, "SN")
+		ctx := context.Background()
+		t.Run("LostCallback", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "771234567"}), 200)
+			attempts, _ := st.Attempts(ctx, id)
+			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // no callback URL: the callback is lost
+			if n, err := e.srv.Checkout.Reconcile(ctx); err != nil || n != 0 {
+				t.Fatalf("reconcile right away = %d, %v; a fresh attempt waits 8 s", n, err)
+			}
+			e.clock.Add(8 * time.Second)
+			if n, err := e.srv.Checkout.Reconcile(ctx); err != nil || n != 1 {
+				t.Fatalf("reconcile = %d, %v; want one attempt checked", n, err)
+			}
+			sess, _ := st.Session(ctx, id)
+			if sess.Status != cauri.SessionSuccess {
+				t.Fatalf("session after reconciling = %s; want SUCCESS", sess.Status)
+			}
+		})
+		t.Run("Backoff", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "770000129"}), 200) // never settles
+			e.clock.Add(time.Hour)
+			if n, _ := e.srv.Checkout.Reconcile(ctx); n != 1 {
+				t.Fatalf("first check = %d", n)
+			}
+			// The wait is a quarter of the attempt's age: 17.5 min at 1 h 10,
+			// 21.25 min at 1 h 25.
+			e.clock.Add(10 * time.Minute)
+			if n, _ := e.srv.Checkout.Reconcile(ctx); n != 0 {
+				t.Fatalf("checked again 10 min later; an attempt of 1 h 10 waits 17.5 min")
+			}
+			e.clock.Add(15 * time.Minute)
+			if n, _ := e.srv.Checkout.Reconcile(ctx); n != 1 {
+				t.Fatalf("not checked again 25 min later")
+			}
+		})
+		t.Run("AbandonedSessionCancelled", func(t *testing.T) {
+			id := e.mustSession(keys["test_secret"], `{"amount": 5000}`)
+			e.clock.Add(23 * time.Hour)
+			e.srv.Checkout.Reconcile(ctx)
+			if sess, _ := st.Session(ctx, id); sess.Status != cauri.SessionPending {
+				t.Fatalf("cancelled after 23 h: %s", sess.Status)
+			}
+			e.clock.Add(2 * time.Hour)
+			e.srv.Checkout.Reconcile(ctx)
+			sess, _ := st.Session(ctx, id)
+			events, _ := st.SessionEvents(ctx, id)
+			if sess.Status != cauri.SessionCancelled || len(events) != 1 || events[0].Type != cauri.EventPaymentCancelled {
+				t.Fatalf("after 25 h: %s, %+v; want CANCELLED with payment.cancelled", sess.Status, events)
+			}
+			wantError(t, e.do("POST", "/checkout/sandbox", map[string]string{"transactionId": id, "issue": "succes"}), 409, "CANCELLED")
+		})
+	})
+}
