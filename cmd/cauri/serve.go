@@ -54,7 +54,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
-	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New}
+	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New,
+		Observe: gatewayMetrics(reg)}
 	srv, err := web.New(web.Deps{
 		Store:          st,
 		Checkout:       checkoutSvc,
@@ -110,6 +111,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// gatewayMetrics counts and times the calls to aggregators, per provider,
+// operation and outcome: the figures the routing engine will weigh.
+func gatewayMetrics(reg *prometheus.Registry) func(provider, op, outcome string, d time.Duration) {
+	calls := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cauri_gateway_calls_total", Help: "Calls to aggregators by provider, operation and outcome.",
+	}, []string{"provider", "operation", "outcome"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "cauri_gateway_call_duration_seconds", Help: "Duration of calls to aggregators by provider and operation.",
+		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 15},
+	}, []string{"provider", "operation"})
+	reg.MustRegister(calls, latency)
+	return func(provider, op, outcome string, d time.Duration) {
+		calls.WithLabelValues(provider, op, outcome).Inc()
+		latency.WithLabelValues(provider, op).Observe(d.Seconds())
+	}
 }
 
 // reconcile runs the checkout reconciler every 10 seconds.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -34,6 +35,8 @@ type Service struct {
 	Committed func()
 	// Connect builds a gateway's connector, for live payments.
 	Connect Connect
+	// Observe, when set, records every call to an aggregator (metrics).
+	Observe gateway.Observer
 }
 
 // CreateParams is a create request as the merchant sent it. Amount is the

@@ -145,7 +145,11 @@ func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Conn
 	if err != nil {
 		return nil, err
 	}
-	return s.Connect(g, creds)
+	c, err := s.Connect(g, creds)
+	if err != nil {
+		return nil, err
+	}
+	return gateway.Observe(c, g.Provider, s.Observe), nil
 }
 
 // finish settles an attempt and its session. A failure of an attempt the

@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Observer records one call to an aggregator: its provider, operation
+// (collect, status), outcome (pending, succeeded, failed, not_found,
+// transient_error, error) and duration.
+type Observer func(provider, operation, outcome string, d time.Duration)
+
+// Observe wraps a connector so that every call is observed, and status
+// reads (idempotent) are retried twice on a transient error. Initiations
+// are not retried here: a transient failure is settled by a status check.
+func Observe(c Connector, provider string, obs Observer) Connector {
+	return &observed{c: c, provider: provider, obs: obs}
+}
+
+type observed struct {
+	c        Connector
+	provider string
+	obs      Observer
+}
+
+func (o *observed) record(op string, start time.Time, st Status, err error) {
+	if o.obs == nil {
+		return
+	}
+	outcome := string(st.Outcome)
+	switch {
+	case IsTransient(err):
+		outcome = "transient_error"
+	case err != nil:
+		outcome = "error"
+	}
+	o.obs(o.provider, op, outcome, time.Since(start))
+}
+
+func (o *observed) Collect(ctx context.Context, c Collection) (Status, error) {
+	start := time.Now()
+	st, err := o.c.Collect(ctx, c)
+	o.record("collect", start, st, err)
+	return st, err
+}
+
+func (o *observed) CollectionStatus(ctx context.Context, ref string) (Status, error) {
+	var st Status
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return st, err
+			case <-time.After(time.Duration(try) * 200 * time.Millisecond):
+			}
+		}
+		start := time.Now()
+		st, err = o.c.CollectionStatus(ctx, ref)
+		o.record("status", start, st, err)
+		if !IsTransient(err) {
+			break
+		}
+	}
+	return st, err
+}
+
+func (o *observed) CallbackReference(h http.Header, body []byte) (string, error) {
+	return o.c.CallbackReference(h, body)
+}
