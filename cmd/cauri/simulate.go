@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 )
 
 // simulate runs an aggregator's simulator, for local development and
@@ -19,7 +20,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
-	token := fs.String("token", "sim-token", "the API token the simulator accepts")
+	token := fs.String("token", "sim-token", "the API token (pawaPay) or secret key (Paystack) the simulator accepts")
 	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback)")
 	settleAfter := fs.Duration("settle-after", 3*time.Second, "how long a payment waits for the customer (0: only POST /_sim/settle/{id})")
 	var provider string
@@ -39,10 +40,12 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch provider {
 	case "pawapay":
 		h = &pawapay.Simulator{Token: *token, CallbackURL: *callback, SettleAfter: *settleAfter}
+	case "paystack":
+		h = &paystack.Simulator{SecretKey: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "":
-		return errors.New("simulate: want a provider: pawapay")
+		return errors.New("simulate: want a provider: pawapay or paystack")
 	default:
-		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay)", provider)
+		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay, paystack)", provider)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -117,7 +117,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		return nil, &gateway.Error{Transient: true, Message: err.Error()}
 	}
 	st, err := conn.Collect(ctx, gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
-		Phone: phone, Operator: code, Description: sess.Description})
+		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail})
 	if err != nil {
 		if !gateway.IsTransient(err) {
 			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)

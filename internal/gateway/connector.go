@@ -18,6 +18,7 @@ type Collection struct {
 	Phone       string // E.164
 	Operator    string // the aggregator's own code for the operator
 	Description string
+	Email       string // the customer's, when the session has one
 }
 
 // Outcome is where a collection stands at the aggregator.

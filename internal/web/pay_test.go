@@ -11,6 +11,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -263,5 +264,36 @@ func TestReconciler(t *testing.T) {
 			}
 			wantError(t, e.do("POST", "/checkout/sandbox", map[string]string{"transactionId": id, "issue": "succes"}), 409, "CANCELLED")
 		})
+	})
+}
+
+// TestLivePayment_Paystack pays a GHS session through a Paystack gateway,
+// its signed webhook arriving at the gateway's callback address.
+func TestLivePayment_Paystack(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Accra shop", true)
+		sim := &paystack.Simulator{SecretKey: "sk_live_sim"}
+		srv := httptest.NewServer(sim)
+		t.Cleanup(srv.Close)
+		p, _ := gateway.Lookup("paystack")
+		routes, _ := p.Routes([]string{"GH"})
+		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "paystack", Name: "Paystack", Live: true, BaseURL: srv.URL,
+			Collect: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
+		if err := st.CreateGateway(context.Background(), g, map[string]string{"secret_key": "sk_live_sim"}); err != nil {
+			t.Fatal(err)
+		}
+		sim.WebhookURL = e.url + "/callbacks/" + g.ID
+		id := e.mustSession(keys["live_public"], `{"amount": 25.5, "currency": "GHS", "customer_email": "ama@example.com"}`)
+		r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "mtn", "phone": "024 123 4567"})
+		if r.status != 200 || r.str("status") != "PENDING" {
+			t.Fatalf("initiate = %d %s", r.status, r.raw)
+		}
+		attempts, _ := st.Attempts(context.Background(), id)
+		simControl(t, srv.URL, "/_sim/settle/"+attempts[0].Reference) // the signed webhook arrives at once
+		s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
+		if s.str("status") != "SUCCESS" || s.str("provider") != "paystack" || s.body["amount"] != 25.5 {
+			t.Fatalf("session = %s", s.raw)
+		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 )
 
 // Timeout bounds every call to an aggregator.
@@ -35,6 +36,8 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	switch g.Provider {
 	case "pawapay":
 		return &pawapay.Client{BaseURL: base, Token: creds["api_token"], HTTP: client}, nil
+	case "paystack":
+		return &paystack.Client{BaseURL: base, SecretKey: creds["secret_key"], HTTP: client}, nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }

@@ -37,8 +37,7 @@ type Simulator struct {
 
 	mu       sync.Mutex
 	deposits map[string]*simDeposit
-	fault    string
-	slowFor  time.Duration
+	faults   gateway.Faults
 	calls    int
 }
 
@@ -76,26 +75,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.calls++
-	fault, slow := s.fault, s.slowFor
 	s.mu.Unlock()
-	switch fault {
-	case "slow":
-		select {
-		case <-time.After(slow):
-		case <-r.Context().Done():
-			return
-		}
-	case "500":
-		http.Error(w, `{"errorMessage":"internal error"}`, http.StatusInternalServerError)
-		return
-	case "500-initiate": // down for new payments, nothing recorded
-		if r.Method == http.MethodPost {
-			http.Error(w, `{"errorMessage":"internal error"}`, http.StatusInternalServerError)
-			return
-		}
-	case "malformed":
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"depositId": "`))
+	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
@@ -154,7 +135,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
 	case !knownProvider(req.Payer.AccountDetails.Provider):
 		reject(http.StatusOK, "INVALID_PROVIDER", "The provider is not available")
 		return
-	case len(phone) < 9 || len(phone) > 15 || strings.Trim(phone, "0123456789") != "" || strings.HasSuffix(phone, "0039"):
+	case len(phone) < 9 || len(phone) > 15 || strings.Trim(phone, "0123456789") != "" || refused(phone):
 		reject(http.StatusOK, "INVALID_PHONE_NUMBER", "The phone number is not valid for the provider")
 		return
 	}
@@ -171,12 +152,13 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) settle(id, status string) bool {
 	s.mu.Lock()
 	d := s.deposits[id]
-	if d == nil || d.Status != "ACCEPTED" || (status == "" && strings.HasSuffix(d.phone, "0129")) {
+	_, fails, stuck := gateway.SimulatedOutcome(d.phoneOr(""))
+	if d == nil || d.Status != "ACCEPTED" || (status == "" && stuck) {
 		s.mu.Unlock()
 		return d != nil
 	}
 	switch {
-	case status == "FAILED" || (status == "" && strings.HasSuffix(d.phone, "0029")):
+	case status == "FAILED" || (status == "" && fails):
 		d.Status, d.FailureReason = "FAILED", &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}
 	default:
 		b := make([]byte, 6)
@@ -219,18 +201,22 @@ func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "callback/"):
 		s.callback(strings.TrimPrefix(path, "callback/"))
 	case path == "fault":
-		secs, _ := strconv.ParseFloat(r.URL.Query().Get("seconds"), 64)
-		s.mu.Lock()
-		s.fault, s.slowFor = r.URL.Query().Get("mode"), time.Duration(secs*float64(time.Second))
-		if s.fault == "none" {
-			s.fault = ""
-		}
-		s.mu.Unlock()
+		s.faults.Set(r)
 	default:
 		http.NotFound(w, r)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }
+
+// phoneOr is the deposit's number, or def for no deposit.
+func (d *simDeposit) phoneOr(def string) string {
+	if d == nil {
+		return def
+	}
+	return d.phone
 }
 
 func reply(w http.ResponseWriter, code int, v any) {

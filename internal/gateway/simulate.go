@@ -1,0 +1,67 @@
+package gateway
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The simulators of the connectors share these: the outcome a number asks
+// for, and the faults a test injects.
+
+// SimulatedOutcome is what the payer's number asks a simulator to do, like
+// the aggregators' sandbox numbers:
+//
+//	...0039  refused at initiation
+//	...0029  fails once settled
+//	...0129  never settles, no callback (a lost payment)
+//	other    succeeds
+func SimulatedOutcome(phone string) (refuse, fail, stuck bool) {
+	return strings.HasSuffix(phone, "0039"), strings.HasSuffix(phone, "0029"), strings.HasSuffix(phone, "0129")
+}
+
+// Faults is a simulator's injected faults, set by POST /_sim/fault?mode=
+// slow&seconds=N | 500 | 500-initiate | malformed | none.
+type Faults struct {
+	mu      sync.Mutex
+	mode    string
+	slowFor time.Duration
+}
+
+// Set changes the fault from a control request's query.
+func (f *Faults) Set(r *http.Request) {
+	secs, _ := strconv.ParseFloat(r.URL.Query().Get("seconds"), 64)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mode, f.slowFor = r.URL.Query().Get("mode"), time.Duration(secs*float64(time.Second))
+	if f.mode == "none" {
+		f.mode = ""
+	}
+}
+
+// Apply injects the current fault into an API request: it reports true when
+// it answered (500, 500-initiate on a POST, malformed JSON), after waiting
+// when the fault is slow.
+func (f *Faults) Apply(w http.ResponseWriter, r *http.Request) bool {
+	f.mu.Lock()
+	mode, slow := f.mode, f.slowFor
+	f.mu.Unlock()
+	switch {
+	case mode == "slow":
+		select {
+		case <-time.After(slow):
+		case <-r.Context().Done():
+			return true
+		}
+	case mode == "500", mode == "500-initiate" && r.Method == http.MethodPost:
+		http.Error(w, `{"message":"internal error"}`, http.StatusInternalServerError)
+		return true
+	case mode == "malformed":
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status": `))
+		return true
+	}
+	return false
+}
