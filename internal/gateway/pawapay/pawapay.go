@@ -7,16 +7,13 @@
 package pawapay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/cauri-pay/cauri"
@@ -167,48 +164,13 @@ func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
 	return d.DepositID, nil
 }
 
-// call sends one request and decodes the answer. Transport failures, 5xx
-// and unreadable answers are transient; refused credentials are not.
+// call sends one request to pawaPay with the gateway's token. Besides the
+// shared classification, a 4xx other than 400 is a lasting error.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (int, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, err
-		}
-		body = bytes.NewReader(b)
+	code, err := gateway.Call(ctx, c.HTTP, "pawaPay", method, gateway.URL(c.BaseURL, path),
+		http.Header{"Authorization": {"Bearer " + c.Token}}, in, out)
+	if err == nil && code >= 400 && code != http.StatusBadRequest {
+		return code, &gateway.Error{Message: fmt.Sprintf("pawaPay answered %d", code)}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, body)
-	if err != nil {
-		return 0, &gateway.Error{Message: "pawaPay address: " + err.Error()}
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 15 * time.Second}
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return 0, &gateway.Error{Transient: true, Message: "pawaPay did not answer: " + err.Error()}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	switch {
-	case err != nil:
-		return res.StatusCode, &gateway.Error{Transient: true, Message: "pawaPay answer cut: " + err.Error()}
-	case res.StatusCode >= 500:
-		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered %d", res.StatusCode)}
-	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-		return res.StatusCode, &gateway.Error{Message: fmt.Sprintf("pawaPay refused the gateway's API token (%d)", res.StatusCode)}
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered %d with unreadable JSON", res.StatusCode)}
-	}
-	if res.StatusCode >= 400 && res.StatusCode != http.StatusBadRequest {
-		return res.StatusCode, &gateway.Error{Message: fmt.Sprintf("pawaPay answered %d", res.StatusCode)}
-	}
-	return res.StatusCode, nil
+	return code, err
 }

@@ -7,7 +7,6 @@
 package paystack
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha512"
@@ -15,11 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
@@ -133,45 +130,8 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	return ev.Data.Reference, nil
 }
 
-// call sends one request. Transport failures, 5xx and unreadable answers
-// are transient; refused keys are not.
+// call sends one request to Paystack with the gateway's secret key.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (int, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, body)
-	if err != nil {
-		return 0, &gateway.Error{Message: "Paystack address: " + err.Error()}
-	}
-	req.Header.Set("Authorization", "Bearer "+c.SecretKey)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 15 * time.Second}
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return 0, &gateway.Error{Transient: true, Message: "Paystack did not answer: " + err.Error()}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	switch {
-	case err != nil:
-		return res.StatusCode, &gateway.Error{Transient: true, Message: "Paystack answer cut: " + err.Error()}
-	case res.StatusCode >= 500:
-		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("Paystack answered %d", res.StatusCode)}
-	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-		return res.StatusCode, &gateway.Error{Message: fmt.Sprintf("Paystack refused the gateway's secret key (%d)", res.StatusCode)}
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return res.StatusCode, &gateway.Error{Transient: true, Message: fmt.Sprintf("Paystack answered %d with unreadable JSON", res.StatusCode)}
-	}
-	return res.StatusCode, nil
+	return gateway.Call(ctx, c.HTTP, "Paystack", method, gateway.URL(c.BaseURL, path),
+		http.Header{"Authorization": {"Bearer " + c.SecretKey}}, in, out)
 }

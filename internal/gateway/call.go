@@ -1,0 +1,62 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Call sends one JSON request to an aggregator named name and decodes its
+// answer into out, returning the HTTP status. It classifies failures the
+// same way for every connector: no answer, a 5xx or an unreadable answer
+// is transient (the operation may or may not have happened); refused
+// credentials are not. Other statuses are the connector's to read.
+func Call(ctx context.Context, hc *http.Client, name, method, url string, header http.Header, in, out any) (int, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return 0, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return 0, &Error{Message: name + " address: " + err.Error()}
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if hc == nil {
+		hc = &http.Client{Timeout: 15 * time.Second}
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return 0, &Error{Transient: true, Message: name + " did not answer: " + err.Error()}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	switch {
+	case err != nil:
+		return res.StatusCode, &Error{Transient: true, Message: name + " answer cut: " + err.Error()}
+	case res.StatusCode >= 500:
+		return res.StatusCode, &Error{Transient: true, Message: fmt.Sprintf("%s answered %d", name, res.StatusCode)}
+	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
+		return res.StatusCode, &Error{Message: fmt.Sprintf("%s refused the gateway's credentials (%d)", name, res.StatusCode)}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return res.StatusCode, &Error{Transient: true, Message: fmt.Sprintf("%s answered %d with unreadable JSON", name, res.StatusCode)}
+	}
+	return res.StatusCode, nil
+}
+
+// URL joins an aggregator's base address and a path.
+func URL(base, path string) string { return strings.TrimRight(base, "/") + path }
