@@ -30,4 +30,11 @@ type Attempt struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	CheckedAt    *time.Time // last time the aggregator was asked
+	// InitiatedAt is when the initiation call returned; until then the
+	// attempt is not checked, and "not found" means nothing.
+	InitiatedAt *time.Time
 }
+
+// NotFoundIsFinal is how long after its initiation call returned an
+// attempt the aggregator does not know is taken as never started.
+const NotFoundIsFinal = 2 * time.Minute

@@ -129,8 +129,12 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 		return errors.New(cauri.ErrorMessage(err))
 	}
 	if *baseURL != "" {
-		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		u, err := url.Parse(*baseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return errors.New("gateway add: --api-url must be an absolute http(s) URL")
+		}
+		if *live && u.Scheme == "http" && u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1" {
+			return errors.New("gateway add: live credentials travel only over https (--api-url http is for a local simulator)")
 		}
 	}
 	var list []string

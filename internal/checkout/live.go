@@ -81,21 +81,28 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 			}
 		}
 	}
-	var last error
 	for _, g := range candidates {
 		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
-		last = err
 	}
-	return nil, cauri.Errorf(cauri.EBadGateway, "No gateway could start the payment: %s", last)
+	// Every gateway failed to start it; the causes are on the attempts.
+	return nil, cauri.Errorf(cauri.EBadGateway, "The payment could not be started; please try again in a moment")
 }
 
 // attempt tries one gateway. It returns the attempt when it is pending, an
 // EBadGateway error when the aggregator refused it, and a transient
-// gateway error only when the aggregator is sure to have started nothing
-// (so the next gateway may be tried).
+// gateway error only when the aggregator surely started nothing, so that
+// the next gateway may be tried:
+//
+//   - the request never left (no connection), or the aggregator refused the
+//     credentials: nothing started;
+//   - the aggregator answered a 5xx or an unreadable body: the initiation is
+//     sent again with the same reference where that cannot pay twice
+//     (pawaPay), then its status is read; only "not found" moves on;
+//   - no answer came (a timeout): it may still be processed, so it stays
+//     pending and the reconciler learns its outcome. Never a failover.
 func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string) (*cauri.Attempt, error) {
 	var code string
 	for _, r := range g.Routes {
@@ -108,27 +115,38 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: uuid4(), Country: country,
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.Store.StartAttempt(ctx, a); err != nil {
+	if err := s.Store.StartAttempt(ctx, a, s.reopened); err != nil {
 		return nil, err
 	}
 	conn, err := s.connector(ctx, g)
 	if err != nil {
 		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)
-		return nil, &gateway.Error{Transient: true, Message: err.Error()}
+		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
-	st, err := conn.Collect(ctx, gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
-		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail})
-	if err != nil {
-		if !gateway.IsTransient(err) {
-			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)
-			return nil, &gateway.Error{Transient: true, Message: err.Error()} // another gateway may have good credentials
-		}
-		// Did it start? Only an answer that it did not lets us move on.
+	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
+		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail}
+	st, err := conn.Collect(ctx, col)
+	e := gateway.ErrorOf(err)
+	if e != nil && e.Answered && isIdempotent(conn) {
+		st, err = conn.Collect(ctx, col) // the same reference: at most one payment
+		e = gateway.ErrorOf(err)
+	}
+	// From now on the attempt may be checked: the initiation call is over.
+	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC()); merr != nil {
+		return nil, merr
+	}
+	switch {
+	case err != nil && (e == nil || !e.Transient || e.NotSent):
+		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
+		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
+	case err != nil && e.Answered:
 		if check, cerr := conn.CollectionStatus(ctx, a.Reference); cerr == nil && check.Outcome == gateway.NotFound {
 			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
 			return nil, err
 		}
-		return a, nil // unknown: it stays pending until the aggregator tells
+		return a, nil
+	case err != nil:
+		return a, nil // no answer: it stays pending until the aggregator tells
 	}
 	switch st.Outcome {
 	case gateway.Failed:
@@ -138,6 +156,17 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		s.finish(ctx, a.ID, st, true)
 	}
 	return a, nil
+}
+
+func isIdempotent(c gateway.Connector) bool {
+	ic, ok := c.(gateway.IdempotentCollector)
+	return ok && ic.IdempotentCollect()
+}
+
+// reopened is the event of a failed session made pending again by a new try.
+func (s *Service) reopened(sess *cauri.Session) *cauri.Event {
+	data, _ := json.Marshal(sess.Object(s.PayURL))
+	return cauri.SessionEvent(sess, data, sess.UpdatedAt)
 }
 
 func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Connector, error) {
@@ -162,11 +191,19 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 		switch st.Outcome {
 		case gateway.Succeeded:
 			a.Status = cauri.AttemptSucceeded
-			if !sess.Status.Payable() {
-				return nil, nil // cannot happen with one pending attempt; never undo a final state
+			if sess.Status == cauri.SessionSuccess || sess.Status == cauri.SessionRefunded {
+				a.Reason = "collected after the session was " + string(sess.Status) + ": to refund"
+				return nil, nil
 			}
+			// The money moved: that wins over FAILED and CANCELLED.
 			sess.Status, sess.Provider = cauri.SessionSuccess, a.Provider
-		case gateway.Failed, gateway.NotFound:
+		case gateway.NotFound:
+			if a.InitiatedAt == nil || now.Sub(*a.InitiatedAt) < cauri.NotFoundIsFinal {
+				a.Reason = "" // too early to conclude: it may still arrive
+				return nil, nil
+			}
+			fallthrough
+		case gateway.Failed:
 			a.Status = cauri.AttemptFailed
 			if !notify || sess.Status != cauri.SessionPending && sess.Status != cauri.SessionFailed {
 				return nil, nil
@@ -212,11 +249,11 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		}
 		g, err := s.Store.Gateway(ctx, sess.WorkspaceID, a.GatewayID)
 		if err != nil {
-			return nil, err
+			return sess, nil
 		}
 		conn, err := s.connector(ctx, g)
 		if err != nil {
-			return nil, err
+			return sess, nil
 		}
 		st, err := conn.CollectionStatus(ctx, a.Reference)
 		if err != nil {
@@ -252,7 +289,9 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 	if err != nil || a.Status != cauri.AttemptPending {
 		return err
 	}
-	if _, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), 0); err != nil {
+	// A callback asks the aggregator at once, but at most every 2 seconds
+	// per payment, however many callbacks arrive.
+	if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
 		return err
 	}
 	st, err := conn.CollectionStatus(ctx, a.Reference)
@@ -267,39 +306,25 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 // cancelled (as Stripe's checkout sessions expire after 24 hours).
 const SessionLifetime = 24 * time.Hour
 
-// recheck is how long the reconciler waits between two checks of a
-// pending attempt: 8 s at first, a quarter of its age later, at most an hour.
-func recheck(age time.Duration) time.Duration {
-	return min(max(StatusCheckInterval, age/4), time.Hour)
-}
-
 // Reconcile is the background pass that no lost callback escapes: it asks
 // the aggregators about pending attempts (with backoff), and cancels the
 // sessions abandoned for SessionLifetime with no payment waiting
 // (payment.cancelled). It returns how many attempts it checked.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	now := s.Now().UTC()
-	attempts, err := s.Store.PendingAttempts(ctx, now.Add(-StatusCheckInterval), 100)
+	attempts, err := s.Store.DueAttempts(ctx, now, StatusCheckInterval, time.Hour, 100)
 	if err != nil {
 		return 0, err
 	}
 	checked := 0
 	for _, a := range attempts {
-		every := recheck(now.Sub(a.CreatedAt))
-		last := a.CreatedAt
-		if a.CheckedAt != nil {
-			last = *a.CheckedAt
-		}
-		if now.Sub(last) < every {
-			continue
-		}
-		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, now, every); err != nil || !turn {
-			continue
+		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, now, time.Second); err != nil || !turn {
+			continue // another node has it
 		}
 		checked++
 		g, err := s.Store.GatewayByID(ctx, a.GatewayID)
 		if err != nil {
-			continue // removed since: its attempts stay as they are
+			continue
 		}
 		conn, err := s.connector(ctx, g)
 		if err != nil {
@@ -315,18 +340,11 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		return checked, err
 	}
 	for _, id := range abandoned {
-		_, err := s.Store.UpdateSession(ctx, id, func(sess *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
-			if sess.Status != cauri.SessionPending {
-				return nil, cauri.Errorf(cauri.EConflict, "no longer pending")
-			}
-			sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now
-			data, err := json.Marshal(sess.Object(s.PayURL))
-			if err != nil {
-				return nil, err
-			}
-			return cauri.SessionEvent(sess, data, now), nil
+		done, err := s.Store.CancelAbandoned(ctx, id, now.Add(-SessionLifetime), now, func(sess *cauri.Session) *cauri.Event {
+			data, _ := json.Marshal(sess.Object(s.PayURL))
+			return cauri.SessionEvent(sess, data, now)
 		})
-		if err == nil && s.Committed != nil {
+		if err == nil && done && s.Committed != nil {
 			s.Committed()
 		}
 	}

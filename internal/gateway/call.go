@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -40,7 +42,9 @@ func Call(ctx context.Context, hc *http.Client, name, method, url string, header
 	}
 	res, err := hc.Do(req)
 	if err != nil {
-		return 0, &Error{Transient: true, Message: name + " did not answer: " + err.Error()}
+		var op *net.OpError
+		notSent := errors.As(err, &op) && op.Op == "dial"
+		return 0, &Error{Transient: true, NotSent: notSent, Message: name + " did not answer: " + err.Error()}
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
@@ -48,12 +52,12 @@ func Call(ctx context.Context, hc *http.Client, name, method, url string, header
 	case err != nil:
 		return res.StatusCode, &Error{Transient: true, Message: name + " answer cut: " + err.Error()}
 	case res.StatusCode >= 500:
-		return res.StatusCode, &Error{Transient: true, Message: fmt.Sprintf("%s answered %d", name, res.StatusCode)}
+		return res.StatusCode, &Error{Transient: true, Answered: true, Message: fmt.Sprintf("%s answered %d", name, res.StatusCode)}
 	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
 		return res.StatusCode, &Error{Message: fmt.Sprintf("%s refused the gateway's credentials (%d)", name, res.StatusCode)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return res.StatusCode, &Error{Transient: true, Message: fmt.Sprintf("%s answered %d with unreadable JSON", name, res.StatusCode)}
+		return res.StatusCode, &Error{Transient: true, Answered: true, Message: fmt.Sprintf("%s answered %d with unreadable JSON", name, res.StatusCode)}
 	}
 	return res.StatusCode, nil
 }

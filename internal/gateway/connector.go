@@ -57,7 +57,13 @@ type Error struct {
 	// started the operation or not: check its status before trying
 	// another gateway.
 	Transient bool
-	Message   string
+	// NotSent: the request never left (the connection could not be made),
+	// so nothing started.
+	NotSent bool
+	// Answered: the aggregator answered (a 5xx, an unreadable body), as
+	// opposed to a timeout where no answer came at all.
+	Answered bool
+	Message  string
 }
 
 func (e *Error) Error() string { return "gateway: " + e.Message }
@@ -66,4 +72,19 @@ func (e *Error) Error() string { return "gateway: " + e.Message }
 func IsTransient(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Transient
+}
+
+// ErrorOf returns err's *Error, or nil.
+func ErrorOf(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// IdempotentCollector is a connector whose initiation may be sent again
+// with the same reference without a second payment (pawaPay's depositId).
+type IdempotentCollector interface {
+	IdempotentCollect() bool
 }

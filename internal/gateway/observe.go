@@ -66,6 +66,11 @@ func (o *observed) CollectionStatus(ctx context.Context, ref string) (Status, er
 	return st, err
 }
 
+func (o *observed) IdempotentCollect() bool {
+	ic, ok := o.c.(IdempotentCollector)
+	return ok && ic.IdempotentCollect()
+}
+
 func (o *observed) CallbackReference(h http.Header, body []byte) (string, error) {
 	return o.c.CallbackReference(h, body)
 }

@@ -9,26 +9,30 @@ import (
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
-	reason, provider_ref, created_at, updated_at, checked_at`
+	reason, provider_ref, created_at, updated_at, checked_at, initiated_at`
 
 func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var a cauri.Attempt
 	var status string
 	var created, updated int64
-	var checked sql.NullInt64
+	var checked, initiated sql.NullInt64
 	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
-		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked); err != nil {
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated); err != nil {
 		return nil, err
 	}
 	a.Status = cauri.AttemptStatus(status)
 	a.CreatedAt, a.UpdatedAt, a.CheckedAt = fromMicros(created), fromMicros(updated), fromNullMicros(checked)
+	a.InitiatedAt = fromNullMicros(initiated)
 	return &a, nil
 }
 
 // StartAttempt records a new attempt, pending, under the session's lock.
 // It refuses (EConflict) while another attempt of the session is pending:
 // both could succeed, and the customer would pay twice.
-func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt) error {
+//
+// When the session had FAILED, it becomes PENDING again and the event
+// reopen returns is written with it.
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(*cauri.Session) *cauri.Event) error {
 	return s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
 		if err != nil {
@@ -45,10 +49,22 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt) error {
 		if err != sql.ErrNoRows {
 			return err
 		}
-		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
-			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt))
-		return err
+			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt))
+		if err != nil {
+			return err
+		}
+		// A new try of a failed session makes it pending again (payment.updated).
+		if sess.Status == cauri.SessionFailed && reopen != nil {
+			sess.Status, sess.UpdatedAt, sess.CompletedAt = cauri.SessionPending, a.CreatedAt, nil
+			if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, updated_at = ?, completed_at = NULL WHERE id = ?`,
+				string(sess.Status), micros(sess.UpdatedAt), sess.ID); err != nil {
+				return err
+			}
+			return t.insertEvent(ctx, reopen(sess))
+		}
+		return nil
 	})
 }
 
@@ -64,12 +80,13 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attemp
 }
 
 // ClaimAttemptCheck lets one caller, of any node, ask the aggregator about
-// a pending attempt, at most once every every: it reports whether this
-// caller got the turn, and records it.
+// a pending attempt whose initiation call has returned, at most once every
+// every: it reports whether this caller got the turn, and records it.
 func (s *Store) ClaimAttemptCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
 	var got bool
 	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND (checked_at IS NULL OR checked_at <= ?)`,
+		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NOT NULL
+			AND (checked_at IS NULL OR checked_at <= ?)`,
 			micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
 		if err != nil {
 			return err
@@ -134,14 +151,22 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 	return a, err
 }
 
-// PendingAttempts lists up to limit pending attempts not checked since
-// before (never-checked first), for the reconciler.
-func (s *Store) PendingAttempts(ctx context.Context, before time.Time, limit int) ([]*cauri.Attempt, error) {
+// DueAttempts lists up to limit pending attempts whose initiation call has
+// returned and whose next check is due at now: a quarter of the attempt's
+// age after its last check (or its initiation), at least minWait and at
+// most maxWait. The longest overdue come first.
+func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.Attempt, error) {
+	n, lo, hi := micros(now), minWait.Microseconds(), maxWait.Microseconds()
 	var out []*cauri.Attempt
 	err := s.read(ctx, func(t *tx) (err error) {
-		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts
-			WHERE status = ? AND (checked_at IS NULL OR checked_at < ?) ORDER BY COALESCE(checked_at, 0), id LIMIT ?`,
-			string(cauri.AttemptPending), micros(before), limit)
+		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM (
+			SELECT *, COALESCE(checked_at, initiated_at) + CASE
+				WHEN (? - created_at) / 4 < ? THEN ?
+				WHEN (? - created_at) / 4 > ? THEN ?
+				ELSE (? - created_at) / 4 END AS due_at
+			FROM payment_attempts WHERE status = ? AND initiated_at IS NOT NULL) a
+			WHERE due_at <= ? ORDER BY due_at, id LIMIT ?`,
+			n, lo, lo, n, hi, hi, n, string(cauri.AttemptPending), n, limit)
 		return err
 	})
 	return out, err
@@ -161,4 +186,39 @@ func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit i
 		return err
 	})
 	return out, err
+}
+
+// MarkInitiated records that an attempt's initiation call has returned.
+func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time) error {
+	return s.tx(ctx, func(t *tx) error {
+		_, err := t.exec(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE id = ?`, micros(now), id)
+		return err
+	})
+}
+
+// CancelAbandoned cancels a session that, under its lock, is still PENDING,
+// was created before cutoff and has no payment waiting; event builds the
+// payment.cancelled event. It reports whether it cancelled.
+func (s *Store) CancelAbandoned(ctx context.Context, id string, cutoff, now time.Time, event func(*cauri.Session) *cauri.Event) (bool, error) {
+	var done bool
+	err := s.tx(ctx, func(t *tx) error {
+		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
+		if err != nil {
+			return notFound(err, "Session %s not found", printable(id))
+		}
+		var waiting int
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE session_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting); err != nil {
+			return err
+		}
+		if sess.Status != cauri.SessionPending || !sess.CreatedAt.Before(cutoff) || waiting > 0 {
+			return nil
+		}
+		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now
+		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, updated_at = ? WHERE id = ?`, string(sess.Status), micros(now), id); err != nil {
+			return err
+		}
+		done = true
+		return t.insertEvent(ctx, event(sess))
+	})
+	return done, err
 }

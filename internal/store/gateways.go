@@ -122,7 +122,20 @@ func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, e
 
 // RemoveGateway removes a gateway and destroys its credentials. The row
 // stays, so that payments it made keep naming it.
+//
+// A gateway with a payment waiting cannot be removed: its credentials are
+// needed to learn the payment's outcome. Disable it, and remove it once the
+// payment has ended.
 func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time) error {
+	var waiting int
+	if err := s.read(ctx, func(t *tx) error {
+		return t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting)
+	}); err != nil {
+		return err
+	}
+	if waiting > 0 {
+		return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
+	}
 	return s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
 		WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)
 }

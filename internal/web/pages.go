@@ -68,12 +68,16 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 // /checkout/sandbox), or the payment of a live one (as /checkout/initiate);
 // then the page again.
 func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
-	if err := s.limitByIP(w, r, limitSandbox); err != nil {
-		return s.renderCheckout(w, r, err)
-	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
+	}
+	limit := limitSandbox
+	if r.PostForm.Get("method") != "" {
+		limit = limitInitiate // a payment counts as /checkout/initiate does
+	}
+	if err := s.limitByIP(w, r, limit); err != nil {
+		return s.renderCheckout(w, r, err)
 	}
 	var err error
 	if method := r.PostForm.Get("method"); method != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -181,9 +182,11 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 		t.Run("Callback", func(t *testing.T) {
 			sim.CallbackURL = e.url + "/callbacks/" + g.ID
 			id, a := pay()
+			status(id) // a status read checks now: the next may only in 8 s
+			e.clock.Add(3 * time.Second)
 			simControl(t, simURL, "/_sim/settle/"+a.Reference) // the simulator calls back at once
 			if got := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_public"])...).str("status"); got != "SUCCESS" {
-				t.Fatalf("status after the callback = %s; want SUCCESS without waiting 8 s", got)
+				t.Fatalf("status after the callback = %s; want SUCCESS, learnt from the callback within the 8 s", got)
 			}
 			simControl(t, simURL, "/_sim/callback/"+a.Reference) // a duplicate
 			if events, _ := st.SessionEvents(context.Background(), id); len(events) != 1 {
@@ -295,5 +298,102 @@ func TestLivePayment_Paystack(t *testing.T) {
 		if s.str("status") != "SUCCESS" || s.str("provider") != "paystack" || s.body["amount"] != 25.5 {
 			t.Fatalf("session = %s", s.raw)
 		}
+	})
+}
+
+// TestLivePayment_NoDoubleDebit holds the rules that keep a customer from
+// paying twice.
+func TestLivePayment_NoDoubleDebit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		ws, keys := e.newWorkspace("Live shop", true)
+		g, sim, simURL := e.addSimulatedGateway(ws, "SN")
+		initiate := func(id, phone string) response {
+			return e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": phone})
+		}
+		t.Run("NoCheckWhileTheInitiationRuns", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
+			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "71111111-2222-4333-8444-555555555555",
+				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending,
+				CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}
+			if err := st.StartAttempt(ctx, a, nil); err != nil { // its Collect is still on its way
+				t.Fatal(err)
+			}
+			calls := sim.Calls()
+			e.clock.Add(time.Minute)
+			e.srv.Checkout.Reconcile(ctx)
+			s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
+			if s.str("status") != "PENDING" || sim.Calls() != calls {
+				t.Fatalf("status %s, %d aggregator calls while the initiation runs; want PENDING and none", s.str("status"), sim.Calls()-calls)
+			}
+			// Once it returned, "not found" is believed only after a grace period.
+			st.MarkInitiated(ctx, a.ID, e.clock.Now())
+			e.clock.Add(10 * time.Second)
+			if s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); s.str("status") != "PENDING" {
+				t.Fatalf("unknown to the aggregator 10 s after: %s; want still PENDING", s.str("status"))
+			}
+			e.clock.Add(3 * time.Minute)
+			if s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); s.str("status") != "FAILED" {
+				t.Fatalf("unknown to the aggregator 3 min after: %s; want FAILED", s.str("status"))
+			}
+		})
+		t.Run("TimeoutIsNeverAFailover", func(t *testing.T) {
+			second, _, _ := e.addSimulatedGateway(ws, "SN")
+			e.srv.Checkout.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+				c, err := connect.New(gw, creds)
+				if p, ok := c.(*pawapay.Client); ok {
+					p.HTTP = &http.Client{Timeout: 300 * time.Millisecond}
+				}
+				return c, err
+			}
+			defer func() { e.srv.Checkout.Connect = connect.New }()
+			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=1")
+			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
+			if r := initiate(id, "+221771234567"); r.status != 200 || r.str("status") != "PENDING" {
+				t.Fatalf("initiate with no answer = %d %s", r.status, r.raw)
+			}
+			attempts, _ := st.Attempts(ctx, id)
+			if len(attempts) != 1 || attempts[0].GatewayID != g.ID || attempts[0].Status != cauri.AttemptPending {
+				t.Fatalf("attempts = %+v; want one, pending at the first gateway (%s), none at %s", attempts, g.ID, second.ID)
+			}
+		})
+		t.Run("RetryAfterFailureIsPending", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
+			wantStatus(t, initiate(id, "+221770000039"), 502)
+			r := initiate(id, "+221771234567")
+			if r.status != 200 || r.str("status") != "PENDING" {
+				t.Fatalf("retry = %d %s; want PENDING while the new payment waits", r.status, r.raw)
+			}
+			events, _ := st.SessionEvents(ctx, id)
+			types := map[string]bool{}
+			for _, ev := range events {
+				types[ev.Type] = true
+			}
+			if len(events) != 2 || !types[cauri.EventPaymentFailed] || !types[cauri.EventPaymentUpdated] {
+				t.Fatalf("%d events %v; want payment.failed and payment.updated", len(events), types)
+			}
+			if p := e.do("GET", "/pay/"+id, nil); strings.Contains(p.raw, "url=") || !strings.Contains(p.raw, `id="waiting"`) {
+				t.Fatal("the page of a payment waiting again sends the customer away")
+			}
+		})
+		t.Run("GatewayWithAPaymentWaitingIsKept", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
+			wantStatus(t, initiate(id, "+221771234567"), 200)
+			if err := st.RemoveGateway(ctx, ws.ID, g.ID, e.clock.Now()); cauri.ErrorCode(err) != cauri.EConflict {
+				t.Fatalf("remove with a payment waiting = %v; want refused", err)
+			}
+		})
+		t.Run("RateLimits", func(t *testing.T) {
+			for range 30 {
+				e.do("POST", "/checkout/initiate", `{}`)
+			}
+			wantStatus(t, e.do("POST", "/checkout/initiate", `{}`), 429)
+			for range 60 {
+				e.do("POST", "/checkout/verify", `{}`)
+			}
+			wantStatus(t, e.do("POST", "/checkout/verify", `{}`), 429)
+		})
 	})
 }

@@ -127,6 +127,10 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	return gateway.Status{}, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered an unknown status %q", ans.Status)}
 }
 
+// IdempotentCollect: a deposit sent again with the same depositId is
+// ignored (DUPLICATE_IGNORED), never paid twice.
+func (c *Client) IdempotentCollect() bool { return true }
+
 // CollectionStatus implements gateway.Connector.
 func (c *Client) CollectionStatus(ctx context.Context, reference string) (gateway.Status, error) {
 	var ans struct {

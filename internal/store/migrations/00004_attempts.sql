@@ -16,7 +16,8 @@ CREATE TABLE payment_attempts (
     provider_ref  TEXT NOT NULL DEFAULT '',
     created_at    BIGINT NOT NULL,
     updated_at    BIGINT NOT NULL,
-    checked_at    BIGINT
+    checked_at    BIGINT,
+    initiated_at  BIGINT                 -- when the initiation call returned; NULL while it runs
 );
 CREATE INDEX payment_attempts_session ON payment_attempts (session_id, created_at);
 CREATE INDEX payment_attempts_pending ON payment_attempts (status, checked_at);
