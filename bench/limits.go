@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cauri-pay/cauri/internal/config"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -41,20 +40,16 @@ func serveLimitDB(ln net.Listener, databaseURL string, size int) error {
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS bench_rows (id TEXT PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
 		return err
 	}
-	pad := strings.Repeat("x", size)
-	var n int64
-	var mu = make(chan struct{}, 1)
+	pad := strings.Repeat("x", size) // a row of a create request's size
+	var n atomic.Int64
 	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu <- struct{}{}
-		n++
-		id := fmt.Sprintf("%d-%d", n, len(pad))
-		<-mu
-		if _, err := db.ExecContext(context.Background(), insert, id, pad); err != nil {
+		id := fmt.Sprint("row_", n.Add(1))
+		if _, err := db.ExecContext(r.Context(), insert, id, pad); err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(201)
-		w.Write(bytes.TrimSpace([]byte(`{"id":"` + id + `"}`)))
+		fmt.Fprintf(w, `{"id":%q}`, id)
 	}))
 }
