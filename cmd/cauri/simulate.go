@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 )
@@ -42,10 +43,12 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &pawapay.Simulator{Token: *token, CallbackURL: *callback, SettleAfter: *settleAfter}
 	case "paystack":
 		h = &paystack.Simulator{SecretKey: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
+	case "flutterwave":
+		h = &flutterwave.Simulator{SecretKey: *token, SecretHash: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "":
-		return errors.New("simulate: want a provider: pawapay or paystack")
+		return errors.New("simulate: want a provider: pawapay, paystack or flutterwave")
 	default:
-		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay, paystack)", provider)
+		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay, paystack, flutterwave)", provider)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -124,7 +124,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
 	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
-		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail}
+		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Country: country}
 	st, err := conn.Collect(ctx, col)
 	e := gateway.ErrorOf(err)
 	if e != nil && e.Answered && isIdempotent(conn) {

@@ -19,6 +19,7 @@ type Collection struct {
 	Operator    string // the aggregator's own code for the operator
 	Description string
 	Email       string // the customer's, when the session has one
+	Country     string // ISO 3166-1 alpha-2 of the operator
 }
 
 // Outcome is where a collection stands at the aggregator.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 )
@@ -38,6 +39,8 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 		return &pawapay.Client{BaseURL: base, Token: creds["api_token"], HTTP: client}, nil
 	case "paystack":
 		return &paystack.Client{BaseURL: base, SecretKey: creds["secret_key"], HTTP: client}, nil
+	case "flutterwave":
+		return &flutterwave.Client{BaseURL: base, SecretKey: creds["secret_key"], SecretHash: creds["secret_hash"], HTTP: client}, nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }
