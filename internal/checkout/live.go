@@ -289,9 +289,10 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 	if err != nil || a.Status != cauri.AttemptPending {
 		return err
 	}
-	// A callback asks the aggregator at once, but at most every 2 seconds
-	// per payment, however many callbacks arrive.
-	if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
+	// A callback asks the aggregator at once, even right after a status
+	// read did, but at most every 2 seconds per payment, however many
+	// callbacks arrive.
+	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
 		return err
 	}
 	st, err := conn.CollectionStatus(ctx, a.Reference)

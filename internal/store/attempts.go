@@ -79,6 +79,26 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attemp
 	return out, err
 }
 
+// ClaimCallbackCheck is ClaimAttemptCheck for the aggregator's callbacks:
+// a callback gets its turn however recently a status read checked (it is
+// news), at most once every every per attempt however many arrive, and its
+// check counts as the latest for the status reads.
+func (s *Store) ClaimCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
+	var got bool
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ?, callback_checked_at = ? WHERE id = ? AND status = ?
+			AND initiated_at IS NOT NULL AND (callback_checked_at IS NULL OR callback_checked_at <= ?)`,
+			micros(now), micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		got = n == 1
+		return err
+	})
+	return got, err
+}
+
 // ClaimAttemptCheck lets one caller, of any node, ask the aggregator about
 // a pending attempt whose initiation call has returned, at most once every
 // every: it reports whether this caller got the turn, and records it.

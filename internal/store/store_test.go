@@ -429,3 +429,67 @@ func TestStore_Gateways(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_AttemptChecks holds the turns to ask an aggregator about a
+// pending attempt: none while the initiation call runs, status reads at
+// most every interval, and callbacks at once however recent the last
+// status read, but at most every interval among themselves.
+func TestStore_AttemptChecks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		sess := newSession(ws, 5000)
+		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+			t.Fatal(err)
+		}
+		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Collect: true, Enabled: true, CreatedAt: t0}
+		if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
+			t.Fatal(err)
+		}
+		a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
+			Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
+		if err := s.StartAttempt(ctx, a, nil); err != nil {
+			t.Fatal(err)
+		}
+		claim := func(callback bool, at time.Duration, every time.Duration) bool {
+			t.Helper()
+			f := s.ClaimAttemptCheck
+			if callback {
+				f = s.ClaimCallbackCheck
+			}
+			got, err := f(ctx, a.ID, t0.Add(at), every)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		const status, callback = false, true
+		if claim(status, 0, 8*time.Second) || claim(callback, 0, 2*time.Second) {
+			t.Fatal("a check while the initiation call runs")
+		}
+		if err := s.MarkInitiated(ctx, a.ID, t0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []struct {
+			kind bool
+			at   time.Duration
+			want bool
+		}{
+			{status, 2 * time.Second, true},
+			{status, 3 * time.Second, false},   // 8 s between status reads
+			{callback, 3 * time.Second, true},  // news: at once
+			{callback, 4 * time.Second, false}, // 2 s between callbacks
+			{status, 10 * time.Second, false},  // the callback's check counts
+			{callback, 5 * time.Second, true},
+			{status, 13 * time.Second, true},
+		} {
+			every := 8 * time.Second
+			if step.kind == callback {
+				every = 2 * time.Second
+			}
+			if got := claim(step.kind, step.at, every); got != step.want {
+				t.Fatalf("callback=%v at +%v: turn = %v; want %v", step.kind, step.at, got, step.want)
+			}
+		}
+	})
+}
