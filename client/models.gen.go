@@ -1088,6 +1088,9 @@ type VerifyPaymentJSONBody struct {
 
 // SimulateOnCheckoutPageFormdataBody defines parameters for SimulateOnCheckoutPage.
 type SimulateOnCheckoutPageFormdataBody struct {
+	// Cancel Present (any value): cancel the session.
+	Cancel *string `form:"cancel,omitempty" json:"cancel,omitempty"`
+
 	// Issue `succes` settles as paid, `echec` as failed.
 	Issue *SandboxIssue `form:"issue,omitempty" json:"issue,omitempty"`
 

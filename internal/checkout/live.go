@@ -341,15 +341,42 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		return checked, err
 	}
 	for _, id := range abandoned {
-		done, err := s.Store.CancelAbandoned(ctx, id, now.Add(-SessionLifetime), now, func(sess *cauri.Session) *cauri.Event {
-			data, _ := json.Marshal(sess.Object(s.PayURL))
-			return cauri.SessionEvent(sess, data, now)
-		})
-		if err == nil && done && s.Committed != nil {
-			s.Committed()
-		}
+		s.cancel(ctx, id, now.Add(-SessionLifetime), now)
 	}
 	return checked, nil
+}
+
+// Cancel is the customer giving up on the hosted page: a PENDING session
+// with no payment waiting on the phone becomes CANCELLED (payment.cancelled).
+// A payment already started cannot be cancelled here: the customer may be
+// confirming it, and the aggregator's answer decides.
+func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session, error) {
+	now := s.Now().UTC()
+	done, err := s.cancel(ctx, sessionID, now.Add(time.Microsecond), now)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.Store.Session(ctx, sessionID)
+	if err != nil || done {
+		return sess, err
+	}
+	if sess.Status != cauri.SessionPending {
+		return nil, cauri.Errorf(cauri.EConflict, "Session is %s: it can no longer be cancelled", sess.Status)
+	}
+	return nil, cauri.Errorf(cauri.EConflict, "A payment is waiting for confirmation on the phone: it cannot be cancelled now")
+}
+
+// cancel cancels a session created before createdBefore if it is PENDING
+// with nothing waiting, with its payment.cancelled event.
+func (s *Service) cancel(ctx context.Context, id string, createdBefore, now time.Time) (bool, error) {
+	done, err := s.Store.CancelSession(ctx, id, createdBefore, now, func(sess *cauri.Session) *cauri.Event {
+		data, _ := json.Marshal(sess.Object(s.PayURL))
+		return cauri.SessionEvent(sess, data, now)
+	})
+	if err == nil && done && s.Committed != nil {
+		s.Committed()
+	}
+	return done, err
 }
 
 func uuid4() string {

@@ -216,10 +216,12 @@ func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time) err
 	})
 }
 
-// CancelAbandoned cancels a session that, under its lock, is still PENDING,
-// was created before cutoff and has no payment waiting; event builds the
-// payment.cancelled event. It reports whether it cancelled.
-func (s *Store) CancelAbandoned(ctx context.Context, id string, cutoff, now time.Time, event func(*cauri.Session) *cauri.Event) (bool, error) {
+// CancelSession cancels a session that, under its lock, is still PENDING,
+// was created before createdBefore and has no payment waiting; event builds
+// the payment.cancelled event, stored in the same transaction. It reports
+// whether it cancelled. The reconciler cancels abandoned sessions with it,
+// the hosted page a session its customer gives up.
+func (s *Store) CancelSession(ctx context.Context, id string, createdBefore, now time.Time, event func(*cauri.Session) *cauri.Event) (bool, error) {
 	var done bool
 	err := s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
@@ -230,7 +232,7 @@ func (s *Store) CancelAbandoned(ctx context.Context, id string, cutoff, now time
 		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE session_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting); err != nil {
 			return err
 		}
-		if sess.Status != cauri.SessionPending || !sess.CreatedAt.Before(cutoff) || waiting > 0 {
+		if sess.Status != cauri.SessionPending || !sess.CreatedAt.Before(createdBefore) || waiting > 0 {
 			return nil
 		}
 		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now

@@ -63,9 +63,10 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 	return s.renderCheckout(w, r, nil)
 }
 
-// checkoutPagePost is the page's form for browsers without JavaScript: the
+// checkoutPagePost is the page's forms: the cancel button (the same with
+// or without JavaScript) and, for browsers without JavaScript, the
 // simulate buttons of a test session (the same service as
-// /checkout/sandbox), or the payment of a live one (as /checkout/initiate);
+// /checkout/sandbox) or the payment of a live one (as /checkout/initiate);
 // then the page again.
 func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
@@ -73,14 +74,16 @@ func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error 
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	limit := limitSandbox
-	if r.PostForm.Get("method") != "" {
+	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") {
 		limit = limitInitiate // a payment counts as /checkout/initiate does
 	}
 	if err := s.limitByIP(w, r, limit); err != nil {
 		return s.renderCheckout(w, r, err)
 	}
 	var err error
-	if method := r.PostForm.Get("method"); method != "" {
+	if r.PostForm.Has("cancel") {
+		_, err = s.Checkout.Cancel(r.Context(), r.PathValue("id"))
+	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
 		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), gw, code, r.PostForm.Get("phone"))
 	} else {
@@ -249,6 +252,7 @@ var texts = map[string]map[string]string{
 		"choose":           "Choose how to pay", "phone": "Mobile Money number", "waiting": "Confirm the payment on your phone…",
 		"phone_hint": "The number that will confirm the payment",
 		"processing": "Processing…", "network": "Network error; please try again.",
+		"cancel": "Cancel and return to the merchant",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -260,5 +264,6 @@ var texts = map[string]map[string]string{
 		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",
 		"phone_hint": "Le numéro qui confirmera le paiement",
 		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
+		"cancel": "Annuler et retourner chez le marchand",
 	},
 }
