@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -130,57 +131,77 @@ func TestBrowser_SimulateFailure(t *testing.T) {
 
 // TestBrowser_LivePayment: a customer pays a live session on the hosted
 // page, through a pawaPay gateway whose simulator settles after a moment,
-// and is sent back to the merchant.
+// and is sent back to the merchant; then the same when the first gateway
+// answers 5xx and the service fails over to the second.
 func TestBrowser_LivePayment(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st)
-		ws, keys := e.newWorkspace("Chez Adjoa", true)
-		_, sim, _ := e.addSimulatedGateway(ws, "SN")
-		sim.SettleAfter = 300 * time.Millisecond
-		ctx := browser(t)
-		successURL := e.url + "/healthz?from=live"
-		id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "description": "2 pagnes wax", "success_url": successURL})
-		err := chromedp.Do(ctx,
-			chromedp.Navigate(e.url+"/pay/"+id),
-			chromedp.WaitVisible(chromedp.ID("pay-button")),
-			chromedp.Click(chromedp.CSS(`input[name=method][value$="|WAVE_SEN"]`)),
-			chromedp.SendKeys(chromedp.ID("phone"), "77 123 45 67"),
-		)
-		if err != nil {
-			t.Fatal(err)
-		}
-		screenshot(t, ctx, "live-choose")
-		// The page polls every 3 s; the verify route asks the aggregator at
-		// most every 8 s of the service's clock, which the test moves on.
-		stopClock := make(chan struct{})
-		defer close(stopClock)
-		go func() {
-			for {
-				select {
-				case <-stopClock:
-					return
-				case <-time.After(500 * time.Millisecond):
-					e.clock.Add(9 * time.Second)
-				}
-			}
-		}()
-		if err := chromedp.Do(ctx,
-			chromedp.Click(chromedp.ID("pay-button")),
-			chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
-		); err != nil {
-			t.Fatal(err)
-		}
-		screenshot(t, ctx, "live-success")
-		if r := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); r.str("status") != "SUCCESS" || r.str("provider") != "pawapay" {
-			t.Fatalf("session after paying on the page = %s", r.raw)
-		}
-		var location string
-		for deadline := time.Now().Add(10 * time.Second); location != successURL && time.Now().Before(deadline); {
-			time.Sleep(200 * time.Millisecond)
-			location, _ = chromedp.Run(ctx, chromedp.Location())
-		}
-		if location != successURL {
-			t.Fatalf("location = %q; want the success_url", location)
-		}
+		t.Run("Direct", func(t *testing.T) { livePaymentInBrowser(t, st, false) })
+		t.Run("Failover", func(t *testing.T) { livePaymentInBrowser(t, st, true) })
 	})
+}
+
+func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
+	e := newEnv(t, st)
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	first, sim, simURL := e.addSimulatedGateway(ws, "SN")
+	payer := first
+	if failover {
+		simControl(t, simURL, "/_sim/fault?mode=500-initiate")
+		e.clock.Add(time.Second) // gateways are tried in the order they were added
+		payer, sim, _ = e.addSimulatedGateway(ws, "SN")
+	}
+	sim.SettleAfter = 300 * time.Millisecond
+	ctx := browser(t)
+	successURL := e.url + "/healthz?from=live"
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "description": "2 pagnes wax", "success_url": successURL})
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(e.url+"/pay/"+id),
+		chromedp.WaitVisible(chromedp.ID("pay-button")),
+		chromedp.Click(chromedp.CSS(`input[name=method][value$="|WAVE_SEN"]`)),
+		chromedp.SendKeys(chromedp.ID("phone"), "77 123 45 67"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "live-choose")
+	// The page polls every 3 s; the verify route asks the aggregator at
+	// most every 8 s of the service's clock, which the test moves on.
+	stopClock := make(chan struct{})
+	defer close(stopClock)
+	go func() {
+		for {
+			select {
+			case <-stopClock:
+				return
+			case <-time.After(500 * time.Millisecond):
+				e.clock.Add(9 * time.Second)
+			}
+		}
+	}()
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("pay-button")),
+		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "live-success")
+	if r := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); r.str("status") != "SUCCESS" || r.str("provider") != "pawapay" {
+		t.Fatalf("session after paying on the page = %s", r.raw)
+	}
+	attempts, _ := st.Attempts(context.Background(), id)
+	byGateway := map[string]cauri.AttemptStatus{}
+	for _, a := range attempts {
+		byGateway[a.GatewayID] = a.Status
+	}
+	if byGateway[payer.ID] != cauri.AttemptSucceeded || failover && byGateway[first.ID] != cauri.AttemptFailed || len(attempts) != len(byGateway) {
+		t.Fatalf("attempts by gateway = %v; want the payment through %s (failover: %v)", byGateway, payer.ID, failover)
+	}
+	var location string
+	for deadline := time.Now().Add(10 * time.Second); location != successURL && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		location, _ = chromedp.Run(ctx, chromedp.Location())
+	}
+	if location != successURL {
+		t.Fatalf("location = %q; want the success_url", location)
+	}
 }
