@@ -15,12 +15,17 @@ import (
 // the aggregators' sandbox numbers:
 //
 //	...0039  refused at initiation
-//	...0029  fails once settled
+//	...0029  fails once settled (the payer declines)
+//	...0049  fails once settled: the payer's balance is too low
 //	...0129  never settles, no callback (a lost payment)
 //	other    succeeds
 func SimulatedOutcome(phone string) (refuse, fail, stuck bool) {
-	return strings.HasSuffix(phone, "0039"), strings.HasSuffix(phone, "0029"), strings.HasSuffix(phone, "0129")
+	return strings.HasSuffix(phone, "0039"), strings.HasSuffix(phone, "0029") || SimulatedLowBalance(phone), strings.HasSuffix(phone, "0129")
 }
+
+// SimulatedLowBalance reports a number whose payment fails for want of
+// funds (...0049); each simulator says so in its aggregator's words.
+func SimulatedLowBalance(phone string) bool { return strings.HasSuffix(phone, "0049") }
 
 // Faults is a simulator's injected faults, set by POST /_sim/fault?mode=
 // slow&seconds=N | 500 | 500-initiate | malformed | none.

@@ -192,6 +192,34 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 				t.Fatalf("%d events after a duplicated callback; want 1", len(events))
 			}
 		})
+		t.Run("OutOfOrderCallbacks", func(t *testing.T) {
+			id, a := pay()
+			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=COMPLETED") // early: the deposit is still ACCEPTED
+			if got := status(id); got != "PENDING" {
+				t.Fatalf("status after an early callback = %s; the aggregator still says pending", got)
+			}
+			e.clock.Add(2 * time.Second)
+			simControl(t, simURL, "/_sim/settle/"+a.Reference)
+			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=FAILED") // stale, after the outcome
+			if got := status(id); got != "SUCCESS" {
+				t.Fatalf("status = %s; want SUCCESS whatever the stale callback said", got)
+			}
+			if events, _ := st.SessionEvents(context.Background(), id); len(events) != 1 || events[0].Type != "payment.completed" {
+				t.Fatalf("events = %+v; want one payment.completed", events)
+			}
+		})
+		t.Run("LowBalance", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "770000049"}), 200)
+			attempts, _ := st.Attempts(context.Background(), id)
+			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // calls back: FAILED
+			if got := status(id); got != "FAILED" {
+				t.Fatalf("status = %s; want FAILED", got)
+			}
+			if attempts, _ = st.Attempts(context.Background(), id); !strings.Contains(attempts[0].Reason, "enough funds") {
+				t.Fatalf("reason = %q; want the aggregator's", attempts[0].Reason)
+			}
+		})
 		t.Run("CallbackIsOnlyASignal", func(t *testing.T) {
 			id, a := pay()
 			forged := `{"depositId": "` + a.Reference + `", "status": "COMPLETED"}`

@@ -101,6 +101,25 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if err != nil || ref != col.Reference || forged == nil {
 		t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
 	}
+	poor := col
+	poor.Reference, poor.Phone = "31111111-2222-4333-8444-555555555555", "+256770000049"
+	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("collect = %+v, %v", st, err)
+	}
+	control("/_sim/callback/" + poor.Reference + "?status=successful") // early: the charge is pending
+	mu.Lock()
+	early, earlyBody := hooks[len(hooks)-1], bodies[len(bodies)-1]
+	mu.Unlock()
+	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference || !strings.Contains(string(earlyBody), `"successful"`) {
+		t.Fatalf("claimed webhook = %q, %v (%s)", ref, err, earlyBody)
+	}
+	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Pending {
+		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
+	}
+	control("/_sim/settle/" + poor.Reference)
+	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient funds") {
+		t.Fatalf("low balance = %+v", st)
+	}
 	refused := col
 	refused.Reference, refused.Phone = "21111111-2222-4333-8444-555555555555", "+256770000039"
 	if st, _ := c.Collect(ctx, refused); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "phone") {

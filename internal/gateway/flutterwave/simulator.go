@@ -15,7 +15,9 @@ import (
 // auth, input checks, unique tx_ref, outcomes by the payer's number
 // (gateway.SimulatedOutcome), settlement after SettleAfter or on
 // POST /_sim/settle/{tx_ref}, and the charge.completed webhook carrying the
-// secret hash in verif-hash to WebhookURL. POST /_sim/fault injects faults.
+// secret hash in verif-hash to WebhookURL. POST /_sim/callback/{tx_ref}
+// sends the webhook again, or with ?status= one claiming that status (stale,
+// early or out of order); POST /_sim/fault injects faults.
 type Simulator struct {
 	SecretKey   string
 	SecretHash  string
@@ -127,21 +129,29 @@ func (s *Simulator) settle(txRef, status string) bool {
 	}
 	if status == "failed" || status == "" && fails {
 		c.status, c.reply = "failed", "Transaction declined"
+		if gateway.SimulatedLowBalance(c.phone) {
+			c.reply = "Insufficient funds"
+		}
 	} else {
 		c.status, c.reply = "successful", "Approved"
 	}
 	s.mu.Unlock()
-	s.webhook(c)
+	s.webhook(c, "")
 	return true
 }
 
 // webhook sends charge.completed with the account's secret hash, as
-// Flutterwave does, in verif-hash.
-func (s *Simulator) webhook(c *simCharge) {
+// Flutterwave does, in verif-hash; claiming status when given, whatever the
+// charge's (a stale, early or out-of-order webhook).
+func (s *Simulator) webhook(c *simCharge, status string) {
 	if s.WebhookURL == "" {
 		return
 	}
-	body, _ := json.Marshal(map[string]any{"event": "charge.completed", "data": s.data(c)})
+	data := s.data(c)
+	if status != "" {
+		data["status"] = status
+	}
+	body, _ := json.Marshal(map[string]any{"event": "charge.completed", "data": data})
 	req, _ := http.NewRequest(http.MethodPost, s.WebhookURL, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Verif-Hash", s.SecretHash)
@@ -160,6 +170,15 @@ func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
+	case strings.HasPrefix(path, "callback/"):
+		s.mu.Lock()
+		c := s.charges[strings.TrimPrefix(path, "callback/")]
+		s.mu.Unlock()
+		if c == nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.webhook(c, r.URL.Query().Get("status"))
 	case path == "fault":
 		s.faults.Set(r)
 	default:

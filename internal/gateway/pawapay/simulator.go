@@ -22,6 +22,7 @@ import (
 //
 //	...0039  refused at initiation (INVALID_PHONE_NUMBER)
 //	...0029  fails once settled (PAYER_NOT_FOUND)
+//	...0049  fails once settled (INSUFFICIENT_BALANCE)
 //	...0129  never settles, no callback (a lost payment, for the reconciler)
 //	other    completes
 //
@@ -29,7 +30,9 @@ import (
 // so; settled deposits are POSTed to CallbackURL. POST /_sim/fault?mode=
 // slow|500|500-initiate|malformed|none injects faults into the API
 // (500-initiate: new deposits fail and are not recorded); POST
-// /_sim/callback/{id} sends a deposit's callback again (a duplicate).
+// /_sim/callback/{id} sends a deposit's callback again (a duplicate), or,
+// with ?status=, one claiming that status whatever the deposit's (a stale,
+// early or out-of-order callback).
 type Simulator struct {
 	Token       string
 	CallbackURL string
@@ -160,22 +163,30 @@ func (s *Simulator) settle(id, status string) bool {
 	switch {
 	case status == "FAILED" || (status == "" && fails):
 		d.Status, d.FailureReason = "FAILED", &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}
+		if gateway.SimulatedLowBalance(d.phone) {
+			d.FailureReason = &failureReason{"INSUFFICIENT_BALANCE", "The payer does not have enough funds"}
+		}
 	default:
 		b := make([]byte, 6)
 		rand.Read(b)
 		d.Status, d.ProviderTransactionID = "COMPLETED", "SIM"+strings.ToUpper(hex.EncodeToString(b))
 	}
 	s.mu.Unlock()
-	s.callback(id)
+	s.callback(id, "")
 	return true
 }
 
-func (s *Simulator) callback(id string) {
+// callback sends a deposit's callback, claiming status when given.
+func (s *Simulator) callback(id, status string) {
 	s.mu.Lock()
 	d := s.deposits[id]
 	var body []byte
 	if d != nil {
-		body, _ = json.Marshal(d.deposit)
+		claimed := d.deposit
+		if status != "" {
+			claimed.Status = status
+		}
+		body, _ = json.Marshal(claimed)
 	}
 	s.mu.Unlock()
 	if s.CallbackURL == "" || body == nil {
@@ -199,7 +210,7 @@ func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case strings.HasPrefix(path, "callback/"):
-		s.callback(strings.TrimPrefix(path, "callback/"))
+		s.callback(strings.TrimPrefix(path, "callback/"), r.URL.Query().Get("status"))
 	case path == "fault":
 		s.faults.Set(r)
 	default:

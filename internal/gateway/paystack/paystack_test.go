@@ -134,6 +134,23 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, failing.Reference); st.Outcome != gateway.Failed {
 		t.Fatalf("declined = %+v", st)
 	}
+	poor := col
+	poor.Reference, poor.Phone = "41111111-2222-4333-8444-555555555555", "+233240000049"
+	c.Collect(ctx, poor)
+	control("/_sim/callback/" + poor.Reference) // early: a signed charge.success while the charge is pending
+	mu.Lock()
+	early, earlyBody := hooks[len(hooks)-1], bodies[len(bodies)-1]
+	mu.Unlock()
+	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference {
+		t.Fatalf("claimed webhook = %q, %v", ref, err)
+	}
+	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Pending {
+		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
+	}
+	control("/_sim/settle/" + poor.Reference)
+	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient Funds") {
+		t.Fatalf("low balance = %+v", st)
+	}
 	if st, err := c.CollectionStatus(ctx, "91111111-2222-4333-8444-555555555555"); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown reference = %+v, %v", st, err)
 	}

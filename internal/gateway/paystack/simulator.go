@@ -18,8 +18,10 @@ import (
 // the secret key, input checks, unique references, outcomes by the payer's
 // number (gateway.SimulatedOutcome), settlement after SettleAfter or on
 // POST /_sim/settle/{reference}, and the charge.success webhook signed with
-// the secret key (x-paystack-signature) to WebhookURL. POST /_sim/fault
-// injects faults (gateway.Faults).
+// the secret key (x-paystack-signature) to WebhookURL. POST
+// /_sim/callback/{reference} sends a charge.success webhook whatever the
+// charge's status (stale, early or out of order); POST /_sim/fault injects
+// faults (gateway.Faults).
 type Simulator struct {
 	SecretKey   string
 	WebhookURL  string
@@ -131,24 +133,32 @@ func (s *Simulator) settle(reference, status string) bool {
 	}
 	if status == "failed" || status == "" && fails {
 		c.status, c.gatewayResponse = "failed", "Declined"
+		if gateway.SimulatedLowBalance(c.phone) {
+			c.gatewayResponse = "Insufficient Funds"
+		}
 	} else {
 		c.status, c.gatewayResponse = "success", "Approved"
 	}
 	success := c.status == "success"
 	s.mu.Unlock()
 	if success {
-		s.webhook(c)
+		s.webhook(c, false)
 	}
 	return true
 }
 
 // webhook sends charge.success, signed as Paystack signs: hex HMAC-SHA512
-// of the raw body under the secret key.
-func (s *Simulator) webhook(c *simCharge) {
+// of the raw body under the secret key; claimed: whatever the charge's
+// status (a stale, early or out-of-order webhook).
+func (s *Simulator) webhook(c *simCharge, claimed bool) {
 	if s.WebhookURL == "" {
 		return
 	}
-	body, _ := json.Marshal(map[string]any{"event": "charge.success", "data": s.data(c)})
+	data := s.data(c)
+	if claimed {
+		data["status"], data["gateway_response"] = "success", "Approved"
+	}
+	body, _ := json.Marshal(map[string]any{"event": "charge.success", "data": data})
 	mac := hmac.New(sha512.New, []byte(s.SecretKey))
 	mac.Write(body)
 	req, _ := http.NewRequest(http.MethodPost, s.WebhookURL, bytes.NewReader(body))
@@ -169,6 +179,15 @@ func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
+	case strings.HasPrefix(path, "callback/"):
+		s.mu.Lock()
+		c := s.charges[strings.TrimPrefix(path, "callback/")]
+		s.mu.Unlock()
+		if c == nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.webhook(c, true)
 	case path == "fault":
 		s.faults.Set(r)
 	default:
