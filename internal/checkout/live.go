@@ -104,6 +104,10 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
 func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string) (*cauri.Attempt, error) {
+	// A customer who leaves mid-call must not cut the initiation short: its
+	// outcome and initiated_at must be recorded, or the payment could never
+	// be checked. The aggregator calls have their own timeouts.
+	ctx = context.WithoutCancel(ctx)
 	var code string
 	for _, r := range g.Routes {
 		if r.Country == country && r.Operator == operator {
@@ -313,6 +317,9 @@ const SessionLifetime = 24 * time.Hour
 // (payment.cancelled). It returns how many attempts it checked.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	now := s.Now().UTC()
+	if _, err := s.Store.AdoptOrphanAttempts(ctx, now.Add(-cauri.InitiationDeadline), now); err != nil {
+		return 0, err
+	}
 	attempts, err := s.Store.DueAttempts(ctx, now, StatusCheckInterval, time.Hour, 100)
 	if err != nil {
 		return 0, err
@@ -352,7 +359,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 // confirming it, and the aggregator's answer decides.
 func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session, error) {
 	now := s.Now().UTC()
-	done, err := s.cancel(ctx, sessionID, now.Add(time.Microsecond), now)
+	done, err := s.cancel(ctx, sessionID, time.Time{}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -366,8 +373,8 @@ func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session,
 	return nil, cauri.Errorf(cauri.EConflict, "A payment is waiting for confirmation on the phone: it cannot be cancelled now")
 }
 
-// cancel cancels a session created before createdBefore if it is PENDING
-// with nothing waiting, with its payment.cancelled event.
+// cancel cancels a session created before createdBefore (zero: whenever)
+// if it is PENDING with nothing waiting, with its payment.cancelled event.
 func (s *Service) cancel(ctx context.Context, id string, createdBefore, now time.Time) (bool, error) {
 	done, err := s.Store.CancelSession(ctx, id, createdBefore, now, func(sess *cauri.Session) *cauri.Event {
 		data, _ := json.Marshal(sess.Object(s.PayURL))

@@ -192,6 +192,24 @@ func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait
 	return out, err
 }
 
+// AdoptOrphanAttempts marks initiated, at now, the pending attempts created
+// before cutoff whose initiation call never recorded its end (the process
+// stopped during it), so that they are checked like any other. It returns
+// how many it adopted.
+func (s *Store) AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE status = ? AND initiated_at IS NULL AND created_at < ?`,
+			micros(now), string(cauri.AttemptPending), micros(cutoff))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // AbandonedSessions lists up to limit sessions still PENDING, created
 // before cutoff, with no payment waiting.
 func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
@@ -217,7 +235,8 @@ func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time) err
 }
 
 // CancelSession cancels a session that, under its lock, is still PENDING,
-// was created before createdBefore and has no payment waiting; event builds
+// was created before createdBefore (zero: whenever) and has no payment
+// waiting; event builds
 // the payment.cancelled event, stored in the same transaction. It reports
 // whether it cancelled. The reconciler cancels abandoned sessions with it,
 // the hosted page a session its customer gives up.
@@ -232,7 +251,7 @@ func (s *Store) CancelSession(ctx context.Context, id string, createdBefore, now
 		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE session_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting); err != nil {
 			return err
 		}
-		if sess.Status != cauri.SessionPending || !sess.CreatedAt.Before(createdBefore) || waiting > 0 {
+		if sess.Status != cauri.SessionPending || !createdBefore.IsZero() && !sess.CreatedAt.Before(createdBefore) || waiting > 0 {
 			return nil
 		}
 		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now

@@ -179,7 +179,10 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 		}
 	}()
 	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.ID("cancel-button")),
 		chromedp.Click(chromedp.ID("pay-button")),
+		chromedp.WaitVisible(chromedp.CSS(`#result[data-state="waiting"]`)),
+		chromedp.WaitNotPresent(chromedp.ID("cancel-button")), // a payment waits: no cancelling it
 		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
 	); err != nil {
 		t.Fatal(err)

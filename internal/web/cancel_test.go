@@ -82,6 +82,14 @@ func TestCancelOnPage(t *testing.T) {
 				t.Fatalf("status = %s; want CANCELLED", got)
 			}
 		})
+		t.Run("NodeClockBehind", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			e.clock.Add(-time.Minute) // the node serving the page lags the one that created the session
+			defer e.clock.Add(time.Minute)
+			if code := cancel(id); code != http.StatusSeeOther {
+				t.Fatalf("cancel = %d; want 303", code)
+			}
+		})
 		t.Run("ErrUnknown", func(t *testing.T) {
 			if code := cancel("cs_" + strings.Repeat("a", 32)); code != http.StatusNotFound {
 				t.Fatalf("cancel of an unknown session = %d; want 404", code)

@@ -198,9 +198,15 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 			if got := status(id); got != "PENDING" {
 				t.Fatalf("status after an early callback = %s; the aggregator still says pending", got)
 			}
+			simControl(t, simURL, "/_sim/settle/"+a.Reference) // its callback comes within 2 s of the early one: not checked
+			if attempts, _ := st.Attempts(context.Background(), id); attempts[0].Status != cauri.AttemptPending {
+				t.Fatalf("attempt = %s; want still pending (callbacks are checked at most every 2 s)", attempts[0].Status)
+			}
 			e.clock.Add(2 * time.Second)
-			simControl(t, simURL, "/_sim/settle/"+a.Reference)
-			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=FAILED") // stale, after the outcome
+			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=FAILED") // stale: the deposit COMPLETED
+			if attempts, _ := st.Attempts(context.Background(), id); attempts[0].Status != cauri.AttemptSucceeded {
+				t.Fatalf("attempt after a stale FAILED callback = %s; want succeeded, as the aggregator says", attempts[0].Status)
+			}
 			if got := status(id); got != "SUCCESS" {
 				t.Fatalf("status = %s; want SUCCESS whatever the stale callback said", got)
 			}
@@ -293,6 +299,47 @@ func TestReconciler(t *testing.T) {
 				t.Fatalf("after 25 h: %s, %+v; want CANCELLED with payment.cancelled", sess.Status, events)
 			}
 			wantError(t, e.do("POST", "/checkout/sandbox", map[string]string{"transactionId": id, "issue": "succes"}), 409, "CANCELLED")
+		})
+		t.Run("OrphanOfACrash", func(t *testing.T) {
+			// The process stopped during the initiation call: the attempt
+			// was never marked initiated.
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			now := e.clock.Now()
+			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "61111111-2222-4333-8444-555555555555",
+				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now}
+			if err := st.StartAttempt(ctx, a, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 12; i++ { // an hour at most, in 5-minute steps
+				e.clock.Add(5 * time.Minute)
+				if _, err := e.srv.Checkout.Reconcile(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// pawaPay never heard of it: it was never sent, and the session
+			// can be paid or cancelled again.
+			if attempts, _ := st.Attempts(ctx, id); attempts[0].Status != cauri.AttemptFailed || attempts[0].InitiatedAt == nil {
+				t.Fatalf("orphan = %+v; want adopted, checked and failed", attempts[0])
+			}
+		})
+		t.Run("CustomerLeavesDuringTheInitiation", func(t *testing.T) {
+			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
+			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=0.5")
+			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			body := strings.NewReader(`{"transactionId": "` + id + `", "gatewayId": "` + g.ID + `", "code": "WAVE_SEN", "phone": "771234567"}`)
+			if res, err := (&http.Client{Timeout: 100 * time.Millisecond}).Post(e.url+"/checkout/initiate", "application/json", body); err == nil {
+				res.Body.Close()
+				t.Fatal("the initiation answered before the simulator did")
+			}
+			var attempts []*cauri.Attempt
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if attempts, _ = st.Attempts(ctx, id); len(attempts) == 1 && attempts[0].InitiatedAt != nil {
+					break
+				}
+			}
+			if len(attempts) != 1 || attempts[0].InitiatedAt == nil || attempts[0].Status != cauri.AttemptPending {
+				t.Fatalf("attempts = %+v; want one pending, marked initiated though the customer left", attempts)
+			}
 		})
 	})
 }

@@ -62,6 +62,8 @@ function live() {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
       result.textContent = form.dataset.waiting;
       result.dataset.state = "waiting";
+      var cancel = document.getElementById("cancel"); // a payment waits: only its outcome ends it
+      if (cancel) cancel.remove();
       follow(form.dataset.session);
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
