@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,4 +70,38 @@ func (f *Faults) Apply(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	return false
+}
+
+// ServeSimControl answers a simulator's control calls, POST /_sim/...:
+// settle/{id}[?status=] settles a payment now, callback/{id}[?status=]
+// sends its callback (again, or claiming status), fault?mode= sets faults.
+// settle and callback report whether the payment exists (404 if not).
+func ServeSimControl(w http.ResponseWriter, r *http.Request, faults *Faults, settle, callback func(id, status string) bool) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	path, status, found := strings.TrimPrefix(r.URL.Path, "/_sim/"), r.URL.Query().Get("status"), true
+	switch {
+	case strings.HasPrefix(path, "settle/"):
+		found = settle(strings.TrimPrefix(path, "settle/"), status)
+	case strings.HasPrefix(path, "callback/"):
+		found = callback(strings.TrimPrefix(path, "callback/"), status)
+	case path == "fault":
+		faults.Set(r)
+	default:
+		found = false
+	}
+	if !found {
+		http.NotFound(w, r)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Reply writes a simulator's JSON answer.
+func Reply(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
 }

@@ -41,14 +41,14 @@ var types = map[string]bool{"mobile_money_uganda": true, "mobile_money_rwanda": 
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		s.control(w, r)
+		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resendWebhook)
 		return
 	}
 	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
-		reply(w, http.StatusUnauthorized, map[string]any{"status": "error", "message": "Invalid authorization key", "data": nil})
+		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"status": "error", "message": "Invalid authorization key", "data": nil})
 		return
 	}
 	switch {
@@ -59,10 +59,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c := s.charges[r.URL.Query().Get("tx_ref")]
 		s.mu.Unlock()
 		if c == nil {
-			reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "No transaction was found for this id", "data": nil})
+			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "No transaction was found for this id", "data": nil})
 			return
 		}
-		reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": s.data(c)})
+		gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": s.data(c)})
 	default:
 		http.NotFound(w, r)
 	}
@@ -77,7 +77,7 @@ func (s *Simulator) data(c *simCharge) map[string]any {
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	var req chargeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
 		return
 	}
 	refuse, _, _ := gateway.SimulatedOutcome(req.PhoneNumber)
@@ -102,7 +102,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	}
 	if bad != "" {
 		s.mu.Unlock()
-		reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
 		return
 	}
 	s.nextID++
@@ -112,7 +112,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(req.TxRef, "") })
 	}
-	reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated", "data": s.data(c)})
+	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated", "data": s.data(c)})
 }
 
 func (s *Simulator) settle(txRef, status string) bool {
@@ -140,6 +140,17 @@ func (s *Simulator) settle(txRef, status string) bool {
 	return true
 }
 
+// resendWebhook sends a charge's webhook again, or claiming status.
+func (s *Simulator) resendWebhook(txRef, status string) bool {
+	s.mu.Lock()
+	c := s.charges[txRef]
+	s.mu.Unlock()
+	if c != nil {
+		s.webhook(c, status)
+	}
+	return c != nil
+}
+
 // webhook sends charge.completed with the account's secret hash, as
 // Flutterwave does, in verif-hash; claiming status when given, whatever the
 // charge's (a stale, early or out-of-order webhook).
@@ -158,38 +169,4 @@ func (s *Simulator) webhook(c *simCharge, status string) {
 	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
 		res.Body.Close()
 	}
-}
-
-func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
-	switch path := strings.TrimPrefix(r.URL.Path, "/_sim/"); {
-	case r.Method != http.MethodPost:
-		http.Error(w, "POST only", http.StatusMethodNotAllowed)
-		return
-	case strings.HasPrefix(path, "settle/"):
-		if !s.settle(strings.TrimPrefix(path, "settle/"), r.URL.Query().Get("status")) {
-			http.NotFound(w, r)
-			return
-		}
-	case strings.HasPrefix(path, "callback/"):
-		s.mu.Lock()
-		c := s.charges[strings.TrimPrefix(path, "callback/")]
-		s.mu.Unlock()
-		if c == nil {
-			http.NotFound(w, r)
-			return
-		}
-		s.webhook(c, r.URL.Query().Get("status"))
-	case path == "fault":
-		s.faults.Set(r)
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func reply(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }

@@ -73,7 +73,7 @@ func (s *Simulator) Calls() int {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		s.control(w, r)
+		gateway.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool { s.callback(id, status); return true })
 		return
 	}
 	s.mu.Lock()
@@ -83,7 +83,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
-		reply(w, http.StatusUnauthorized, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"NO_AUTHENTICATION", "The API token is missing or wrong"}})
+		gateway.Reply(w, http.StatusUnauthorized, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"NO_AUTHENTICATION", "The API token is missing or wrong"}})
 		return
 	}
 	switch {
@@ -97,7 +97,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out = map[string]any{"status": "FOUND", "data": d.deposit}
 		}
 		s.mu.Unlock()
-		reply(w, http.StatusOK, out)
+		gateway.Reply(w, http.StatusOK, out)
 	default:
 		http.NotFound(w, r)
 	}
@@ -106,11 +106,11 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
 	var req depositRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		reply(w, http.StatusBadRequest, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"INVALID_INPUT", "The request body is not valid JSON"}})
+		gateway.Reply(w, http.StatusBadRequest, depositAnswer{Status: "REJECTED", FailureReason: &failureReason{"INVALID_INPUT", "The request body is not valid JSON"}})
 		return
 	}
 	reject := func(code int, fc, msg string) {
-		reply(w, code, depositAnswer{DepositID: req.DepositID, Status: "REJECTED", FailureReason: &failureReason{fc, msg}})
+		gateway.Reply(w, code, depositAnswer{DepositID: req.DepositID, Status: "REJECTED", FailureReason: &failureReason{fc, msg}})
 	}
 	amount, err := strconv.ParseFloat(req.Amount, 64)
 	phone := req.Payer.AccountDetails.PhoneNumber
@@ -131,7 +131,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
 		s.deposits = map[string]*simDeposit{}
 	}
 	if _, dup := s.deposits[req.DepositID]; dup {
-		reply(w, http.StatusOK, depositAnswer{DepositID: req.DepositID, Status: "DUPLICATE_IGNORED"})
+		gateway.Reply(w, http.StatusOK, depositAnswer{DepositID: req.DepositID, Status: "DUPLICATE_IGNORED"})
 		return
 	}
 	switch {
@@ -147,7 +147,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request) {
 		id := req.DepositID
 		time.AfterFunc(s.SettleAfter, func() { s.settle(id, "") })
 	}
-	reply(w, http.StatusOK, map[string]string{"depositId": req.DepositID, "status": "ACCEPTED", "created": time.Now().UTC().Format(time.RFC3339)})
+	gateway.Reply(w, http.StatusOK, map[string]string{"depositId": req.DepositID, "status": "ACCEPTED", "created": time.Now().UTC().Format(time.RFC3339)})
 }
 
 // settle ends a deposit as its number says, or as status says, and sends
@@ -198,28 +198,6 @@ func (s *Simulator) callback(id, status string) {
 	}
 }
 
-func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "POST only", http.StatusMethodNotAllowed)
-		return
-	}
-	switch path := strings.TrimPrefix(r.URL.Path, "/_sim/"); {
-	case strings.HasPrefix(path, "settle/"):
-		if !s.settle(strings.TrimPrefix(path, "settle/"), r.URL.Query().Get("status")) {
-			http.NotFound(w, r)
-			return
-		}
-	case strings.HasPrefix(path, "callback/"):
-		s.callback(strings.TrimPrefix(path, "callback/"), r.URL.Query().Get("status"))
-	case path == "fault":
-		s.faults.Set(r)
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
 func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }
 
 // phoneOr is the deposit's number, or def for no deposit.
@@ -228,10 +206,4 @@ func (d *simDeposit) phoneOr(def string) string {
 		return def
 	}
 	return d.phone
-}
-
-func reply(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }

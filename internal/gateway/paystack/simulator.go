@@ -43,14 +43,14 @@ var providers = map[string]bool{"mtn": true, "atl": true, "vod": true, "mpesa": 
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		s.control(w, r)
+		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.claimedWebhook)
 		return
 	}
 	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
-		reply(w, http.StatusUnauthorized, map[string]any{"status": false, "message": "Invalid key"})
+		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"status": false, "message": "Invalid key"})
 		return
 	}
 	switch {
@@ -61,10 +61,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c := s.charges[strings.TrimPrefix(r.URL.Path, "/transaction/verify/")]
 		s.mu.Unlock()
 		if c == nil {
-			reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found"})
+			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found"})
 			return
 		}
-		reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
+		gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
 	default:
 		http.NotFound(w, r)
 	}
@@ -79,7 +79,7 @@ func (s *Simulator) data(c *simCharge) map[string]any {
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	var req chargeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
 	refuse, _, _ := gateway.SimulatedOutcome(req.MobileMoney.Phone)
@@ -105,7 +105,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	}
 	if bad != "" {
 		s.mu.Unlock()
-		reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
 	s.nextID++
@@ -115,7 +115,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(req.Reference, "") })
 	}
-	reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": map[string]any{
+	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": map[string]any{
 		"reference": req.Reference, "status": "pay_offline", "display_text": "Please complete authorization process on your mobile phone"}})
 }
 
@@ -147,6 +147,18 @@ func (s *Simulator) settle(reference, status string) bool {
 	return true
 }
 
+// claimedWebhook sends a charge.success webhook for a charge whatever its
+// status (the status asked is ignored: Paystack's only event is success).
+func (s *Simulator) claimedWebhook(reference, _ string) bool {
+	s.mu.Lock()
+	c := s.charges[reference]
+	s.mu.Unlock()
+	if c != nil {
+		s.webhook(c, true)
+	}
+	return c != nil
+}
+
 // webhook sends charge.success, signed as Paystack signs: hex HMAC-SHA512
 // of the raw body under the secret key; claimed: whatever the charge's
 // status (a stale, early or out-of-order webhook).
@@ -167,38 +179,4 @@ func (s *Simulator) webhook(c *simCharge, claimed bool) {
 	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
 		res.Body.Close()
 	}
-}
-
-func (s *Simulator) control(w http.ResponseWriter, r *http.Request) {
-	switch path := strings.TrimPrefix(r.URL.Path, "/_sim/"); {
-	case r.Method != http.MethodPost:
-		http.Error(w, "POST only", http.StatusMethodNotAllowed)
-		return
-	case strings.HasPrefix(path, "settle/"):
-		if !s.settle(strings.TrimPrefix(path, "settle/"), r.URL.Query().Get("status")) {
-			http.NotFound(w, r)
-			return
-		}
-	case strings.HasPrefix(path, "callback/"):
-		s.mu.Lock()
-		c := s.charges[strings.TrimPrefix(path, "callback/")]
-		s.mu.Unlock()
-		if c == nil {
-			http.NotFound(w, r)
-			return
-		}
-		s.webhook(c, true)
-	case path == "fault":
-		s.faults.Set(r)
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func reply(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }
