@@ -58,11 +58,7 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(
 		// A new try of a failed session makes it pending again (payment.updated).
 		if sess.Status == cauri.SessionFailed && reopen != nil {
 			sess.Status, sess.UpdatedAt, sess.CompletedAt = cauri.SessionPending, a.CreatedAt, nil
-			if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, updated_at = ?, completed_at = NULL WHERE id = ?`,
-				string(sess.Status), micros(sess.UpdatedAt), sess.ID); err != nil {
-				return err
-			}
-			return t.insertEvent(ctx, reopen(sess))
+			return t.saveSessionStatus(ctx, sess, reopen(sess))
 		}
 		return nil
 	})
@@ -84,38 +80,35 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attemp
 // news), at most once every every per attempt however many arrive, and its
 // check counts as the latest for the status reads.
 func (s *Store) ClaimCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
-	var got bool
-	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ?, callback_checked_at = ? WHERE id = ? AND status = ?
-			AND initiated_at IS NOT NULL AND (callback_checked_at IS NULL OR callback_checked_at <= ?)`,
-			micros(now), micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		got = n == 1
-		return err
-	})
-	return got, err
+	n, err := s.update(ctx, `UPDATE payment_attempts SET checked_at = ?, callback_checked_at = ? WHERE id = ? AND status = ?
+		AND initiated_at IS NOT NULL AND (callback_checked_at IS NULL OR callback_checked_at <= ?)`,
+		micros(now), micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+	return n == 1, err
 }
 
 // ClaimAttemptCheck lets one caller, of any node, ask the aggregator about
 // a pending attempt whose initiation call has returned, at most once every
 // every: it reports whether this caller got the turn, and records it.
 func (s *Store) ClaimAttemptCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
-	var got bool
+	n, err := s.update(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NOT NULL
+		AND (checked_at IS NULL OR checked_at <= ?)`,
+		micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+	return n == 1, err
+}
+
+// update runs one statement in its own transaction and returns how many
+// rows it changed.
+func (s *Store) update(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
 	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NOT NULL
-			AND (checked_at IS NULL OR checked_at <= ?)`,
-			micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+		res, err := t.exec(ctx, query, args...)
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		got = n == 1
+		n, err = res.RowsAffected()
 		return err
 	})
-	return got, err
+	return n, err
 }
 
 // UpdateAttempt changes a pending attempt and its session together, under
@@ -148,14 +141,7 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 			string(a.Status), a.Reason, a.ProviderRef, micros(a.UpdatedAt), a.ID); err != nil {
 			return err
 		}
-		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
-			string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
-			return err
-		}
-		if ev != nil {
-			return t.insertEvent(ctx, ev)
-		}
-		return nil
+		return t.saveSessionStatus(ctx, sess, ev)
 	})
 	return sess, err
 }
@@ -197,17 +183,8 @@ func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait
 // stopped during it), so that they are checked like any other. It returns
 // how many it adopted.
 func (s *Store) AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) (int64, error) {
-	var n int64
-	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE status = ? AND initiated_at IS NULL AND created_at < ?`,
-			micros(now), string(cauri.AttemptPending), micros(cutoff))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	return n, err
+	return s.update(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE status = ? AND initiated_at IS NULL AND created_at < ?`,
+		micros(now), string(cauri.AttemptPending), micros(cutoff))
 }
 
 // AbandonedSessions lists up to limit sessions still PENDING, created
@@ -228,10 +205,8 @@ func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit i
 
 // MarkInitiated records that an attempt's initiation call has returned.
 func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time) error {
-	return s.tx(ctx, func(t *tx) error {
-		_, err := t.exec(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE id = ?`, micros(now), id)
-		return err
-	})
+	_, err := s.update(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE id = ?`, micros(now), id)
+	return err
 }
 
 // CancelSession cancels a session that, under its lock, is still PENDING,
@@ -254,12 +229,8 @@ func (s *Store) CancelSession(ctx context.Context, id string, createdBefore, now
 		if sess.Status != cauri.SessionPending || !createdBefore.IsZero() && !sess.CreatedAt.Before(createdBefore) || waiting > 0 {
 			return nil
 		}
-		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now
-		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, updated_at = ? WHERE id = ?`, string(sess.Status), micros(now), id); err != nil {
-			return err
-		}
-		done = true
-		return t.insertEvent(ctx, event(sess))
+		sess.Status, sess.UpdatedAt, done = cauri.SessionCancelled, now, true
+		return t.saveSessionStatus(ctx, sess, event(sess))
 	})
 	return done, err
 }

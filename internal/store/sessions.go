@@ -108,14 +108,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 		if err != nil {
 			return err
 		}
-		if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
-			string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
-			return err
-		}
-		if ev != nil {
-			return t.insertEvent(ctx, ev)
-		}
-		return nil
+		return t.saveSessionStatus(ctx, sess, ev)
 	})
 	if err != nil {
 		return nil, err
@@ -161,4 +154,17 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 		return err
 	})
 	return n, err
+}
+
+// saveSessionStatus writes a session's new status with the event the change
+// emits (nil: none), in the caller's transaction.
+func (t *tx) saveSessionStatus(ctx context.Context, sess *cauri.Session, ev *cauri.Event) error {
+	if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
+		string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
+		return err
+	}
+	if ev != nil {
+		return t.insertEvent(ctx, ev)
+	}
+	return nil
 }
