@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -25,16 +24,8 @@ import (
 func TestRun_LivePaymentMetrics(t *testing.T) {
 	for _, db := range testDatabases {
 		t.Run(db.name, func(t *testing.T) {
-			env := db.env(t)
-			addr := freeAddr(t)
-			base := "http://" + addr
-			env["CAURI_ADDR"], env["CAURI_BASE_URL"] = addr, base
-			getenv := func(k string) string { return env[k] }
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- run(ctx, []string{"serve"}, getenv, nil, io.Discard, io.Discard) }()
-			waitHealthy(t, base, done)
+			srv := startServe(t, db.env(t))
+			ctx, cancel, done, base, getenv := srv.ctx, srv.stop, srv.done, srv.base, srv.getenv
 			cli := func(stdin string, args ...string) string {
 				t.Helper()
 				var out bytes.Buffer

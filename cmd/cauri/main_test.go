@@ -79,18 +79,8 @@ var testDatabases = []struct {
 func TestRun_EndToEnd(t *testing.T) {
 	for _, db := range testDatabases {
 		t.Run(db.name, func(t *testing.T) {
-			env := db.env(t)
-			addr := freeAddr(t)
-			base := "http://" + addr
-			env["CAURI_ADDR"], env["CAURI_BASE_URL"] = addr, base
-			getenv := func(k string) string { return env[k] }
-
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			logs := &syncBuffer{}
-			done := make(chan error, 1)
-			go func() { done <- run(ctx, []string{"serve"}, getenv, nil, &bytes.Buffer{}, logs) }()
-			waitHealthy(t, base, done)
+			srv := startServe(t, db.env(t))
+			ctx, cancel, done, logs, addr, base, getenv := srv.ctx, srv.stop, srv.done, srv.logs, srv.addr, srv.base, srv.getenv
 
 			var out bytes.Buffer
 			if err := run(ctx, []string{"workspace", "create", "--name", "Boutique Adjoa"}, getenv, nil, &out, &bytes.Buffer{}); err != nil {
@@ -197,6 +187,31 @@ func TestRun_EndToEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// served is `cauri serve` running on a free port of 127.0.0.1.
+type served struct {
+	addr, base string
+	getenv     func(string) string
+	ctx        context.Context // cancelled by stop
+	stop       context.CancelFunc
+	done       chan error // serve's return
+	logs       *syncBuffer
+}
+
+// startServe runs `cauri serve` with env (a database's) until the test ends
+// or stop is called, and waits until it is healthy.
+func startServe(t *testing.T, env map[string]string) *served {
+	t.Helper()
+	addr := freeAddr(t)
+	s := &served{addr: addr, base: "http://" + addr, done: make(chan error, 1), logs: &syncBuffer{}}
+	env["CAURI_ADDR"], env["CAURI_BASE_URL"] = addr, s.base
+	s.getenv = func(k string) string { return env[k] }
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	t.Cleanup(s.stop)
+	go func() { s.done <- run(s.ctx, []string{"serve"}, s.getenv, nil, io.Discard, s.logs) }()
+	waitHealthy(t, s.base, s.done)
+	return s
 }
 
 func waitHealthy(t *testing.T, base string, done chan error) {

@@ -52,6 +52,19 @@ func browser(t *testing.T) context.Context {
 }
 
 // screenshot keeps a picture of the page in CAURI_SCREENSHOTS, when set.
+// waitLocation waits up to 10 s for the page to reach want (a redirect).
+func waitLocation(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	var location string
+	for deadline := time.Now().Add(10 * time.Second); location != want && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		location, _ = chromedp.Run(ctx, chromedp.Location())
+	}
+	if location != want {
+		t.Fatalf("location = %q; want %q", location, want)
+	}
+}
+
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	dir := os.Getenv("CAURI_SCREENSHOTS")
 	if dir == "" {
@@ -99,14 +112,7 @@ func TestBrowser_SimulateSuccess(t *testing.T) {
 			t.Fatalf("session after the click = %s; want SUCCESS", r.raw)
 		}
 		// The page takes the customer back to success_url.
-		var location string
-		for deadline := time.Now().Add(10 * time.Second); location != successURL && time.Now().Before(deadline); {
-			time.Sleep(200 * time.Millisecond)
-			location, _ = chromedp.Run(ctx, chromedp.Location())
-		}
-		if location != successURL {
-			t.Fatalf("location = %q; want the success_url %q", location, successURL)
-		}
+		waitLocation(t, ctx, successURL)
 	})
 }
 
@@ -199,12 +205,5 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	if byGateway[payer.ID] != cauri.AttemptSucceeded || failover && byGateway[first.ID] != cauri.AttemptFailed || len(attempts) != len(byGateway) {
 		t.Fatalf("attempts by gateway = %v; want the payment through %s (failover: %v)", byGateway, payer.ID, failover)
 	}
-	var location string
-	for deadline := time.Now().Add(10 * time.Second); location != successURL && time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-		location, _ = chromedp.Run(ctx, chromedp.Location())
-	}
-	if location != successURL {
-		t.Fatalf("location = %q; want the success_url", location)
-	}
+	waitLocation(t, ctx, successURL)
 }

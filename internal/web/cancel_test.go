@@ -117,12 +117,5 @@ func TestBrowser_Cancel(t *testing.T) {
 	if s, _ := e.store.Session(context.Background(), id); s.Status != cauri.SessionCancelled {
 		t.Fatalf("session after the tap = %s; want CANCELLED", s.Status)
 	}
-	var location string
-	for deadline := time.Now().Add(10 * time.Second); location != cancelURL && time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-		location, _ = chromedp.Run(ctx, chromedp.Location())
-	}
-	if location != cancelURL {
-		t.Fatalf("location = %q; want the cancel_url", location)
-	}
+	waitLocation(t, ctx, cancelURL)
 }
