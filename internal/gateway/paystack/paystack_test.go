@@ -5,64 +5,29 @@ import (
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 )
-
-func golden(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestEncodeCharge_Golden: every field of Paystack's own sample is sent the
 // same; the connector adds its reference.
 func TestEncodeCharge_Golden(t *testing.T) {
-	got, _ := json.Marshal(encodeCharge(gateway.Collection{Reference: "ref-1", Amount: 100, Currency: "KES",
-		Phone: "+254700000000", Operator: "mpesa_offline", Email: "customer@email.com"}))
-	var mine, theirs map[string]any
-	json.Unmarshal(got, &mine)
-	json.Unmarshal(golden(t, "charge_request.json"), &theirs)
-	for k, v := range theirs {
-		if a, b := jsonOf(mine[k]), jsonOf(v); a != b {
-			t.Errorf("%s = %s; want the documented %s", k, a, b)
-		}
-	}
+	mine, _ := gatewaytest.DocumentedFields(t, encodeCharge(gateway.Collection{Reference: "ref-1", Amount: 100, Currency: "KES",
+		Phone: "+254700000000", Operator: "mpesa_offline", Email: "customer@email.com"}), "charge_request.json")
 	if mine["reference"] != "ref-1" {
 		t.Errorf("reference = %v", mine["reference"])
 	}
 	noEmail := encodeCharge(gateway.Collection{Reference: "ref-2"})
 	if noEmail.Email != "customer-ref-2@cauri.invalid" {
 		t.Errorf("email without one = %q", noEmail.Email)
-	}
-}
-
-func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-func TestDecode_Golden(t *testing.T) {
-	var answer []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
-	defer srv.Close()
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
-	answer = golden(t, "charge_pay_offline.json")
-	if st, err := c.Collect(context.Background(), gateway.Collection{Reference: "r13havfcdt7btcm"}); err != nil || st.Outcome != gateway.Pending {
-		t.Fatalf("pay_offline = %+v, %v; want pending", st, err)
-	}
-	answer = golden(t, "verify_success.json")
-	if st, err := c.CollectionStatus(context.Background(), "r13havfcdt7btcm"); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "4099260516" {
-		t.Fatalf("verify = %+v, %v; want succeeded", st, err)
 	}
 }
 
