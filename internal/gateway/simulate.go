@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -104,4 +105,20 @@ func Reply(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
+}
+
+// PostCallback sends a simulator's callback: body as JSON to url with the
+// aggregator's own headers (its signature), giving up after 5 seconds.
+func PostCallback(url string, body []byte, header http.Header) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
+		res.Body.Close()
+	}
 }

@@ -1,7 +1,6 @@
 package flutterwave
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -163,10 +162,5 @@ func (s *Simulator) webhook(c *simCharge, status string) {
 		data["status"] = status
 	}
 	body, _ := json.Marshal(map[string]any{"event": "charge.completed", "data": data})
-	req, _ := http.NewRequest(http.MethodPost, s.WebhookURL, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Verif-Hash", s.SecretHash)
-	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
-		res.Body.Close()
-	}
+	gateway.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
 }

@@ -1,7 +1,6 @@
 package pawapay
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -192,10 +191,7 @@ func (s *Simulator) callback(id, status string) {
 	if s.CallbackURL == "" || body == nil {
 		return
 	}
-	c := &http.Client{Timeout: 5 * time.Second}
-	if res, err := c.Post(s.CallbackURL, "application/json", bytes.NewReader(body)); err == nil {
-		res.Body.Close()
-	}
+	gateway.PostCallback(s.CallbackURL, body, nil)
 }
 
 func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }

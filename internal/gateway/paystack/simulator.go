@@ -1,7 +1,6 @@
 package paystack
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/hex"
@@ -173,10 +172,5 @@ func (s *Simulator) webhook(c *simCharge, claimed bool) {
 	body, _ := json.Marshal(map[string]any{"event": "charge.success", "data": data})
 	mac := hmac.New(sha512.New, []byte(s.SecretKey))
 	mac.Write(body)
-	req, _ := http.NewRequest(http.MethodPost, s.WebhookURL, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Paystack-Signature", hex.EncodeToString(mac.Sum(nil)))
-	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
-		res.Body.Close()
-	}
+	gateway.PostCallback(s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}})
 }
