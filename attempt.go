@@ -26,10 +26,13 @@ type Attempt struct {
 	Phone        string // E.164
 	Status       AttemptStatus
 	Reason       string // the aggregator's words for a failure
-	ProviderRef  string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	CheckedAt    *time.Time // last time the aggregator was asked
+	ProviderRef  string // the aggregator's own id, once known
+	// RedirectURL is the aggregator's page where the customer finishes
+	// paying, for payments made there (cards, CinetPay); "" otherwise.
+	RedirectURL string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	CheckedAt   *time.Time // last time the aggregator was asked
 	// InitiatedAt is when the initiation call returned; until then the
 	// attempt is not checked, and "not found" means nothing.
 	InitiatedAt *time.Time

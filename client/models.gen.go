@@ -506,6 +506,21 @@ func (e WebhookUserAgent) Valid() bool {
 	}
 }
 
+// Defines values for GatewayCallbackPing200JSONResponseBodyReceived.
+const (
+	GatewayCallbackPing200JSONResponseBodyReceivedTrue GatewayCallbackPing200JSONResponseBodyReceived = true
+)
+
+// Valid indicates whether the value is a known member of the GatewayCallbackPing200JSONResponseBodyReceived enum.
+func (e GatewayCallbackPing200JSONResponseBodyReceived) Valid() bool {
+	switch e {
+	case GatewayCallbackPing200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GatewayCallback200JSONResponseBodyReceived.
 const (
 	GatewayCallback200JSONResponseBodyReceivedTrue GatewayCallback200JSONResponseBodyReceived = true
@@ -748,8 +763,8 @@ type InitiateRequest struct {
 	// GatewayId The method's `gatewayId`.
 	GatewayId string `json:"gatewayId"`
 
-	// Phone The customer's number, national or international format.
-	Phone string `json:"phone"`
+	// Phone The customer's number, national or international format: required for a Mobile Money method, ignored for a card.
+	Phone *string `json:"phone,omitempty"`
 
 	// TransactionId The session id.
 	TransactionId string `json:"transactionId"`
@@ -801,6 +816,11 @@ type PayResponse struct {
 	// Message Words for the customer.
 	Message string `json:"message"`
 	Paid    bool   `json:"paid"`
+
+	// RedirectUrl Present when the payment goes on at the aggregator's own page (cards,
+	// CinetPay): send the customer there; the aggregator sends them back to
+	// the hosted page, which then follows the payment with `POST /checkout/verify`.
+	RedirectUrl *string `json:"redirectUrl,omitempty"`
 
 	// Status `PENDING` until paid; `SUCCESS` when paid; `FAILED` after a failed
 	// attempt (it can still be paid); `CANCELLED` and `REFUNDED` are final.
@@ -1011,6 +1031,9 @@ type WebhookConfigUpdateMode string
 // DeliveryID defines model for DeliveryID.
 type DeliveryID = string
 
+// GatewayID defines model for GatewayID.
+type GatewayID = string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -1074,8 +1097,15 @@ type Unauthorized = Error
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
 
+// GatewayCallbackPing200JSONResponseBodyReceived defines parameters for GatewayCallbackPing.
+type GatewayCallbackPing200JSONResponseBodyReceived bool
+
 // GatewayCallbackJSONBody defines parameters for GatewayCallback.
 type GatewayCallbackJSONBody = map[string]interface{}
+
+// GatewayCallbackFormdataBody defines parameters for GatewayCallback.
+type GatewayCallbackFormdataBody = struct {
+}
 
 // GatewayCallback200JSONResponseBodyReceived defines parameters for GatewayCallback.
 type GatewayCallback200JSONResponseBodyReceived bool
@@ -1259,6 +1289,9 @@ type TransferSucceededParamsUserAgent string
 
 // GatewayCallbackJSONRequestBody defines body for GatewayCallback for application/json ContentType.
 type GatewayCallbackJSONRequestBody = GatewayCallbackJSONBody
+
+// GatewayCallbackFormdataRequestBody defines body for GatewayCallback for application/x-www-form-urlencoded ContentType.
+type GatewayCallbackFormdataRequestBody = GatewayCallbackFormdataBody
 
 // InitiatePaymentJSONRequestBody defines body for InitiatePayment for application/json ContentType.
 type InitiatePaymentJSONRequestBody = InitiateRequest

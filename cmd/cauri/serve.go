@@ -54,7 +54,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
-	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, Now: now, Committed: worker.Wake, Connect: connect.New,
+	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
 		Observe: gatewayMetrics(reg)}
 	srv, err := web.New(web.Deps{
 		Store:          st,

@@ -28,8 +28,11 @@ import (
 // Service is the checkout orchestration.
 type Service struct {
 	Store  *store.Store
-	PayURL string           // base of the hosted pages, without trailing slash
-	Now    func() time.Time // injected clock
+	PayURL string // base of the hosted pages, without trailing slash
+	// CallbackURL is the base of the aggregators' callback addresses
+	// ({base-url}/callbacks), given to those that take it per payment.
+	CallbackURL string
+	Now         func() time.Time // injected clock
 	// Committed, when set, is called after a change that emitted an event
 	// is committed: the webhook worker sends its delivery at once.
 	Committed func()

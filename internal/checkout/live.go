@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -44,40 +45,50 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 	}
 	var chosen *Method
 	for i := range methods {
-		if methods[i].GatewayID == gatewayID && methods[i].Code == code && methods[i].Type == TypeMobileMoney {
+		if methods[i].GatewayID == gatewayID && methods[i].Code == code {
 			chosen = &methods[i]
 		}
 	}
 	if chosen == nil {
 		return nil, cauri.Errorf(cauri.EInvalid, "This payment method is not available for this payment")
 	}
-	e164, err := catalog.ParsePhone("phone", phone, chosen.Flag)
-	if err != nil {
-		return nil, err
-	}
 	gateways, err := s.Store.Gateways(ctx, sess.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	// The chosen gateway first, then the others serving the same operator,
-	// in the order they were added (the routing engine will order them).
-	var operator string
+	var e164, operator string
 	var candidates []*cauri.Gateway
-	for _, g := range gateways {
-		for _, r := range g.Routes {
-			if g.ID == gatewayID && r.Code == code && r.Country == chosen.Flag {
-				operator = r.Operator
-				candidates = append([]*cauri.Gateway{g}, candidates...)
+	if chosen.Type == TypeCard {
+		// A card is paid on the aggregator's page, through the gateway listed.
+		operator = strings.ToLower(code)
+		for _, g := range gateways {
+			if g.ID == gatewayID {
+				candidates = append(candidates, g)
 			}
 		}
-	}
-	for _, g := range gateways {
-		if g.ID == gatewayID || !g.Enabled || !g.Collect || !g.Live {
-			continue
+	} else {
+		if e164, err = catalog.ParsePhone("phone", phone, chosen.Flag); err != nil {
+			return nil, err
 		}
-		for _, r := range g.Routes {
-			if r.Enabled && r.Country == chosen.Flag && r.Operator == operator {
-				candidates = append(candidates, g)
+		// The chosen gateway first, then the others serving the same
+		// operator, in the order they were added (the routing engine will
+		// order them).
+		for _, g := range gateways {
+			for _, r := range g.Routes {
+				if g.ID == gatewayID && r.Code == code && r.Country == chosen.Flag {
+					operator = r.Operator
+					candidates = append([]*cauri.Gateway{g}, candidates...)
+				}
+			}
+		}
+		for _, g := range gateways {
+			if g.ID == gatewayID || !g.Enabled || !g.Collect || !g.Live {
+				continue
+			}
+			for _, r := range g.Routes {
+				if r.Enabled && r.Country == chosen.Flag && r.Operator == operator {
+					candidates = append(candidates, g)
+				}
 			}
 		}
 	}
@@ -108,7 +119,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
 	ctx = context.WithoutCancel(ctx)
-	var code string
+	code, card := cardCode(country, operator), country == ""
 	for _, r := range g.Routes {
 		if r.Country == country && r.Operator == operator {
 			code = r.Code
@@ -128,7 +139,9 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
 	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
-		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Country: country}
+		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Name: sess.CustomerName,
+		Country: country, Card: card, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
+		Created: func(ref string) error { a.ProviderRef = ref; return s.Store.SetProviderRef(ctx, a.ID, ref) }}
 	st, err := conn.Collect(ctx, col)
 	e := gateway.ErrorOf(err)
 	if e != nil && e.Answered && isIdempotent(conn) {
@@ -136,15 +149,16 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		e = gateway.ErrorOf(err)
 	}
 	// From now on the attempt may be checked: the initiation call is over.
-	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC()); merr != nil {
+	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC(), st.RedirectURL); merr != nil {
 		return nil, merr
 	}
+	a.RedirectURL = st.RedirectURL
 	switch {
 	case err != nil && (e == nil || !e.Transient || e.NotSent):
 		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	case err != nil && e.Answered:
-		if check, cerr := conn.CollectionStatus(ctx, a.Reference); cerr == nil && check.Outcome == gateway.NotFound {
+		if check, cerr := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}); cerr == nil && check.Outcome == gateway.NotFound {
 			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
 			return nil, err
 		}
@@ -160,6 +174,15 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		s.finish(ctx, a.ID, st, true)
 	}
 	return a, nil
+}
+
+// cardCode is the code of a card method (a card attempt has no country):
+// its operator key in capitals, as the methods route lists it.
+func cardCode(country, operator string) string {
+	if country != "" {
+		return ""
+	}
+	return strings.ToUpper(operator)
 }
 
 func isIdempotent(c gateway.Connector) bool {
@@ -191,7 +214,10 @@ func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Conn
 func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Status, notify bool) (*cauri.Session, error) {
 	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.Attempt) (*cauri.Event, error) {
 		now := s.Now().UTC()
-		a.UpdatedAt, a.Reason, a.ProviderRef = now, st.Reason, st.ProviderRef
+		a.UpdatedAt, a.Reason = now, st.Reason
+		if st.ProviderRef != "" {
+			a.ProviderRef = st.ProviderRef
+		}
 		switch st.Outcome {
 		case gateway.Succeeded:
 			a.Status = cauri.AttemptSucceeded
@@ -259,7 +285,7 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		if err != nil {
 			return sess, nil
 		}
-		st, err := conn.CollectionStatus(ctx, a.Reference)
+		st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
 		if err != nil {
 			return sess, nil // the aggregator is not answering: the next check will tell
 		}
@@ -299,7 +325,7 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
 		return err
 	}
-	st, err := conn.CollectionStatus(ctx, a.Reference)
+	st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
 	if err != nil || st.Outcome == gateway.Pending {
 		return err
 	}
@@ -338,7 +364,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		if err != nil {
 			continue
 		}
-		st, err := conn.CollectionStatus(ctx, a.Reference)
+		st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
 		if err == nil && st.Outcome != gateway.Pending {
 			s.finish(ctx, a.ID, st, true)
 		}

@@ -19,7 +19,27 @@ type Collection struct {
 	Operator    string // the aggregator's own code for the operator
 	Description string
 	Email       string // the customer's, when the session has one
-	Country     string // ISO 3166-1 alpha-2 of the operator
+	Name        string // the customer's, when the session has one
+	Country     string // ISO 3166-1 alpha-2 of the operator; "" for a card
+	// Card asks for a card payment on the aggregator's own page (no phone,
+	// no operator): the Status carries the page's RedirectURL.
+	Card bool
+	// ReturnURL is where the aggregator's page sends the customer back (the
+	// hosted page); NotifyURL is this gateway's callback address, for the
+	// aggregators that take it per payment.
+	ReturnURL, NotifyURL string
+	// Created, when set, is called with the aggregator's own id as soon as
+	// the aggregator has created the payment and before anything can move
+	// money, for the aggregators that cannot be asked by our reference: the
+	// caller stores it. If it fails, the connector starts nothing more.
+	Created func(providerRef string) error
+}
+
+// Ref names a collection when its status is read: our reference and, once
+// known, the aggregator's own id.
+type Ref struct {
+	Reference   string
+	ProviderRef string
 }
 
 // Outcome is where a collection stands at the aggregator.
@@ -37,6 +57,9 @@ type Status struct {
 	Outcome     Outcome
 	ProviderRef string // the aggregator's (or operator's) transaction id, once known
 	Reason      string // the aggregator's words for a failure
+	// RedirectURL is the aggregator's page where the customer finishes a
+	// pending payment (cards, aggregators that pay through their own page).
+	RedirectURL string
 }
 
 // Connector talks to one aggregator with one gateway's credentials.
@@ -44,8 +67,8 @@ type Connector interface {
 	// Collect starts a collection. A refusal by the aggregator is a Status
 	// with Outcome Failed; an error means the outcome is unknown.
 	Collect(ctx context.Context, c Collection) (Status, error)
-	// CollectionStatus reads a collection's state by our reference.
-	CollectionStatus(ctx context.Context, reference string) (Status, error)
+	// CollectionStatus reads a collection's state.
+	CollectionStatus(ctx context.Context, ref Ref) (Status, error)
 	// CallbackReference reads which collection an aggregator's callback is
 	// about. The callback is only a signal: its state is confirmed with
 	// CollectionStatus before anything changes.

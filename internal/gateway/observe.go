@@ -45,7 +45,7 @@ func (o *observed) Collect(ctx context.Context, c Collection) (Status, error) {
 	return st, err
 }
 
-func (o *observed) CollectionStatus(ctx context.Context, ref string) (Status, error) {
+func (o *observed) CollectionStatus(ctx context.Context, ref Ref) (Status, error) {
 	var st Status
 	var err error
 	for try := 0; try < 3; try++ {

@@ -19,7 +19,7 @@ func (f *flaky) Collect(context.Context, Collection) (Status, error) {
 	return Status{}, &Error{Transient: true, Message: "down"}
 }
 
-func (f *flaky) CollectionStatus(context.Context, string) (Status, error) {
+func (f *flaky) CollectionStatus(context.Context, Ref) (Status, error) {
 	f.calls++
 	if len(f.errs) > 0 {
 		err := f.errs[0]
@@ -41,13 +41,13 @@ func TestObserve(t *testing.T) {
 	}
 	f := &flaky{errs: []error{&Error{Transient: true, Message: "503"}, &Error{Transient: true, Message: "timeout"}}}
 	c := Observe(f, "pawapay", obs)
-	st, err := c.CollectionStatus(context.Background(), "ref")
+	st, err := c.CollectionStatus(context.Background(), Ref{Reference: "ref"})
 	if err != nil || st.Outcome != Pending || f.calls != 3 {
 		t.Fatalf("status = %+v, %v after %d calls; want pending on the third", st, err, f.calls)
 	}
 	f.calls = 0
 	f.errs = []error{&Error{Message: "bad token"}}
-	if _, err := c.CollectionStatus(context.Background(), "ref"); err == nil || f.calls != 1 {
+	if _, err := c.CollectionStatus(context.Background(), Ref{Reference: "ref"}); err == nil || f.calls != 1 {
 		t.Fatalf("a lasting error was retried (%d calls)", f.calls)
 	}
 	f.calls = 0

@@ -9,7 +9,7 @@ import (
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
-	reason, provider_ref, created_at, updated_at, checked_at, initiated_at`
+	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url`
 
 func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var a cauri.Attempt
@@ -17,7 +17,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var created, updated int64
 	var checked, initiated sql.NullInt64
 	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
-		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated); err != nil {
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL); err != nil {
 		return nil, err
 	}
 	a.Status = cauri.AttemptStatus(status)
@@ -49,9 +49,9 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(
 		if err != sql.ErrNoRows {
 			return err
 		}
-		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
-			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt))
+			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL)
 		if err != nil {
 			return err
 		}
@@ -203,9 +203,17 @@ func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit i
 	return out, err
 }
 
-// MarkInitiated records that an attempt's initiation call has returned.
-func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time) error {
-	_, err := s.update(ctx, `UPDATE payment_attempts SET initiated_at = ? WHERE id = ?`, micros(now), id)
+// MarkInitiated records that an attempt's initiation call has returned,
+// with the aggregator's page where the customer goes on paying, if any.
+func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time, redirectURL string) error {
+	_, err := s.update(ctx, `UPDATE payment_attempts SET initiated_at = ?, redirect_url = ? WHERE id = ?`, micros(now), redirectURL, id)
+	return err
+}
+
+// SetProviderRef records the aggregator's own id of a pending attempt as
+// soon as the aggregator gives it, before the payment can move money.
+func (s *Store) SetProviderRef(ctx context.Context, id, providerRef string) error {
+	_, err := s.update(ctx, `UPDATE payment_attempts SET provider_ref = ? WHERE id = ?`, providerRef, id)
 	return err
 }
 

@@ -50,12 +50,14 @@ type pageData struct {
 	Error       string
 	Methods     []pageMethod // a live session's ways to pay
 	Waiting     bool         // a live payment waits for the customer's confirmation
+	ContinueURL string       // the aggregator's page where the waiting payment goes on
 }
 
 // pageMethod is one choice on the live page: an operator of a country, paid
 // through the first gateway that serves it (the service fails over).
 type pageMethod struct {
 	Value, Label, Logo string
+	Card               bool // paid on the aggregator's page: no phone number
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -86,9 +88,11 @@ func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error 
 	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
 		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), gw, code, r.PostForm.Get("phone"))
-	} else {
+	} else if r.PostForm.Has("issue") {
 		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
 	}
+	// Anything else is an aggregator's page sending the customer back with
+	// a POST (CinetPay): the page again, which follows the payment.
 	if err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
@@ -130,7 +134,9 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 			return err
 		}
 		for _, a := range attempts {
-			d.Waiting = d.Waiting || a.Status == cauri.AttemptPending
+			if a.Status == cauri.AttemptPending {
+				d.Waiting, d.ContinueURL = true, a.RedirectURL
+			}
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {
@@ -138,11 +144,15 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 		}
 		seen := map[string]bool{}
 		for _, m := range methods {
-			if m.Type != checkout.TypeMobileMoney || seen[m.Flag+m.Name] {
+			if seen[m.Flag+m.Name] {
 				continue
 			}
 			seen[m.Flag+m.Name] = true
-			d.Methods = append(d.Methods, pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo})
+			pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
+			if pm.Card {
+				pm.Label = m.Name
+			}
+			d.Methods = append(d.Methods, pm)
 		}
 	}
 	switch sess.Status {
@@ -253,6 +263,7 @@ var texts = map[string]map[string]string{
 		"phone_hint": "The number that will confirm the payment",
 		"processing": "Processing…", "network": "Network error; please try again.",
 		"cancel": "Cancel and return to the merchant",
+		"continue": "Continue to the payment page",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -265,5 +276,6 @@ var texts = map[string]map[string]string{
 		"phone_hint": "Le numéro qui confirmera le paiement",
 		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
 		"cancel": "Annuler et retourner chez le marchand",
+		"continue": "Continuer vers la page de paiement",
 	},
 }

@@ -23,10 +23,11 @@ type initiateRequest struct {
 }
 
 type payResponse struct {
-	Success bool                `json:"success"`
-	Status  cauri.SessionStatus `json:"status"`
-	Paid    bool                `json:"paid"`
-	Message string              `json:"message"`
+	Success     bool                `json:"success"`
+	Status      cauri.SessionStatus `json:"status"`
+	Paid        bool                `json:"paid"`
+	Message     string              `json:"message"`
+	RedirectURL string              `json:"redirectUrl,omitempty"` // the aggregator's page, where the customer goes on
 }
 
 // initiate is POST /checkout/initiate: the hosted page starts paying a live
@@ -40,20 +41,24 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	for field, v := range map[string]string{"transactionId": req.TransactionID, "gatewayId": req.GatewayID, "code": req.Code, "phone": req.Phone} {
+	for field, v := range map[string]string{"transactionId": req.TransactionID, "gatewayId": req.GatewayID, "code": req.Code} {
 		if v == "" {
 			return cauri.Errorf(cauri.EInvalid, "%s is required", field)
 		}
 	}
-	if _, err := s.Checkout.Initiate(r.Context(), req.TransactionID, req.GatewayID, req.Code, req.Phone); err != nil {
+	a, err := s.Checkout.Initiate(r.Context(), req.TransactionID, req.GatewayID, req.Code, req.Phone)
+	if err != nil {
 		return err
 	}
 	sess, err := s.Store.Session(r.Context(), req.TransactionID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(),
-		Message: "Confirm the payment on your phone"})
+	res := payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: "Confirm the payment on your phone"}
+	if a != nil && a.RedirectURL != "" {
+		res.RedirectURL, res.Message = a.RedirectURL, "Go on paying on the payment page"
+	}
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 
@@ -87,6 +92,16 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 		msg = "Payment failed"
 	}
 	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: msg})
+	return nil
+}
+
+// gatewayCallbackPing is GET /callbacks/{gatewayId}: aggregators that check
+// the address before using it (CinetPay) get 200 for a known gateway.
+func (s *Server) gatewayCallbackPing(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.Store.GatewayByID(r.Context(), r.PathValue("gatewayId")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
 	return nil
 }
 

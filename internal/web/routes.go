@@ -30,6 +30,7 @@ func (s *Server) routes(mux router) {
 
 	// Aggregators' callbacks, one address per gateway.
 	mux.Handle("POST /callbacks/{gatewayId}", s.api(s.gatewayCallback))
+	mux.Handle("GET /callbacks/{gatewayId}", s.api(s.gatewayCallbackPing))
 
 	// Hosted pages and their assets.
 	mux.Handle("GET "+s.payPath+"/{id}", s.page(s.checkoutPage))

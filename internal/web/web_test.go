@@ -91,7 +91,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	}
 	d := Deps{
 		Store:    st,
-		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", Now: clk.Now, Committed: worker.Wake, Connect: connect.New},
+		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connect: connect.New},
 		Guard:    guard,
 		Worker:   worker,
 		Limiter:  ratelimit.NewMemory(clk.Now),

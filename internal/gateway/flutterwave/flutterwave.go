@@ -105,7 +105,8 @@ func status(a answer) gateway.Status {
 }
 
 // CollectionStatus implements gateway.Connector (verify by reference).
-func (c *Client) CollectionStatus(ctx context.Context, reference string) (gateway.Status, error) {
+func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	reference := ref.Reference
 	var a answer
 	code, err := c.call(ctx, http.MethodGet, "/transactions/verify_by_reference?tx_ref="+url.QueryEscape(reference), nil, &a)
 	if err != nil {

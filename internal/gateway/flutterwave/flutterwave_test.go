@@ -35,7 +35,7 @@ func TestDecode_Golden(t *testing.T) {
 		t.Fatalf("initiated = %+v, %v", st, err)
 	}
 	answer = gatewaytest.Golden(t, "verify_successful.json")
-	if st, err := c.CollectionStatus(context.Background(), "MC-1585230950508"); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "1191376" {
+	if st, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "MC-1585230950508"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "1191376" {
 		t.Fatalf("verify = %+v, %v", st, err)
 	}
 }
@@ -68,7 +68,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
 	control("/_sim/settle/" + col.Reference)
-	if st, err := c.CollectionStatus(ctx, col.Reference); err != nil || st.Outcome != gateway.Succeeded {
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
 	mu.Lock()
@@ -93,11 +93,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference || !strings.Contains(string(earlyBody), `"successful"`) {
 		t.Fatalf("claimed webhook = %q, %v (%s)", ref, err, earlyBody)
 	}
-	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Pending {
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
 	}
 	control("/_sim/settle/" + poor.Reference)
-	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient funds") {
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
 	refused := col
@@ -108,11 +108,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if _, err := c.Collect(ctx, gateway.Collection{Reference: "x", Country: "GH"}); err == nil || gateway.IsTransient(err) {
 		t.Fatalf("Ghana (a redirect flow) = %v; want a lasting error", err)
 	}
-	if st, err := c.CollectionStatus(ctx, "91111111-2222-4333-8444-555555555555"); err != nil || st.Outcome != gateway.NotFound {
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
 	}
 	control("/_sim/fault?mode=500")
-	if _, err := c.CollectionStatus(ctx, col.Reference); !gateway.IsTransient(err) {
+	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v", err)
 	}
 }

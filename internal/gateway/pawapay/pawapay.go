@@ -132,7 +132,8 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 func (c *Client) IdempotentCollect() bool { return true }
 
 // CollectionStatus implements gateway.Connector.
-func (c *Client) CollectionStatus(ctx context.Context, reference string) (gateway.Status, error) {
+func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	reference := ref.Reference
 	var ans struct {
 		Status string  `json:"status"` // FOUND, NOT_FOUND
 		Data   deposit `json:"data"`

@@ -44,7 +44,9 @@ func TestDecode_Golden(t *testing.T) {
 		{"deposit_accepted.json", func() (gateway.Status, error) { return c.Collect(context.Background(), col) }, gateway.Status{Outcome: gateway.Pending}},
 		{"deposit_rejected.json", func() (gateway.Status, error) { return c.Collect(context.Background(), col) },
 			gateway.Status{Outcome: gateway.Failed, Reason: "INVALID_PHONE_NUMBER: The phone number is not valid for the provider"}},
-		{"deposit_status_completed.json", func() (gateway.Status, error) { return c.CollectionStatus(context.Background(), col.Reference) },
+		{"deposit_status_completed.json", func() (gateway.Status, error) {
+			return c.CollectionStatus(context.Background(), gateway.Ref{Reference: col.Reference})
+		},
 			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "ABC123"}},
 	} {
 		answer = gatewaytest.Golden(t, tc.fixture)
@@ -119,11 +121,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		if st, _ := e.client.Collect(ctx, collection(ref1, "+221771234567")); st.Outcome != gateway.Pending {
 			t.Fatalf("duplicate = %+v; want pending (DUPLICATE_IGNORED)", st)
 		}
-		if st, _ := e.client.CollectionStatus(ctx, ref1); st.Outcome != gateway.Pending {
+		if st, _ := e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref1}); st.Outcome != gateway.Pending {
 			t.Fatalf("status before settling = %+v", st)
 		}
 		e.control(t, "/_sim/settle/"+ref1)
-		st, err = e.client.CollectionStatus(ctx, ref1)
+		st, err = e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref1})
 		if err != nil || st.Outcome != gateway.Succeeded || !strings.HasPrefix(st.ProviderRef, "SIM") {
 			t.Fatalf("status after settling = %+v, %v", st, err)
 		}
@@ -140,7 +142,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	t.Run("PayerFails", func(t *testing.T) {
 		e.client.Collect(ctx, collection(ref2, "+221770000029"))
 		e.control(t, "/_sim/settle/"+ref2)
-		if st, _ := e.client.CollectionStatus(ctx, ref2); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYER_NOT_FOUND") {
+		if st, _ := e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref2}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYER_NOT_FOUND") {
 			t.Fatalf("status = %+v; want failed, PAYER_NOT_FOUND", st)
 		}
 	})
@@ -159,7 +161,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		}
 	})
 	t.Run("NotFound", func(t *testing.T) {
-		if st, err := e.client.CollectionStatus(ctx, "91111111-2222-4333-8444-555555555555"); err != nil || st.Outcome != gateway.NotFound {
+		if st, err := e.client.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 			t.Fatalf("unknown deposit = %+v, %v", st, err)
 		}
 	})
@@ -178,7 +180,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 			}
 		}
 		e.control(t, "/_sim/fault?mode=none")
-		if st, err := e.client.CollectionStatus(ctx, ref1); err != nil || st.Outcome != gateway.Succeeded {
+		if st, err := e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref1}); err != nil || st.Outcome != gateway.Succeeded {
 			t.Fatalf("after the faults: %+v, %v", st, err)
 		}
 	})
@@ -199,10 +201,10 @@ func TestSimulator_SettlesAfterDelay(t *testing.T) {
 	e.client.Collect(ctx, collection(ref1, "+221771234567"))
 	e.client.Collect(ctx, collection(ref2, "+221770000129")) // never settles
 	time.Sleep(300 * time.Millisecond)
-	if st, _ := e.client.CollectionStatus(ctx, ref1); st.Outcome != gateway.Succeeded {
+	if st, _ := e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref1}); st.Outcome != gateway.Succeeded {
 		t.Fatalf("after the delay: %+v", st)
 	}
-	if st, _ := e.client.CollectionStatus(ctx, ref2); st.Outcome != gateway.Pending {
+	if st, _ := e.client.CollectionStatus(ctx, gateway.Ref{Reference: ref2}); st.Outcome != gateway.Pending {
 		t.Fatalf("a stuck payment: %+v; want still pending", st)
 	}
 }

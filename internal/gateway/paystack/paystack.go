@@ -97,7 +97,8 @@ func chargeStatus(a answer) gateway.Status {
 }
 
 // CollectionStatus implements gateway.Connector.
-func (c *Client) CollectionStatus(ctx context.Context, reference string) (gateway.Status, error) {
+func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	reference := ref.Reference
 	var a answer
 	code, err := c.call(ctx, http.MethodGet, "/transaction/verify/"+url.PathEscape(reference), nil, &a)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		t.Fatalf("same reference again = %+v; want refused", st)
 	}
 	control("/_sim/settle/" + col.Reference)
-	if st, err := c.CollectionStatus(ctx, col.Reference); err != nil || st.Outcome != gateway.Succeeded {
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("after settling = %+v, %v", st, err)
 	}
 	mu.Lock()
@@ -96,7 +96,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	failing.Reference, failing.Phone = "31111111-2222-4333-8444-555555555555", "+233240000029"
 	c.Collect(ctx, failing)
 	control("/_sim/settle/" + failing.Reference)
-	if st, _ := c.CollectionStatus(ctx, failing.Reference); st.Outcome != gateway.Failed {
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: failing.Reference}); st.Outcome != gateway.Failed {
 		t.Fatalf("declined = %+v", st)
 	}
 	poor := col
@@ -109,14 +109,14 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference {
 		t.Fatalf("claimed webhook = %q, %v", ref, err)
 	}
-	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Pending {
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
 	}
 	control("/_sim/settle/" + poor.Reference)
-	if st, _ := c.CollectionStatus(ctx, poor.Reference); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient Funds") {
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient Funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
-	if st, err := c.CollectionStatus(ctx, "91111111-2222-4333-8444-555555555555"); err != nil || st.Outcome != gateway.NotFound {
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown reference = %+v, %v", st, err)
 	}
 	if _, err := (&Client{BaseURL: srv.URL, SecretKey: "wrong"}).Collect(ctx, col); err == nil || gateway.IsTransient(err) {
@@ -124,7 +124,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	}
 	for _, mode := range []string{"500", "malformed", "slow&seconds=2"} {
 		control("/_sim/fault?mode=" + mode)
-		if _, err := c.CollectionStatus(ctx, col.Reference); !gateway.IsTransient(err) {
+		if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 			t.Errorf("fault %s: %v; want transient", mode, err)
 		}
 	}

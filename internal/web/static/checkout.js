@@ -32,7 +32,9 @@ document.addEventListener("DOMContentLoaded", function () {
 
 // A live payment: POST /checkout/initiate with the chosen method and phone,
 // then ask POST /checkout/verify every 3 seconds until the outcome, and
-// show the page again. A payment already waiting is followed the same way.
+// show the page again. A payment made on the aggregator's page (a card,
+// CinetPay) goes there first; back on this page, it is followed the same
+// way as a payment already waiting.
 function live() {
   var form = document.getElementById("pay");
   var waiting = document.getElementById("waiting");
@@ -51,6 +53,13 @@ function live() {
   }
   if (waiting) { follow(waiting.dataset.session); return; }
   if (!form) return;
+  // A card is paid on the aggregator's page: no phone number to ask.
+  function phoneFor() {
+    var card = !!form.querySelector("input[name=method]:checked[data-card]");
+    document.getElementById("phone").closest("label").hidden = card;
+  }
+  form.querySelectorAll("input[name=method]").forEach(function (m) { m.addEventListener("change", phoneFor); });
+  phoneFor();
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var button = document.getElementById("pay-button");
@@ -60,6 +69,7 @@ function live() {
     post("/checkout/initiate", { transactionId: form.dataset.session, gatewayId: method[0], code: method[1],
       phone: document.getElementById("phone").value }).then(function (r) {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
+      if (r.body.redirectUrl) { window.location.assign(r.body.redirectUrl); return; } // the aggregator's page
       result.textContent = form.dataset.waiting;
       result.dataset.state = "waiting";
       var cancel = document.getElementById("cancel"); // a payment waits: only its outcome ends it
