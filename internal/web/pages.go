@@ -262,7 +262,7 @@ var texts = map[string]map[string]string{
 		"choose":           "Choose how to pay", "phone": "Mobile Money number", "waiting": "Confirm the payment on your phone…",
 		"phone_hint": "The number that will confirm the payment",
 		"processing": "Processing…", "network": "Network error; please try again.",
-		"cancel": "Cancel and return to the merchant",
+		"cancel":   "Cancel and return to the merchant",
 		"continue": "Continue to the payment page",
 	},
 	"fr": {
@@ -275,7 +275,7 @@ var texts = map[string]map[string]string{
 		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",
 		"phone_hint": "Le numéro qui confirmera le paiement",
 		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
-		"cancel": "Annuler et retourner chez le marchand",
+		"cancel":   "Annuler et retourner chez le marchand",
 		"continue": "Continuer vers la page de paiement",
 	},
 }
