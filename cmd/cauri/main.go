@@ -42,7 +42,8 @@ Commands:
   gateway list --workspace ID
   gateway disable|enable|remove --workspace ID GATEWAY_ID
   simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
-                             run an aggregator's simulator (pawapay) for local development
+                             run an aggregator's simulator for local development
+                             (pawapay, cinetpay, fedapay, paystack, flutterwave)
 
 Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
 `

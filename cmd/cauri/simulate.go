@@ -10,10 +10,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
+	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 )
+
+const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave"
 
 // simulate runs an aggregator's simulator, for local development and
 // end-to-end tries: point a gateway at it with --api-url.
@@ -21,8 +25,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
-	token := fs.String("token", "sim-token", "the API token (pawaPay) or secret key (Paystack) the simulator accepts")
-	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback)")
+	token := fs.String("token", "sim-token", "every credential the simulator accepts: API token (pawaPay), secret key and webhook secret or hash (Paystack, Flutterwave, FedaPay), apikey, site_id and secret key (CinetPay)")
+	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback; CinetPay takes it per payment)")
 	settleAfter := fs.Duration("settle-after", 3*time.Second, "how long a payment waits for the customer (0: only POST /_sim/settle/{id})")
 	var provider string
 	for {
@@ -45,10 +49,14 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &paystack.Simulator{SecretKey: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "flutterwave":
 		h = &flutterwave.Simulator{SecretKey: *token, SecretHash: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
+	case "cinetpay":
+		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, SettleAfter: *settleAfter}
+	case "fedapay":
+		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "":
-		return errors.New("simulate: want a provider: pawapay, paystack or flutterwave")
+		return errors.New("simulate: want a provider: " + simulated)
 	default:
-		return fmt.Errorf("simulate: no simulator for %q yet (have: pawapay, paystack, flutterwave)", provider)
+		return fmt.Errorf("simulate: no simulator for %q (have: %s)", provider, simulated)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

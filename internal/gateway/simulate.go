@@ -3,7 +3,10 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,18 +110,67 @@ func Reply(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// PostCallback sends a simulator's callback: body as JSON to url with the
-// aggregator's own headers (its signature), giving up after 5 seconds.
+// PostCallback sends a simulator's callback: body (JSON unless header says
+// otherwise) to url with the aggregator's own headers (its signature),
+// giving up after 5 seconds.
 func PostCallback(url string, body []byte, header http.Header) {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return
 	}
+	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", "application/json")
 	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
 		res.Body.Close()
 	}
+}
+
+// SimPage is a simulator's stand-in for an aggregator's own payment page,
+// served at GET /_sim/pay/{id}: the customer pays or declines there, the
+// simulator settles the payment so, and the customer goes back to the
+// merchant's return address.
+type SimPage struct {
+	// Settle settles payment id ("" succeeds, declined fails), reporting
+	// whether it exists.
+	Settle   func(id, status string) bool
+	Declined string // the status Settle takes for a declined payment
+	// Return is where the customer goes back to, and the fields the
+	// aggregator posts there (nil: a plain GET, as most aggregators do).
+	Return func(id string) (string, url.Values)
+}
+
+// Serve answers GET /_sim/pay/{id} (the page) and POST /_sim/pay/{id}
+// with pay or decline (its buttons).
+func (p SimPage) Serve(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
+	back, fields := p.Return(id)
+	if back == "" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Method != http.MethodPost {
+		fmt.Fprintf(w, `<!doctype html><title>Simulated payment page</title><form method="post">
+<button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="decline" id="sim-decline">Decline</button></form>`)
+		return
+	}
+	status := ""
+	if r.FormValue("do") == "decline" {
+		status = p.Declined
+	}
+	p.Settle(id, status)
+	if fields == nil {
+		http.Redirect(w, r, back, http.StatusSeeOther)
+		return
+	}
+	fmt.Fprintf(w, `<!doctype html><title>Back to the merchant</title><body onload="document.forms[0].submit()"><form method="post" action="%s">`,
+		html.EscapeString(back))
+	for k, vs := range fields {
+		for _, v := range vs {
+			fmt.Fprintf(w, `<input type="hidden" name="%s" value="%s">`, html.EscapeString(k), html.EscapeString(v))
+		}
+	}
+	fmt.Fprint(w, `<button id="sim-back">Back to the merchant</button></form>`)
 }

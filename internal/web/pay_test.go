@@ -22,19 +22,27 @@ import (
 func (e *env) addSimulatedGateway(ws *cauri.Workspace, countries ...string) (*cauri.Gateway, *pawapay.Simulator, string) {
 	e.t.Helper()
 	sim := &pawapay.Simulator{Token: "sim-token"}
+	g, url := e.addGateway(ws, "pawapay", sim, map[string]string{"api_token": "sim-token"}, countries...)
+	return g, sim, url
+}
+
+// addGateway connects a live gateway of provider, pointed at its simulator
+// sim served on 127.0.0.1, to the workspace; it returns the simulator's address.
+func (e *env) addGateway(ws *cauri.Workspace, provider string, sim http.Handler, creds map[string]string, countries ...string) (*cauri.Gateway, string) {
+	e.t.Helper()
 	srv := httptest.NewServer(sim)
 	e.t.Cleanup(srv.Close)
-	p, _ := gateway.Lookup("pawapay")
+	p, _ := gateway.Lookup(provider)
 	routes, err := p.Routes(countries)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Live: true, BaseURL: srv.URL,
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: provider, Name: p.Name, Live: true, BaseURL: srv.URL,
 		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
-	if err := e.store.CreateGateway(context.Background(), g, map[string]string{"api_token": "sim-token"}); err != nil {
+	if err := e.store.CreateGateway(context.Background(), g, creds); err != nil {
 		e.t.Fatal(err)
 	}
-	return g, sim, srv.URL
+	return g, srv.URL
 }
 
 func simControl(t *testing.T, base, path string) {
@@ -351,15 +359,7 @@ func TestLivePayment_Paystack(t *testing.T) {
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Accra shop", true)
 		sim := &paystack.Simulator{SecretKey: "sk_live_sim"}
-		srv := httptest.NewServer(sim)
-		t.Cleanup(srv.Close)
-		p, _ := gateway.Lookup("paystack")
-		routes, _ := p.Routes([]string{"GH"})
-		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "paystack", Name: "Paystack", Live: true, BaseURL: srv.URL,
-			Collect: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
-		if err := st.CreateGateway(context.Background(), g, map[string]string{"secret_key": "sk_live_sim"}); err != nil {
-			t.Fatal(err)
-		}
+		g, simURL := e.addGateway(ws, "paystack", sim, map[string]string{"secret_key": "sk_live_sim"}, "GH")
 		sim.WebhookURL = e.url + "/callbacks/" + g.ID
 		id := e.mustSession(keys["live_public"], `{"amount": 25.5, "currency": "GHS", "customer_email": "ama@example.com"}`)
 		r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "mtn", "phone": "024 123 4567"})
@@ -367,7 +367,7 @@ func TestLivePayment_Paystack(t *testing.T) {
 			t.Fatalf("initiate = %d %s", r.status, r.raw)
 		}
 		attempts, _ := st.Attempts(context.Background(), id)
-		simControl(t, srv.URL, "/_sim/settle/"+attempts[0].Reference) // the signed webhook arrives at once
+		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // the signed webhook arrives at once
 		s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
 		if s.str("status") != "SUCCESS" || s.str("provider") != "paystack" || s.body["amount"] != 25.5 {
 			t.Fatalf("session = %s", s.raw)

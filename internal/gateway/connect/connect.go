@@ -11,6 +11,8 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
+	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
@@ -39,6 +41,10 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 		return &pawapay.Client{BaseURL: base, Token: creds["api_token"], HTTP: client}, nil
 	case "paystack":
 		return &paystack.Client{BaseURL: base, SecretKey: creds["secret_key"], HTTP: client}, nil
+	case "cinetpay":
+		return &cinetpay.Client{BaseURL: base, APIKey: creds["apikey"], SiteID: creds["site_id"], SecretKey: creds["secret_key"], HTTP: client}, nil
+	case "fedapay":
+		return &fedapay.Client{BaseURL: base, SecretKey: creds["secret_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	case "flutterwave":
 		return &flutterwave.Client{BaseURL: base, SecretKey: creds["secret_key"], SecretHash: creds["secret_hash"], HTTP: client}, nil
 	}

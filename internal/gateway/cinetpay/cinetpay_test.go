@@ -1,0 +1,169 @@
+package cinetpay
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+)
+
+func TestEncodePayment_Golden(t *testing.T) {
+	c := &Client{APIKey: "12912847765bc0db748fdd44.40081707", SiteID: "445160"}
+	col := gateway.Collection{Reference: "YOUR_TRANSACTION_ID", Amount: 100, Currency: "XOF", Phone: "+225004315545",
+		Description: "TEST INTEGRATION", Name: "KOUADIO", Email: "test@cinetpay.com",
+		NotifyURL: "https://webhook.site/d1dbbb89-52c7-49af-a689-b3c412df820d", ReturnURL: "https://webhook.site/d1dbbb89-52c7-49af-a689-b3c412df820d"}
+	mine, documented := gatewaytest.DocumentedFields(t, encodePayment(c, col), "payment_request.json")
+	for k := range mine {
+		if _, ok := documented[k]; !ok && k != "metadata" {
+			t.Errorf("field %q is not in the documented request", k)
+		}
+	}
+	col.Card, col.Description = true, "Order #12/A_b & co"
+	if r := encodePayment(c, col); r.Channels != "CREDIT_CARD" || r.CustomerPhone != "" || r.LockPhoneNumber || strings.ContainsAny(r.Description, "#/$_&") {
+		t.Fatalf("card payment = %+v; want CREDIT_CARD, no locked phone, no #/$_& in the description", r)
+	}
+}
+
+func TestDecode_Golden(t *testing.T) {
+	var answer []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, APIKey: "k", SiteID: "1"}
+	ctx := context.Background()
+	answer = gatewaytest.Golden(t, "payment_created.json")
+	if st, err := c.Collect(ctx, gateway.Collection{Reference: "r", Amount: 100, Currency: "XOF"}); err != nil || st.Outcome != gateway.Pending ||
+		!strings.HasPrefix(st.RedirectURL, "https://checkout.cinetpay.com/payment/") {
+		t.Fatalf("created = %+v, %v", st, err)
+	}
+	answer = gatewaytest.Golden(t, "check_accepted.json")
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "MP220117.1402.C99563" {
+		t.Fatalf("accepted = %+v, %v", st, err)
+	}
+	answer = gatewaytest.Golden(t, "check_refused.json")
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYMENT_FAILED") {
+		t.Fatalf("refused = %+v, %v", st, err)
+	}
+	answer = []byte(`{"code":"999","message":"SOMETHING_NEW","data":[]}`)
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("unknown code = %+v, %v; want an error that concludes nothing", st, err)
+	}
+}
+
+func TestClient_AgainstSimulator(t *testing.T) {
+	var mu sync.Mutex
+	var hooks []*http.Request
+	var bodies [][]byte
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		hooks, bodies = append(hooks, r), append(bodies, b)
+	}))
+	defer hook.Close()
+	sim := &Simulator{APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1"}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	ctx := context.Background()
+	control := func(path string) {
+		res, err := http.Post(srv.URL+path, "", nil)
+		if err != nil || res.StatusCode != http.StatusNoContent {
+			t.Fatalf("control %s: %v %v", path, res, err)
+		}
+		res.Body.Close()
+	}
+	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 1500, Currency: "XOF", Phone: "+2250707123456",
+		Operator: "OM", Country: "CI", NotifyURL: hook.URL + "/notify", ReturnURL: hook.URL + "/return"}
+	st, err := c.Collect(ctx, col)
+	if err != nil || st.Outcome != gateway.Pending || st.RedirectURL == "" {
+		t.Fatalf("collect = %+v, %v", st, err)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("status before paying = %+v, %v", st, err)
+	}
+	if st, _ := c.Collect(ctx, col); st.Outcome != gateway.Failed {
+		t.Fatalf("a reused transaction_id = %+v; want refused", st)
+	}
+	// The customer pays on CinetPay's page and is posted back.
+	res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"pay"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(page), `action="`+hook.URL+`/return"`) || !strings.Contains(string(page), col.Reference) {
+		t.Fatalf("the page does not post the customer back to return_url: %s", page)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef == "" {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	mu.Lock()
+	if len(hooks) != 1 || hooks[0].Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		t.Fatalf("%d notifications", len(hooks))
+	}
+	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
+	_, forged := c.CallbackReference(http.Header{"X-Token": {strings.Repeat("ab", 32)}}, bodies[0])
+	tampered := strings.Replace(string(bodies[0]), "cpm_amount=1500", "cpm_amount=5", 1)
+	_, altered := c.CallbackReference(hooks[0].Header, []byte(tampered))
+	mu.Unlock()
+	if err != nil || ref != col.Reference || forged == nil || altered == nil {
+		t.Fatalf("notification = %q, %v; forged accepted: %v; altered accepted: %v", ref, err, forged == nil, altered == nil)
+	}
+
+	poor := col
+	poor.Reference, poor.Phone = "31111111-2222-4333-8444-555555555555", "+2250700000049"
+	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("collect = %+v, %v", st, err)
+	}
+	control("/_sim/callback/" + poor.Reference + "?status=SUCCES") // early: still waiting
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
+		t.Fatalf("status after an early notification = %+v", st)
+	}
+	control("/_sim/settle/" + poor.Reference)
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "INSUFFICIENT_BALANCE") {
+		t.Fatalf("low balance = %+v", st)
+	}
+	refused := col
+	refused.Reference, refused.Phone = "21111111-2222-4333-8444-555555555555", "+2250700000039"
+	if st, _ := c.Collect(ctx, refused); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "635") {
+		t.Fatalf("refused = %+v", st)
+	}
+	odd := col
+	odd.Reference, odd.Amount = "41111111-2222-4333-8444-555555555555", 1502
+	if st, _ := c.Collect(ctx, odd); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "608") {
+		t.Fatalf("an amount not a multiple of 5 = %+v", st)
+	}
+	wrong := &Client{BaseURL: srv.URL, APIKey: "guess", SiteID: "445160"}
+	if _, err := wrong.Collect(ctx, col); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("wrong credentials: %v; want a lasting error", err)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
+		t.Fatalf("unknown = %+v, %v", st, err)
+	}
+	// Declining on the page, with a card.
+	card := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
+		NotifyURL: hook.URL + "/notify", ReturnURL: hook.URL + "/return"}
+	st, _ = c.Collect(ctx, card)
+	if res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"decline"}}); err == nil {
+		res.Body.Close()
+	}
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: card.Reference}); st.Outcome != gateway.Failed {
+		t.Fatalf("declined card = %+v", st)
+	}
+	control("/_sim/fault?mode=500")
+	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
+		t.Fatalf("fault: %v", err)
+	}
+	control("/_sim/fault?mode=slow&seconds=1")
+	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
+		t.Fatalf("slow: %v", err)
+	}
+}

@@ -1,0 +1,217 @@
+package cinetpay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// Simulator stands in for CinetPay's checkout API v2: credentials in the
+// body (609 when wrong), input checks (608, 641), unique transaction ids,
+// a payment page at /_sim/pay/{transaction_id} (pay or decline, then back
+// to return_url with a POST, as CinetPay does), outcomes by the locked
+// number (gateway.SimulatedOutcome), settlement after SettleAfter or on
+// POST /_sim/settle/{transaction_id}[?status=REFUSED], and the signed form
+// notification to the payment's notify_url. POST /_sim/callback/{id}[?status=]
+// sends the notification again (claiming status in cpm_error_message);
+// POST /_sim/fault injects faults.
+type Simulator struct {
+	APIKey, SiteID, SecretKey string
+	SettleAfter               time.Duration
+
+	mu       sync.Mutex
+	payments map[string]*simPayment
+	nextID   int
+	faults   gateway.Faults
+}
+
+type simPayment struct {
+	id, token, amount, currency string
+	phone, channels             string
+	notifyURL, returnURL        string
+	status, code, message       string // CREATED, ACCEPTED or REFUSED; the check's code and message
+	created                     time.Time
+}
+
+var currencies = map[string]bool{"XOF": true, "XAF": true, "CDF": true, "GNF": true, "USD": true}
+
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
+		gateway.SimPage{Settle: s.settle, Declined: "REFUSED", Return: s.returnTo}.Serve(w, r)
+		return
+	case strings.HasPrefix(r.URL.Path, "/_sim/"):
+		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.renotify)
+		return
+	}
+	if s.faults.Apply(w, r) {
+		return
+	}
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v2/payment":
+		s.create(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v2/payment/check":
+		s.check(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func reply(w http.ResponseWriter, status int, code, message, description string, data any) {
+	gateway.Reply(w, status, map[string]any{"code": code, "message": message, "description": description, "data": data,
+		"api_response_id": strconv.FormatInt(time.Now().UnixNano(), 36)})
+}
+
+func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
+	var req paymentRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		reply(w, http.StatusBadRequest, "608", "MINIMUM_REQUIRED_FIELDS", "The body is not JSON", []any{})
+		return
+	}
+	if req.APIKey != s.APIKey || req.SiteID != s.SiteID {
+		reply(w, http.StatusOK, "609", "AUTH_NOT_FOUND", "Invalid apikey or site_id", []any{})
+		return
+	}
+	amount, err := strconv.ParseInt(req.Amount.String(), 10, 64)
+	refuse, _, _ := gateway.SimulatedOutcome(req.CustomerPhone)
+	switch {
+	case req.TransactionID == "" || req.Description == "" || req.NotifyURL == "" || req.ReturnURL == "" || !currencies[req.Currency] ||
+		req.Channels != "ALL" && req.Channels != "MOBILE_MONEY" && req.Channels != "CREDIT_CARD" && req.Channels != "WALLET" ||
+		err != nil || amount%5 != 0 || req.LockPhoneNumber && req.CustomerPhone == "":
+		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "A required field is missing or invalid", []any{})
+		return
+	case amount < 100:
+		reply(w, http.StatusOK, "641", "AMOUNT_TOO_LOW", "The amount is below the minimum", []any{})
+		return
+	case refuse:
+		reply(w, http.StatusOK, "635", "PHONE_NUMBER_NOT_FOUND", "This number cannot pay", []any{})
+		return
+	}
+	s.mu.Lock()
+	if s.payments == nil {
+		s.payments = map[string]*simPayment{}
+	}
+	if s.payments[req.TransactionID] != nil {
+		s.mu.Unlock()
+		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "transaction_id already used", []any{})
+		return
+	}
+	s.nextID++
+	p := &simPayment{id: req.TransactionID, token: fmt.Sprintf("sim%08d", s.nextID), amount: req.Amount.String(), currency: req.Currency,
+		phone: req.CustomerPhone, channels: req.Channels, notifyURL: req.NotifyURL, returnURL: req.ReturnURL,
+		status: "CREATED", code: "662", message: "WAITING_CUSTOMER_PAYMENT", created: time.Now()}
+	s.payments[p.id] = p
+	s.mu.Unlock()
+	if s.SettleAfter > 0 {
+		time.AfterFunc(s.SettleAfter, func() { s.settle(p.id, "") })
+	}
+	reply(w, http.StatusOK, "201", "CREATED", "Transaction created with success", map[string]string{
+		"payment_token": p.token, "payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(p.id)})
+}
+
+func (s *Simulator) check(w http.ResponseWriter, r *http.Request) {
+	var req checkRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.TransactionID == "" {
+		reply(w, http.StatusBadRequest, "608", "MINIMUM_REQUIRED_FIELDS", "transaction_id is required", []any{})
+		return
+	}
+	if req.APIKey != s.APIKey || req.SiteID != s.SiteID {
+		reply(w, http.StatusOK, "609", "AUTH_NOT_FOUND", "Invalid apikey or site_id", []any{})
+		return
+	}
+	s.mu.Lock()
+	p := s.payments[req.TransactionID]
+	var code, message string
+	var data map[string]any
+	if p != nil {
+		code, message = p.code, p.message
+		data = map[string]any{"amount": p.amount, "currency": p.currency, "status": p.status, "payment_method": "OM",
+			"description": "", "metadata": p.id, "operator_id": "", "payment_date": p.created.Format("2006-01-02 15:04:05")}
+		if p.status == "ACCEPTED" {
+			data["operator_id"] = "MP" + p.token
+		}
+		if p.status == "CREATED" {
+			data["status"] = "WAITING_FOR_CUSTOMER"
+		}
+	}
+	s.mu.Unlock()
+	if p == nil {
+		reply(w, http.StatusNotFound, "404", "TRANSACTION_NOT_FOUND", "No transaction with this id", []any{})
+		return
+	}
+	reply(w, http.StatusOK, code, message, "", data)
+}
+
+func (s *Simulator) returnTo(id string) (string, url.Values) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.payments[id]
+	if p == nil {
+		return "", nil
+	}
+	return p.returnURL, url.Values{"transaction_id": {p.id}, "token": {p.token}}
+}
+
+// settle ends a waiting payment: as the locked number asks, or as status
+// (ACCEPTED or REFUSED) says. It reports whether the payment exists.
+func (s *Simulator) settle(id, status string) bool {
+	s.mu.Lock()
+	p := s.payments[id]
+	if p == nil {
+		s.mu.Unlock()
+		return false
+	}
+	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
+	if p.status != "CREATED" || status == "" && stuck {
+		s.mu.Unlock()
+		return true
+	}
+	switch {
+	case status == "REFUSED" || status == "" && fails && gateway.SimulatedLowBalance(p.phone):
+		p.status, p.code, p.message = "REFUSED", "602", "INSUFFICIENT_BALANCE"
+		if status == "REFUSED" {
+			p.code, p.message = "627", "TRANSACTION_CANCEL"
+		}
+	case status == "" && fails:
+		p.status, p.code, p.message = "REFUSED", "600", "PAYMENT_FAILED"
+	default:
+		p.status, p.code, p.message = "ACCEPTED", "00", "SUCCES"
+	}
+	s.mu.Unlock()
+	s.notify(p, "")
+	return true
+}
+
+func (s *Simulator) renotify(id, status string) bool {
+	s.mu.Lock()
+	p := s.payments[id]
+	s.mu.Unlock()
+	if p != nil {
+		s.notify(p, status)
+	}
+	return p != nil
+}
+
+// notify posts CinetPay's form notification, signed in x-token; claiming
+// status in cpm_error_message when given.
+func (s *Simulator) notify(p *simPayment, status string) {
+	s.mu.Lock()
+	form := url.Values{"cpm_site_id": {s.SiteID}, "cpm_trans_id": {p.id}, "cpm_trans_date": {p.created.Format("2006-01-02 15:04:05")},
+		"cpm_amount": {p.amount}, "cpm_currency": {p.currency}, "signature": {p.token}, "payment_method": {"OM"},
+		"cel_phone_num": {strings.TrimPrefix(p.phone, "+")}, "cpm_phone_prefixe": {""}, "cpm_language": {"fr"}, "cpm_version": {"V4"},
+		"cpm_payment_config": {"SINGLE"}, "cpm_page_action": {"PAYMENT"}, "cpm_custom": {p.id}, "cpm_designation": {""},
+		"cpm_error_message": {p.message}}
+	s.mu.Unlock()
+	if status != "" {
+		form.Set("cpm_error_message", status)
+	}
+	gateway.PostCallback(p.notifyURL, []byte(form.Encode()),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}})
+}

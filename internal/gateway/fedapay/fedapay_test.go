@@ -1,0 +1,177 @@
+package fedapay
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+)
+
+func TestEncodeTransaction_Golden(t *testing.T) {
+	col := gateway.Collection{Reference: "r-1", Amount: 2000, Currency: "XOF", Phone: "+22997808080", Country: "BJ",
+		Description: "Transaction for john.doe@example.com", Name: "John Doe", Email: "john.doe@example.com",
+		ReturnURL: "https://maplateforme.com/callback"}
+	mine, documented := gatewaytest.DocumentedFields(t, encodeTransaction(col), "transaction_request.json")
+	if len(mine) != len(documented)+1 || mine["custom_metadata"] == nil {
+		t.Fatalf("request = %v; want the documented fields and custom_metadata", mine)
+	}
+	col.Card, col.Name, col.Email = true, "", ""
+	if r := encodeTransaction(col); r.Customer != nil {
+		t.Fatalf("an anonymous card payment sends customer %+v", r.Customer)
+	}
+}
+
+func TestDecode_Golden(t *testing.T) {
+	answers := map[string][]byte{}
+	var sent []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent = append(sent, r.Method+" "+r.URL.Path)
+		w.Write(answers[r.Method+" "+r.URL.Path])
+	}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	ctx := context.Background()
+	answers["POST /transactions"] = gatewaytest.Golden(t, "transaction_created.json")
+	answers["POST /transactions/104/token"] = gatewaytest.Golden(t, "token.json")
+	answers["POST /transactions/mtn_open"] = []byte(`{"message":"ok"}`)
+	answers["GET /transactions/104"] = gatewaytest.Golden(t, "transaction_approved.json")
+	var recorded string
+	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
+		Country: "BJ", Operator: "mtn_open", Created: func(id string) error { recorded = id; return nil }}
+	st, err := c.Collect(ctx, col)
+	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "104" || recorded != "104" || st.RedirectURL != "" {
+		t.Fatalf("collect = %+v, %v (recorded %q)", st, err, recorded)
+	}
+	if strings.Join(sent, ", ") != "POST /transactions, POST /transactions/104/token, POST /transactions/mtn_open" {
+		t.Fatalf("calls = %v", sent)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference, ProviderRef: "104"}); err != nil || st.Outcome != gateway.Succeeded {
+		t.Fatalf("approved = %+v, %v", st, err)
+	}
+	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "another", ProviderRef: "104"}); err == nil {
+		t.Fatal("a transaction about another payment was taken for this one")
+	}
+	card := col
+	card.Card = true
+	if st, _ := c.Collect(ctx, card); st.RedirectURL != "https://process.fedapay.com/eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJpZCI6MTA0LCJleHAiOjE1NjUyMDU4Njd9.D0BJtwvGEZSkaMqYAz8pI8zrAbSTYG1CIGAusd8aW0Y" {
+		t.Fatalf("card = %+v; want FedaPay's page", st)
+	}
+}
+
+func TestClient_AgainstSimulator(t *testing.T) {
+	var mu sync.Mutex
+	var hooks []*http.Request
+	var bodies [][]byte
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		hooks, bodies = append(hooks, r), append(bodies, b)
+		mu.Unlock()
+	}))
+	defer hook.Close()
+	sim := &Simulator{SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", WebhookURL: hook.URL}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	now := time.Now()
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond},
+		Now: func() time.Time { return now }}
+	ctx := context.Background()
+	control := func(path string) {
+		res, err := http.Post(srv.URL+path, "", nil)
+		if err != nil || res.StatusCode != http.StatusNoContent {
+			t.Fatalf("control %s: %v %v", path, res, err)
+		}
+		res.Body.Close()
+	}
+	ids := map[string]string{}
+	record := func(ref string) func(string) error {
+		return func(id string) error { ids[ref] = id; return nil }
+	}
+	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 1500, Currency: "XOF", Phone: "+22997123456",
+		Operator: "mtn_open", Country: "BJ"}
+	col.Created = record(col.Reference)
+	st, err := c.Collect(ctx, col)
+	if err != nil || st.Outcome != gateway.Pending || ids[col.Reference] == "" {
+		t.Fatalf("collect = %+v, %v", st, err)
+	}
+	ref := gateway.Ref{Reference: col.Reference, ProviderRef: ids[col.Reference]}
+	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	control("/_sim/settle/" + col.Reference)
+	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	mu.Lock()
+	if len(hooks) != 1 {
+		t.Fatalf("%d webhooks", len(hooks))
+	}
+	got, err := c.CallbackReference(hooks[0].Header, bodies[0])
+	_, forged := c.CallbackReference(http.Header{"X-Fedapay-Signature": {"t=1,s=abcd"}}, bodies[0])
+	late := *c
+	late.Now = func() time.Time { return now.Add(10 * time.Minute) }
+	_, replayed := late.CallbackReference(hooks[0].Header, bodies[0])
+	mu.Unlock()
+	if err != nil || got != col.Reference || forged == nil || replayed == nil {
+		t.Fatalf("webhook = %q, %v; forged accepted: %v; replayed accepted: %v", got, err, forged == nil, replayed == nil)
+	}
+
+	poor := col
+	poor.Reference, poor.Phone = "31111111-2222-4333-8444-555555555555", "+22997000049"
+	poor.Created = record(poor.Reference)
+	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("collect = %+v, %v", st, err)
+	}
+	control("/_sim/settle/" + poor.Reference)
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference, ProviderRef: ids[poor.Reference]}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "insufficient_funds") {
+		t.Fatalf("low balance = %+v", st)
+	}
+	refused := col
+	refused.Reference, refused.Phone = "21111111-2222-4333-8444-555555555555", "+22997000039"
+	refused.Created = record(refused.Reference)
+	if st, _ := c.Collect(ctx, refused); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "phone") || st.ProviderRef == "" {
+		t.Fatalf("refused = %+v", st)
+	}
+	// A transaction whose id could not be recorded is never pushed.
+	unrecorded := col
+	unrecorded.Reference = "61111111-2222-4333-8444-555555555555"
+	unrecorded.Created = func(string) error { return context.DeadlineExceeded }
+	if _, err := c.Collect(ctx, unrecorded); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("unrecorded: %v; want a lasting error", err)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x"}); err != nil || st.Outcome != gateway.NotFound {
+		t.Fatalf("no FedaPay id = %+v, %v", st, err)
+	}
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err != nil || st.Outcome != gateway.NotFound {
+		t.Fatalf("unknown id = %+v, %v", st, err)
+	}
+	// A card, paid on FedaPay's page.
+	card := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
+		ReturnURL: hook.URL + "/back"}
+	card.Created = record(card.Reference)
+	st, _ = c.Collect(ctx, card)
+	res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"pay"}})
+	if err != nil || res.Request.URL.Path != "/back" {
+		t.Fatalf("paying on the page: %v, %v", res, err)
+	}
+	res.Body.Close()
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: card.Reference, ProviderRef: ids[card.Reference]}); st.Outcome != gateway.Succeeded {
+		t.Fatalf("card = %+v", st)
+	}
+	wrong := &Client{BaseURL: srv.URL, SecretKey: "guess"}
+	if _, err := wrong.Collect(ctx, col); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("wrong key: %v", err)
+	}
+	control("/_sim/fault?mode=500")
+	if _, err := c.CollectionStatus(ctx, ref); !gateway.IsTransient(err) {
+		t.Fatalf("fault: %v", err)
+	}
+}
