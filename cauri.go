@@ -24,6 +24,7 @@ const (
 	EUnprocessable = "unprocessable" // 422: idempotency key reused with another payload
 	ERateLimited   = "rate_limited"  // 429
 	EInternal      = "internal"      // 500
+	EPayment       = "payment"       // 402: insufficient balance
 	EBadGateway    = "bad_gateway"   // 502: the aggregator refused; the message carries its answer
 )
 
@@ -31,6 +32,9 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Reason, when set, is the machine-readable code the client reads in
+	// the error body's "code" (SPEC section 7: "montant_invalide", ...).
+	Reason string
 }
 
 func (e *Error) Error() string {
@@ -40,6 +44,20 @@ func (e *Error) Error() string {
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Reasonf returns an *Error with a machine-readable reason for the client.
+func Reasonf(code, reason, format string, args ...any) *Error {
+	return &Error{Code: code, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorReason returns the machine-readable reason of err, or "".
+func ErrorReason(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
 }
 
 // ErrorCode returns the code of err when it is (or wraps) an *Error, else EInternal.

@@ -16,7 +16,11 @@ type Workspace struct {
 	// Connect marks a workspace whose money is held by the service.
 	Connect         bool
 	DefaultCurrency Currency
-	CreatedAt       time.Time
+	// TransfersClosed: the service administration closed transfers.
+	TransfersClosed bool
+	// TransferDailyCap is how many transfers it may create per day (GMT).
+	TransferDailyCap int
+	CreatedAt        time.Time
 }
 
 // NewWorkspace returns a workspace with a fresh id.
@@ -28,7 +32,8 @@ func NewWorkspace(name string, now time.Time) (*Workspace, error) {
 	if len(name) > 200 {
 		return nil, Errorf(EInvalid, "workspace name is longer than 200 characters")
 	}
-	return &Workspace{ID: NewID("ws_"), Name: name, DefaultCurrency: DefaultCurrency, CreatedAt: now.UTC()}, nil
+	return &Workspace{ID: NewID("ws_"), Name: name, DefaultCurrency: DefaultCurrency, TransferDailyCap: DefaultTransferDailyCap,
+		CreatedAt: now.UTC()}, nil
 }
 
 // Livemode is the mode of an object created with a key of the given mode:

@@ -60,6 +60,9 @@ type Status struct {
 	// RedirectURL is the aggregator's page where the customer finishes a
 	// pending payment (cards, aggregators that pay through their own page).
 	RedirectURL string
+	// LowBalance: a payout failed because the merchant's wallet at the
+	// aggregator lacks the funds.
+	LowBalance bool
 }
 
 // Connector talks to one aggregator with one gateway's credentials.
@@ -73,6 +76,36 @@ type Connector interface {
 	// about. The callback is only a signal: its state is confirmed with
 	// CollectionStatus before anything changes.
 	CallbackReference(h http.Header, body []byte) (string, error)
+}
+
+// Payout asks an aggregator to send money to a Mobile Money account.
+type Payout struct {
+	// Reference is ours, the transfer's; aggregators that take a client id
+	// use it as their idempotency key, so a retry never pays twice.
+	Reference     string
+	Amount        int64 // minor units
+	Currency      cauri.Currency
+	Phone         string // E.164
+	Operator      string // the aggregator's own code for the operator
+	Country       string // ISO 3166-1 alpha-2
+	RecipientName string
+	Description   string
+	NotifyURL     string // this gateway's callback address, for aggregators that take it per payout
+	// Created is as Collection.Created: the aggregator's own id, stored
+	// before the money can move, for aggregators not asked by our reference.
+	Created func(providerRef string) error
+}
+
+// Payer is a connector that can send money. Payout answers like Collect:
+// a refusal is a Status with Outcome Failed; an error means the outcome
+// is unknown. A payout's CallbackReference is read by the same
+// Connector method as a collection's.
+type Payer interface {
+	Payout(ctx context.Context, p Payout) (Status, error)
+	PayoutStatus(ctx context.Context, ref Ref) (Status, error)
+	// IdempotentPayout reports whether a payout sent again with the same
+	// reference is never paid twice (pawaPay's payoutId).
+	IdempotentPayout() bool
 }
 
 // Error is a failure to talk with an aggregator.

@@ -14,9 +14,32 @@ type Observer func(provider, operation, outcome string, d time.Duration)
 // Observe wraps a connector so that every call is observed, and status
 // reads (idempotent) are retried twice on a transient error. Initiations
 // are not retried here: a transient failure is settled by a status check.
+// A connector that can send money stays a Payer.
 func Observe(c Connector, provider string, obs Observer) Connector {
-	return &observed{c: c, provider: provider, obs: obs}
+	o := &observed{c: c, provider: provider, obs: obs}
+	if p, ok := c.(Payer); ok {
+		return &observedPayer{observed: o, p: p}
+	}
+	return o
 }
+
+type observedPayer struct {
+	*observed
+	p Payer
+}
+
+func (o *observedPayer) Payout(ctx context.Context, p Payout) (Status, error) {
+	start := time.Now()
+	st, err := o.p.Payout(ctx, p)
+	o.record("payout", start, st, err)
+	return st, err
+}
+
+func (o *observedPayer) PayoutStatus(ctx context.Context, ref Ref) (Status, error) {
+	return o.status(ctx, "payout_status", func() (Status, error) { return o.p.PayoutStatus(ctx, ref) })
+}
+
+func (o *observedPayer) IdempotentPayout() bool { return o.p.IdempotentPayout() }
 
 type observed struct {
 	c        Connector
@@ -46,6 +69,11 @@ func (o *observed) Collect(ctx context.Context, c Collection) (Status, error) {
 }
 
 func (o *observed) CollectionStatus(ctx context.Context, ref Ref) (Status, error) {
+	return o.status(ctx, "status", func() (Status, error) { return o.c.CollectionStatus(ctx, ref) })
+}
+
+// status reads a status (idempotent), retried twice on a transient error.
+func (o *observed) status(ctx context.Context, op string, read func() (Status, error)) (Status, error) {
 	var st Status
 	var err error
 	for try := 0; try < 3; try++ {
@@ -57,8 +85,8 @@ func (o *observed) CollectionStatus(ctx context.Context, ref Ref) (Status, error
 			}
 		}
 		start := time.Now()
-		st, err = o.c.CollectionStatus(ctx, ref)
-		o.record("status", start, st, err)
+		st, err = read()
+		o.record(op, start, st, err)
 		if !IsTransient(err) {
 			break
 		}

@@ -80,9 +80,15 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attemp
 // news), at most once every every per attempt however many arrive, and its
 // check counts as the latest for the status reads.
 func (s *Store) ClaimCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
-	n, err := s.update(ctx, `UPDATE payment_attempts SET checked_at = ?, callback_checked_at = ? WHERE id = ? AND status = ?
+	return s.claimCallbackCheck(ctx, "payment_attempts", string(cauri.AttemptPending), id, now, every)
+}
+
+// claimCallbackCheck is ClaimCallbackCheck on a table of waiting money
+// movements (payment_attempts, transfers) whose waiting status is waiting.
+func (s *Store) claimCallbackCheck(ctx context.Context, table, waiting, id string, now time.Time, every time.Duration) (bool, error) {
+	n, err := s.update(ctx, `UPDATE `+table+` SET checked_at = ?, callback_checked_at = ? WHERE id = ? AND status = ?
 		AND initiated_at IS NOT NULL AND (callback_checked_at IS NULL OR callback_checked_at <= ?)`,
-		micros(now), micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+		micros(now), micros(now), id, waiting, micros(now.Add(-every)))
 	return n == 1, err
 }
 
@@ -90,9 +96,14 @@ func (s *Store) ClaimCallbackCheck(ctx context.Context, id string, now time.Time
 // a pending attempt whose initiation call has returned, at most once every
 // every: it reports whether this caller got the turn, and records it.
 func (s *Store) ClaimAttemptCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error) {
-	n, err := s.update(ctx, `UPDATE payment_attempts SET checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NOT NULL
+	return s.claimCheck(ctx, "payment_attempts", string(cauri.AttemptPending), id, now, every)
+}
+
+// claimCheck is ClaimAttemptCheck on a table of waiting money movements.
+func (s *Store) claimCheck(ctx context.Context, table, waiting, id string, now time.Time, every time.Duration) (bool, error) {
+	n, err := s.update(ctx, `UPDATE `+table+` SET checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NOT NULL
 		AND (checked_at IS NULL OR checked_at <= ?)`,
-		micros(now), id, string(cauri.AttemptPending), micros(now.Add(-every)))
+		micros(now), id, waiting, micros(now.Add(-every)))
 	return n == 1, err
 }
 
@@ -162,20 +173,27 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 // age after its last check (or its initiation), at least minWait and at
 // most maxWait. The longest overdue come first.
 func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.Attempt, error) {
-	n, lo, hi := micros(now), minWait.Microseconds(), maxWait.Microseconds()
 	var out []*cauri.Attempt
 	err := s.read(ctx, func(t *tx) (err error) {
-		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM (
+		q, args := dueQuery(attemptColumns, "payment_attempts", string(cauri.AttemptPending), now, minWait, maxWait, limit)
+		out, err = queryAll(ctx, t, scanAttempt, q, args...)
+		return err
+	})
+	return out, err
+}
+
+// dueQuery selects the rows of a table of waiting money movements whose next
+// check is due at now (see DueAttempts).
+func dueQuery(columns, table, waiting string, now time.Time, minWait, maxWait time.Duration, limit int) (string, []any) {
+	n, lo, hi := micros(now), minWait.Microseconds(), maxWait.Microseconds()
+	return `SELECT ` + columns + ` FROM (
 			SELECT *, COALESCE(checked_at, initiated_at) + CASE
 				WHEN (? - created_at) / 4 < ? THEN ?
 				WHEN (? - created_at) / 4 > ? THEN ?
 				ELSE (? - created_at) / 4 END AS due_at
-			FROM payment_attempts WHERE status = ? AND initiated_at IS NOT NULL) a
+			FROM ` + table + ` WHERE status = ? AND initiated_at IS NOT NULL) a
 			WHERE due_at <= ? ORDER BY due_at, id LIMIT ?`,
-			n, lo, lo, n, hi, hi, n, string(cauri.AttemptPending), n, limit)
-		return err
-	})
-	return out, err
+		[]any{n, lo, lo, n, hi, hi, n, waiting, n, limit}
 }
 
 // AdoptOrphanAttempts marks initiated, at now, the pending attempts created

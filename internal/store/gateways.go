@@ -129,12 +129,14 @@ func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, e
 func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time) error {
 	var waiting int
 	if err := s.read(ctx, func(t *tx) error {
-		return t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting)
+		return t.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?)
+			+ (SELECT COUNT(*) FROM transfers WHERE gateway_id = ? AND status = ?)`,
+			id, string(cauri.AttemptPending), id, string(cauri.TransferProcessing)).Scan(&waiting)
 	}); err != nil {
 		return err
 	}
 	if waiting > 0 {
-		return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
+		return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
 	}
 	return s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
 		WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)

@@ -26,8 +26,9 @@ func printable(id string) string {
 // its plaintext is not stored.
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
 	return s.tx(ctx, func(t *tx) error {
-		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt)); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt), ws.TransfersClosed, ws.TransferDailyCap); err != nil {
 			return err
 		}
 		for _, k := range keys {
@@ -40,13 +41,13 @@ func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys [
 	})
 }
 
-const workspaceColumns = `w.id, w.name, w.verified, w.connect, w.default_currency, w.created_at`
+const workspaceColumns = `w.id, w.name, w.verified, w.connect, w.default_currency, w.created_at, w.transfers_closed, w.transfer_daily_cap`
 
 func scanWorkspace(row interface{ Scan(...any) error }, extra ...any) (*cauri.Workspace, error) {
 	var ws cauri.Workspace
 	var cur string
 	var created int64
-	if err := row.Scan(append([]any{&ws.ID, &ws.Name, &ws.Verified, &ws.Connect, &cur, &created}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&ws.ID, &ws.Name, &ws.Verified, &ws.Connect, &cur, &created, &ws.TransfersClosed, &ws.TransferDailyCap}, extra...)...); err != nil {
 		return nil, err
 	}
 	ws.DefaultCurrency = cauri.Currency(cur)
@@ -70,21 +71,34 @@ func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, err
 // VerifyWorkspace marks a workspace's identity verified: it leaves
 // test-only mode, and its live keys now create live objects.
 func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspace, error) {
+	return s.setWorkspace(ctx, id, "verified", true)
+}
+
+// SetTransfersClosed closes (or reopens) transfers on a workspace: a
+// closed workspace's transfers are refused with transferts_inactifs.
+func (s *Store) SetTransfersClosed(ctx context.Context, id string, closed bool) (*cauri.Workspace, error) {
+	return s.setWorkspace(ctx, id, "transfers_closed", closed)
+}
+
+// SetTransferDailyCap sets how many transfers a workspace may create per day.
+func (s *Store) SetTransferDailyCap(ctx context.Context, id string, cap int) (*cauri.Workspace, error) {
+	if cap < 0 {
+		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
+	}
+	return s.setWorkspace(ctx, id, "transfer_daily_cap", cap)
+}
+
+// setWorkspace sets one administrative column of a workspace.
+func (s *Store) setWorkspace(ctx context.Context, id, column string, value any) (*cauri.Workspace, error) {
 	if !cauri.IsID("ws_", id) {
 		return nil, errNotFound("Workspace %s not found", printable(id))
 	}
-	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE workspaces SET verified = ? WHERE id = ?`, true, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errNotFound("Workspace %s not found", id)
-		}
-		return nil
-	})
+	n, err := s.update(ctx, `UPDATE workspaces SET `+column+` = ? WHERE id = ?`, value, id)
 	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, errNotFound("Workspace %s not found", id)
 	}
 	return s.Workspace(ctx, id)
 }

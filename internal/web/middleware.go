@@ -67,7 +67,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", r.URL.Path, "request_id", id)
 				if rec.status == 0 {
-					apiError(rec, http.StatusInternalServerError, "Internal error")
+					apiError(rec, http.StatusInternalServerError, "Internal error", "")
 				}
 			}
 			route := r.Pattern

@@ -78,16 +78,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // handler is an HTTP handler that returns its error; errShape writes it.
 type handler func(w http.ResponseWriter, r *http.Request) error
 
-type errShape func(w http.ResponseWriter, status int, msg string)
+type errShape func(w http.ResponseWriter, status int, msg, reason string)
 
 // apiError is the shape of SPEC section 7: {"error": "..."}.
-func apiError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+func apiError(w http.ResponseWriter, status int, msg, reason string) {
+	body := map[string]string{"error": msg}
+	if reason != "" {
+		body["code"] = reason // SPEC section 7: transfers and a few others
+	}
+	writeJSON(w, status, body)
 }
 
 // pageError is the shape of the sandbox route and the payment page:
 // {"success": false, "message": "..."}.
-func pageError(w http.ResponseWriter, status int, msg string) {
+func pageError(w http.ResponseWriter, status int, msg, _ string) {
 	writeJSON(w, status, map[string]any{"success": false, "message": msg})
 }
 
@@ -115,6 +119,7 @@ var statusOf = map[string]int{
 	cauri.ERateLimited:   http.StatusTooManyRequests,
 	cauri.EInternal:      http.StatusInternalServerError,
 	cauri.EBadGateway:    http.StatusBadGateway,
+	cauri.EPayment:       http.StatusPaymentRequired,
 }
 
 // writeError answers with the error's status and client-safe message. An
@@ -128,7 +133,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 		}
 		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", requestID(r))
 	}
-	shape(w, statusOf[code], cauri.ErrorMessage(err))
+	shape(w, statusOf[code], cauri.ErrorMessage(err), cauri.ErrorReason(err))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,7 +1,7 @@
-// Package pawapay is the connector to pawaPay's Merchant API v2 (deposits)
-// and a simulator of the part of it the connector uses. Facts from
-// docs.pawapay.io (v2 API reference: initiate deposit, check deposit status,
-// deposit callback, failure codes).
+// Package pawapay is the connector to pawaPay's Merchant API v2 (deposits
+// and payouts) and a simulator of the part of it the connector uses. Facts
+// from docs.pawapay.io (v2 API reference: initiate deposit and payout,
+// check their status, callbacks, failure codes).
 //
 // It imports the domain and the gateway package.
 package pawapay
@@ -27,7 +27,10 @@ type Client struct {
 	HTTP    *http.Client
 }
 
-var _ gateway.Connector = (*Client)(nil)
+var (
+	_ gateway.Connector = (*Client)(nil)
+	_ gateway.Payer     = (*Client)(nil)
+)
 
 // depositRequest is POST /v2/deposits.
 type depositRequest struct {
@@ -67,13 +70,28 @@ type depositAnswer struct {
 	FailureReason *failureReason `json:"failureReason"`
 }
 
-// deposit is a deposit as GET /v2/deposits/{id} and the callbacks show it.
+// deposit is a deposit or a payout as GET /v2/deposits/{id} (payouts/{id})
+// and the callbacks show it.
 type deposit struct {
-	DepositID             string         `json:"depositId"`
-	Status                string         `json:"status"` // ACCEPTED, PROCESSING, IN_RECONCILIATION, COMPLETED, FAILED
+	DepositID             string         `json:"depositId,omitempty"`
+	PayoutID              string         `json:"payoutId,omitempty"`
+	Status                string         `json:"status"` // ACCEPTED, ENQUEUED, PROCESSING, IN_RECONCILIATION, COMPLETED, FAILED
 	ProviderTransactionID string         `json:"providerTransactionId,omitempty"`
 	FailureReason         *failureReason `json:"failureReason,omitempty"`
 }
+
+// payoutRequest is POST /v2/payouts.
+type payoutRequest struct {
+	PayoutID        string `json:"payoutId"`
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	Recipient       payer  `json:"recipient"`
+	CustomerMessage string `json:"customerMessage,omitempty"`
+}
+
+// lowBalance are the failure codes of a payout the merchant's wallet could
+// not fund.
+var lowBalance = map[string]bool{"INSUFFICIENT_BALANCE": true, "PAWAPAY_WALLET_OUT_OF_FUNDS": true}
 
 // encodeDeposit builds the initiation body of a collection.
 func encodeDeposit(c gateway.Collection) depositRequest {
@@ -110,22 +128,40 @@ func customerMessage(s string) string {
 
 // Collect implements gateway.Connector.
 func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
+	return c.initiate(ctx, "/v2/deposits", encodeDeposit(col))
+}
+
+// Payout implements gateway.Payer.
+func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, error) {
+	return c.initiate(ctx, "/v2/payouts", payoutRequest{
+		PayoutID: p.Reference, Amount: cauri.FormatAmount(p.Amount, p.Currency), Currency: string(p.Currency),
+		Recipient:       payer{Type: "MMO", AccountDetails: accountDetails{PhoneNumber: strings.TrimPrefix(p.Phone, "+"), Provider: p.Operator}},
+		CustomerMessage: customerMessage(p.Description),
+	})
+}
+
+// initiate starts a deposit or a payout.
+func (c *Client) initiate(ctx context.Context, path string, body any) (gateway.Status, error) {
 	var ans depositAnswer
-	status, err := c.call(ctx, http.MethodPost, "/v2/deposits", encodeDeposit(col), &ans)
-	if err != nil {
+	if _, err := c.call(ctx, http.MethodPost, path, body, &ans); err != nil {
 		return gateway.Status{}, err
 	}
-	if status == http.StatusBadRequest && ans.Status == "REJECTED" {
-		return gateway.Status{Outcome: gateway.Failed, Reason: ans.FailureReason.String()}, nil
-	}
 	switch ans.Status {
-	case "ACCEPTED", "DUPLICATE_IGNORED": // a duplicate is our retry of an accepted deposit
+	case "ACCEPTED", "DUPLICATE_IGNORED": // a duplicate is our retry of an accepted payment
 		return gateway.Status{Outcome: gateway.Pending}, nil
 	case "REJECTED":
-		return gateway.Status{Outcome: gateway.Failed, Reason: ans.FailureReason.String()}, nil
+		return failed(ans.FailureReason), nil
 	}
 	return gateway.Status{}, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered an unknown status %q", ans.Status)}
 }
+
+func failed(f *failureReason) gateway.Status {
+	return gateway.Status{Outcome: gateway.Failed, Reason: f.String(), LowBalance: f != nil && lowBalance[f.FailureCode]}
+}
+
+// IdempotentPayout: a payout sent again with the same payoutId is ignored
+// (DUPLICATE_IGNORED), never paid twice.
+func (c *Client) IdempotentPayout() bool { return true }
 
 // IdempotentCollect: a deposit sent again with the same depositId is
 // ignored (DUPLICATE_IGNORED), never paid twice.
@@ -133,12 +169,20 @@ func (c *Client) IdempotentCollect() bool { return true }
 
 // CollectionStatus implements gateway.Connector.
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	reference := ref.Reference
+	return c.status(ctx, "/v2/deposits/"+url.PathEscape(ref.Reference))
+}
+
+// PayoutStatus implements gateway.Payer.
+func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	return c.status(ctx, "/v2/payouts/"+url.PathEscape(ref.Reference))
+}
+
+func (c *Client) status(ctx context.Context, path string) (gateway.Status, error) {
 	var ans struct {
 		Status string  `json:"status"` // FOUND, NOT_FOUND
 		Data   deposit `json:"data"`
 	}
-	if _, err := c.call(ctx, http.MethodGet, "/v2/deposits/"+url.PathEscape(reference), nil, &ans); err != nil {
+	if _, err := c.call(ctx, http.MethodGet, path, nil, &ans); err != nil {
 		return gateway.Status{}, err
 	}
 	if ans.Status == "NOT_FOUND" {
@@ -153,7 +197,8 @@ func depositStatus(d deposit) gateway.Status {
 	case "COMPLETED":
 		st.Outcome = gateway.Succeeded
 	case "FAILED":
-		st.Outcome, st.Reason = gateway.Failed, d.FailureReason.String()
+		f := failed(d.FailureReason)
+		st.Outcome, st.Reason, st.LowBalance = f.Outcome, f.Reason, f.LowBalance
 	}
 	return st
 }
@@ -163,10 +208,10 @@ func depositStatus(d deposit) gateway.Status {
 // signals: the service re-reads the deposit before believing them.
 func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
 	var d deposit
-	if err := json.Unmarshal(body, &d); err != nil || d.DepositID == "" {
-		return "", errors.New("pawaPay callback without a depositId")
+	if err := json.Unmarshal(body, &d); err != nil || d.DepositID == "" && d.PayoutID == "" {
+		return "", errors.New("pawaPay callback without a depositId or payoutId")
 	}
-	return d.DepositID, nil
+	return d.DepositID + d.PayoutID, nil
 }
 
 // call sends one request to pawaPay with the gateway's token. Besides the

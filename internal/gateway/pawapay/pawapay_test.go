@@ -208,3 +208,59 @@ func TestSimulator_SettlesAfterDelay(t *testing.T) {
 		t.Fatalf("a stuck payment: %+v; want still pending", st)
 	}
 }
+
+func TestPayout_AgainstSimulator(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]byte
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, b)
+		mu.Unlock()
+	}))
+	defer hook.Close()
+	sim := &Simulator{Token: "tok", CallbackURL: hook.URL}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, Token: "tok"}
+	ctx := context.Background()
+	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Phone: "+221771234567", Operator: "WAVE_SEN", Country: "SN"}
+	for range 3 { // sent again with the same payoutId: one payout
+		if st, err := c.Payout(ctx, p); err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("payout = %+v, %v", st, err)
+		}
+	}
+	if sim.Payouts() != 1 {
+		t.Fatalf("%d payouts for one payoutId", sim.Payouts())
+	}
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.Pending {
+		t.Fatalf("status = %+v", st)
+	}
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.NotFound {
+		t.Fatalf("a payout read as a deposit = %+v; want not found", st)
+	}
+	res, _ := http.Post(srv.URL+"/_sim/settle/"+p.Reference, "", nil)
+	res.Body.Close()
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.Succeeded || st.ProviderRef == "" {
+		t.Fatalf("settled = %+v", st)
+	}
+	mu.Lock()
+	ref, err := c.CallbackReference(nil, bodies[0])
+	mu.Unlock()
+	if err != nil || ref != p.Reference {
+		t.Fatalf("payout callback = %q, %v", ref, err)
+	}
+	poor := p
+	poor.Reference, poor.Phone = "b1111111-2222-4333-8444-555555555555", "+221770000049"
+	if st, _ := c.Payout(ctx, poor); st.Outcome != gateway.Failed || !st.LowBalance {
+		t.Fatalf("low balance = %+v", st)
+	}
+	lost := p
+	lost.Reference, lost.Phone = "c1111111-2222-4333-8444-555555555555", "+221770000029"
+	c.Payout(ctx, lost)
+	res, _ = http.Post(srv.URL+"/_sim/settle/"+lost.Reference, "", nil)
+	res.Body.Close()
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "RECIPIENT_NOT_FOUND") {
+		t.Fatalf("failed payout = %+v", st)
+	}
+}
