@@ -99,6 +99,18 @@ func IsID(prefix, s string) bool {
 	return true
 }
 
+// NewUUID returns a random UUID (version 4): the references Cauri gives
+// aggregators as their idempotency ids.
+func NewUUID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 func randomString(nbytes int) string {

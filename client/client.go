@@ -166,6 +166,55 @@ func (c *Client) ResendDelivery(ctx context.Context, id string) (*Delivery, erro
 	return out, err
 }
 
+// CreateTransfer sends money to a Mobile Money account. Always give an
+// idempotencyKey (one per transfer): a repeated call returns the transfer
+// the first one created, and replayed is true; the money moves once.
+func (c *Client) CreateTransfer(ctx context.Context, req TransferCreateRequest, idempotencyKey string) (tr *Transfer, replayed bool, err error) {
+	h := http.Header{}
+	if idempotencyKey != "" {
+		h.Set("Idempotency-Key", idempotencyKey)
+	}
+	res, err := c.do(ctx, "POST", "/v1/transfers", req, h, &tr)
+	if err != nil {
+		return nil, false, err
+	}
+	return tr, res.Header.Get("Idempotent-Replayed") == "true", nil
+}
+
+// Transfer reads one transfer.
+func (c *Client) Transfer(ctx context.Context, id string) (*Transfer, error) {
+	var out *Transfer
+	_, err := c.do(ctx, "GET", "/v1/transfers/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// ListTransfers lists the latest transfers, newest first, of one status
+// when status is not empty; limit 0 means the service's default, 50.
+func (c *Client) ListTransfers(ctx context.Context, status TransferStatus, limit int) (*TransferList, error) {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", string(status))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/v1/transfers"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out *TransferList
+	_, err := c.do(ctx, "GET", path, nil, nil, &out)
+	return out, err
+}
+
+// TransferOptions lists the countries, currencies and operators the
+// workspace can send money to.
+func (c *Client) TransferOptions(ctx context.Context) (*TransferOptions, error) {
+	var out *TransferOptions
+	_, err := c.do(ctx, "GET", "/v1/transfers?options=1", nil, nil, &out)
+	return out, err
+}
+
 // do sends one call, retrying a 429 after its Retry-After, and decodes a
 // 2xx body into out.
 func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {

@@ -112,13 +112,13 @@ func (e DeliveryObject) Valid() bool {
 
 // Defines values for DeliveryListObject.
 const (
-	List DeliveryListObject = "list"
+	DeliveryListObjectList DeliveryListObject = "list"
 )
 
 // Valid indicates whether the value is a known member of the DeliveryListObject enum.
 func (e DeliveryListObject) Valid() bool {
 	switch e {
-	case List:
+	case DeliveryListObjectList:
 		return true
 	default:
 		return false
@@ -374,11 +374,27 @@ func (e SessionStatus) Valid() bool {
 	}
 }
 
+// Defines values for TransferObject.
+const (
+	TransferObjectTransfer TransferObject = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the TransferObject enum.
+func (e TransferObject) Valid() bool {
+	switch e {
+	case TransferObjectTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransferErrorCode.
 const (
 	TransferErrorCodeConnectNonDisponible TransferErrorCode = "connect_non_disponible"
 	TransferErrorCodeDeviseInvalide       TransferErrorCode = "devise_invalide"
 	TransferErrorCodeEspaceIntrouvable    TransferErrorCode = "espace_introuvable"
+	TransferErrorCodeIdempotencyKeyReused TransferErrorCode = "idempotency_key_reused"
 	TransferErrorCodeIdentiteNonVerifiee  TransferErrorCode = "identite_non_verifiee"
 	TransferErrorCodeInternal             TransferErrorCode = "internal"
 	TransferErrorCodeInvalidBody          TransferErrorCode = "invalid_body"
@@ -392,6 +408,7 @@ const (
 	TransferErrorCodeSoldeInsuffisant     TransferErrorCode = "solde_insuffisant"
 	TransferErrorCodeTelephoneInvalide    TransferErrorCode = "telephone_invalide"
 	TransferErrorCodeTestMode             TransferErrorCode = "test_mode"
+	TransferErrorCodeTransfertIntrouvable TransferErrorCode = "transfert_introuvable"
 	TransferErrorCodeTransfertsInactifs   TransferErrorCode = "transferts_inactifs"
 	TransferErrorCodeUnauthorized         TransferErrorCode = "unauthorized"
 )
@@ -404,6 +421,8 @@ func (e TransferErrorCode) Valid() bool {
 	case TransferErrorCodeDeviseInvalide:
 		return true
 	case TransferErrorCodeEspaceIntrouvable:
+		return true
+	case TransferErrorCodeIdempotencyKeyReused:
 		return true
 	case TransferErrorCodeIdentiteNonVerifiee:
 		return true
@@ -431,6 +450,8 @@ func (e TransferErrorCode) Valid() bool {
 		return true
 	case TransferErrorCodeTestMode:
 		return true
+	case TransferErrorCodeTransfertIntrouvable:
+		return true
 	case TransferErrorCodeTransfertsInactifs:
 		return true
 	case TransferErrorCodeUnauthorized:
@@ -452,6 +473,57 @@ func (e TransferEventEvent) Valid() bool {
 	case TransferEventEventTransferFailed:
 		return true
 	case TransferEventEventTransferSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferListObject.
+const (
+	TransferListObjectList TransferListObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the TransferListObject enum.
+func (e TransferListObject) Valid() bool {
+	switch e {
+	case TransferListObjectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferOptionsObject.
+const (
+	TransferOptionsObjectTransferOptions TransferOptionsObject = "transfer_options"
+)
+
+// Valid indicates whether the value is a known member of the TransferOptionsObject enum.
+func (e TransferOptionsObject) Valid() bool {
+	switch e {
+	case TransferOptionsObjectTransferOptions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferStatus.
+const (
+	TransferStatusTransferFailed     TransferStatus = "failed"
+	TransferStatusTransferProcessing TransferStatus = "processing"
+	TransferStatusTransferSucceeded  TransferStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the TransferStatus enum.
+func (e TransferStatus) Valid() bool {
+	switch e {
+	case TransferStatusTransferFailed:
+		return true
+	case TransferStatusTransferProcessing:
+		return true
+	case TransferStatusTransferSucceeded:
 		return true
 	default:
 		return false
@@ -637,7 +709,8 @@ type CodedError struct {
 	// `unauthorized`; 402: `solde_insuffisant`; 403: `test_mode`,
 	// `transferts_inactifs`, `connect_non_disponible`, `identite_non_verifiee`;
 	// 404: `espace_introuvable`; 429: `rate_limited`, `plafond_journalier`;
-	// 500: `internal` (the transfer was not created).
+	// 500: `internal` (the transfer was not created). Beyond the SPEC: 404
+	// `transfert_introuvable` (no such transfer), 422 `idempotency_key_reused`.
 	Code  TransferErrorCode `json:"code"`
 	Error string            `json:"error"`
 }
@@ -946,27 +1019,89 @@ type SessionStatus string
 // Examples: 2026-11-22T10:00:00.000Z
 type Timestamp = time.Time
 
-// Transfer A payout to a Mobile Money account. The fields below are fixed by the SPEC; the transfers release completes the object.
+// Transfer A payout to a Mobile Money account.
 type Transfer struct {
 	// Amount In major units of the currency, as a JSON number.
-	Amount  Amount `json:"amount"`
+	Amount Amount `json:"amount"`
+
+	// CompletedAt When it succeeded or failed; ISO 8601 in UTC with milliseconds.
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// Country ISO 3166-1 alpha-2.
 	Country string `json:"country"`
 
+	// CreatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
 	// Currency ISO 4217 code of an accepted currency.
-	Currency Currency `json:"currency"`
+	Currency    Currency `json:"currency"`
+	Description *string  `json:"description"`
+
+	// FailureCode When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`) or `not_received` (the aggregator never received it).
+	FailureCode *string `json:"failure_code"`
+
+	// FailureMessage The aggregator's words, when failed.
+	FailureMessage *string `json:"failure_message"`
 
 	// Fee Always 0: the aggregator's own fees apply.
-	Fee              json.Number `json:"fee"`
-	Id               string      `json:"id"`
-	Livemode         bool        `json:"livemode"`
-	Operator         string      `json:"operator"`
-	ProviderOperator string      `json:"provider_operator"`
+	Fee json.Number `json:"fee"`
+
+	// Id `tr_...`
+	Id       string         `json:"id"`
+	Livemode bool           `json:"livemode"`
+	Object   TransferObject `json:"object"`
+
+	// Operator The operator key (`orange_money`, `mtn_momo`, ...).
+	Operator string `json:"operator"`
+
+	// Phone The recipient's number in E.164.
+	Phone string `json:"phone"`
+
+	// Provider The aggregator that sends it.
+	Provider string `json:"provider"`
+
+	// ProviderOperator The serving gateway's own code for the operator.
+	ProviderOperator string  `json:"provider_operator"`
+	RecipientName    *string `json:"recipient_name"`
 
 	// Reference UUID; the aggregator's own idempotency id for this payout.
 	Reference string `json:"reference"`
 
-	// Status Examples: processing, succeeded, failed
-	Status string `json:"status"`
+	// Status `processing` until the aggregator's outcome; then `succeeded` or `failed` (final).
+	Status TransferStatus `json:"status"`
+
+	// UpdatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// TransferObject defines model for Transfer.Object.
+type TransferObject string
+
+// TransferCreateRequest defines model for TransferCreateRequest.
+type TransferCreateRequest struct {
+	// Amount In major units of the country's currency (`montant_invalide`).
+	Amount json.Number `json:"amount"`
+
+	// Country ISO 3166-1 alpha-2; must be served (`pays_non_desservi`).
+	Country string `json:"country"`
+
+	// Currency Defaults to the country's; must be it (`devise_invalide`).
+	Currency    *Currency `json:"currency,omitempty"`
+	Description *string   `json:"description,omitempty"`
+
+	// IdempotencyKey Alternative to the Idempotency-Key header.
+	IdempotencyKey *string `json:"idempotency_key,omitempty"`
+
+	// Operator Operator key, lowercase with underscores (`operateur_manquant`, `operateur_non_desservi`, `methode_desactivee`).
+	Operator string `json:"operator"`
+
+	// Phone The recipient's number, national or international (`telephone_invalide`).
+	Phone         string  `json:"phone"`
+	RecipientName *string `json:"recipient_name,omitempty"`
 }
 
 // TransferErrorCode The `code` of a transfer error. 400: `invalid_body`, `pays_non_desservi`,
@@ -975,12 +1110,13 @@ type Transfer struct {
 // `unauthorized`; 402: `solde_insuffisant`; 403: `test_mode`,
 // `transferts_inactifs`, `connect_non_disponible`, `identite_non_verifiee`;
 // 404: `espace_introuvable`; 429: `rate_limited`, `plafond_journalier`;
-// 500: `internal` (the transfer was not created).
+// 500: `internal` (the transfer was not created). Beyond the SPEC: 404
+// `transfert_introuvable` (no such transfer), 422 `idempotency_key_reused`.
 type TransferErrorCode string
 
 // TransferEvent defines model for TransferEvent.
 type TransferEvent struct {
-	// Data A payout to a Mobile Money account. The fields below are fixed by the SPEC; the transfers release completes the object.
+	// Data A payout to a Mobile Money account.
 	Data     Transfer           `json:"data"`
 	Event    TransferEventEvent `json:"event"`
 	Id       string             `json:"id"`
@@ -994,6 +1130,39 @@ type TransferEvent struct {
 
 // TransferEventEvent defines model for TransferEvent.Event.
 type TransferEventEvent string
+
+// TransferList defines model for TransferList.
+type TransferList struct {
+	Count  int                `json:"count"`
+	Data   []Transfer         `json:"data"`
+	Object TransferListObject `json:"object"`
+}
+
+// TransferListObject defines model for TransferList.Object.
+type TransferListObject string
+
+// TransferOptions defines model for TransferOptions.
+type TransferOptions struct {
+	Countries []struct {
+		Country string `json:"country"`
+
+		// Currency ISO 4217 code of an accepted currency.
+		Currency  Currency `json:"currency"`
+		Name      string   `json:"name"`
+		Operators []struct {
+			Name     string `json:"name"`
+			Operator string `json:"operator"`
+		} `json:"operators"`
+	} `json:"countries"`
+	Currencies []Currency            `json:"currencies"`
+	Object     TransferOptionsObject `json:"object"`
+}
+
+// TransferOptionsObject defines model for TransferOptions.Object.
+type TransferOptionsObject string
+
+// TransferStatus `processing` until the aggregator's outcome; then `succeeded` or `failed` (final).
+type TransferStatus string
 
 // WebhookConfig defines model for WebhookConfig.
 type WebhookConfig struct {
@@ -1091,6 +1260,9 @@ type TooLarge = Error
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = Error
 
+// TransferError The error shape of transfers, payment-link test-mode refusals and resends.
+type TransferError = CodedError
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
@@ -1142,6 +1314,25 @@ type CreateCheckoutSessionParams struct {
 type ListCheckoutSessionMethodsParams struct {
 	// Country ISO 3166-1 alpha-2 code in any case (`ci`, `SN`) or a country name (`Côte d'Ivoire`, `Senegal`). A code of a country Cauri does not serve yields the card methods alone.
 	Country *string `form:"country,omitempty" json:"country,omitempty"`
+}
+
+// ListTransfersParams defines parameters for ListTransfers.
+type ListTransfersParams struct {
+	// Options `1`: answer the options instead of the list.
+	Options *string         `form:"options,omitempty" json:"options,omitempty"`
+	Status  *TransferStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit 1 to 200 (default 50); out of range is 400 `invalid_body`.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateTransferParams defines parameters for CreateTransfer.
+type CreateTransferParams struct {
+	// IdempotencyKey A unique string per order. Replaying a request with the same key (same
+	// workspace and mode) returns the object it created with 200 and
+	// `Idempotent-Replayed: true`; the same key with a different request is
+	// 422. Keys are remembered 30 days.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -1310,6 +1501,9 @@ type CreateCheckoutSessionJSONRequestBody = CreateSessionRequest
 
 // UpdateWebhookConfigJSONRequestBody defines body for UpdateWebhookConfig for application/json ContentType.
 type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
+
+// CreateTransferJSONRequestBody defines body for CreateTransfer for application/json ContentType.
+type CreateTransferJSONRequestBody = TransferCreateRequest
 
 // PaymentCancelledJSONRequestBody defines body for PaymentCancelled for application/json ContentType.
 type PaymentCancelledJSONRequestBody = PaymentEvent

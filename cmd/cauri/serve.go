@@ -16,6 +16,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/cauri-pay/cauri/internal/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -54,11 +55,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
+	observe := gatewayMetrics(reg)
 	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Observe: gatewayMetrics(reg)}
+		Observe: observe}
+	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
+		Observe: observe}
 	srv, err := web.New(web.Deps{
 		Store:          st,
 		Checkout:       checkoutSvc,
+		Transfers:      transferSvc,
 		Guard:          guard,
 		Worker:         worker,
 		Limiter:        limiter,
@@ -86,7 +91,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go housekeeping(ctx, st, logger, now)
-	go reconcile(ctx, checkoutSvc, logger)
+	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile)
 	workerCtx, stopWorker := context.WithCancel(context.Background())
 	workerDone := make(chan struct{})
 	go func() { worker.Run(workerCtx); close(workerDone) }()
@@ -130,8 +135,8 @@ func gatewayMetrics(reg *prometheus.Registry) func(provider, op, outcome string,
 	}
 }
 
-// reconcile runs the checkout reconciler every 10 seconds.
-func reconcile(ctx context.Context, svc *checkout.Service, logger *slog.Logger) {
+// reconcile runs the payments' and the transfers' reconcilers every 10 seconds.
+func reconcile(ctx context.Context, logger *slog.Logger, passes ...func(context.Context) (int, error)) {
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
 	for {
@@ -140,8 +145,10 @@ func reconcile(ctx context.Context, svc *checkout.Service, logger *slog.Logger) 
 			return
 		case <-tick.C:
 		}
-		if _, err := svc.Reconcile(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("reconcile payments", "err", err)
+		for _, pass := range passes {
+			if _, err := pass(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("reconcile", "err", err)
+			}
 		}
 	}
 }

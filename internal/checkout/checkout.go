@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cauri-pay/cauri"
@@ -67,7 +66,6 @@ const (
 	maxMetadataKeys   = 50
 	maxMetadataKeyLen = 40
 	maxMetadataValLen = 500
-	maxIdemKeyLen     = 255
 )
 
 // Create validates p and creates a session for ws; keyLive is the mode of
@@ -80,7 +78,7 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 	}
 	var idem *store.Idempotency
 	if p.IdempotencyKey != "" {
-		if err := checkIdempotencyKey(p.IdempotencyKey); err != nil {
+		if err := cauri.CheckIdempotencyKey(p.IdempotencyKey); err != nil {
 			return nil, false, err
 		}
 		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess)}
@@ -117,7 +115,7 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 		{"description", p.Description, maxDescriptionLen, &sess.Description},
 		{"merchant_name", p.MerchantName, maxNameLen, &sess.MerchantName},
 	} {
-		if *f.dst, err = text(f.name, f.in, f.max); err != nil {
+		if *f.dst, err = cauri.CleanText(f.name, f.in, f.max); err != nil {
 			return nil, err
 		}
 	}
@@ -159,22 +157,6 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 	return sess, nil
 }
 
-func text(field, s string, max int) (string, error) {
-	s = strings.TrimSpace(s)
-	if !utf8.ValidString(s) {
-		return "", cauri.Errorf(cauri.EInvalid, "%s is not valid UTF-8", field)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return "", cauri.Errorf(cauri.EInvalid, "%s contains a control character (U+%04X)", field, r)
-		}
-	}
-	if utf8.RuneCountInString(s) > max {
-		return "", cauri.Errorf(cauri.EInvalid, "%s is longer than %d characters", field, max)
-	}
-	return s, nil
-}
-
 func email(field, s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -197,18 +179,6 @@ func httpURL(field, s string) (string, error) {
 		return "", cauri.Errorf(cauri.EInvalid, "%s must be an absolute http or https URL of at most %d characters", field, maxURLLen)
 	}
 	return s, nil
-}
-
-func checkIdempotencyKey(k string) error {
-	if len(k) > maxIdemKeyLen {
-		return cauri.Errorf(cauri.EInvalid, "Idempotency-Key is longer than %d characters", maxIdemKeyLen)
-	}
-	for _, r := range k {
-		if r < 0x21 || r > 0x7e {
-			return cauri.Errorf(cauri.EInvalid, "Idempotency-Key must be printable ASCII without spaces")
-		}
-	}
-	return nil
 }
 
 // fingerprint identifies a request by its normalised parameters, so that a

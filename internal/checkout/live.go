@@ -2,9 +2,7 @@ package checkout
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -127,7 +125,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	}
 	now := s.Now().UTC()
 	a := &cauri.Attempt{
-		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: uuid4(), Country: country,
+		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: cauri.NewUUID(), Country: country,
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.Store.StartAttempt(ctx, a, s.reopened); err != nil {
@@ -298,22 +296,34 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 	return s.Store.Session(ctx, sessionID)
 }
 
-// Callback handles an aggregator's callback to gateway gatewayID: it finds
-// the attempt the callback is about and checks it with the aggregator at
-// once (a callback is a signal, never believed as such). A callback about
-// an attempt that is settled already changes nothing.
-func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header, body []byte) error {
+// CallbackReference reads which payment (or transfer: they share the
+// address) an aggregator's callback to gateway gatewayID names, once the
+// aggregator's own scheme has verified it (EInvalid otherwise).
+func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error) {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	conn, err := s.connector(ctx, g)
 	if err != nil {
-		return err
+		return "", err
 	}
 	ref, err := conn.CallbackReference(h, body)
 	if err != nil {
-		return cauri.Errorf(cauri.EInvalid, "%s", err.Error())
+		return "", cauri.Errorf(cauri.EInvalid, "%s", err.Error())
+	}
+	return ref, nil
+}
+
+// Callback handles an aggregator's callback about the payment with our
+// reference at gateway gatewayID: it checks the attempt with the
+// aggregator at once (a callback is a signal, never believed as such). A
+// callback about an attempt that is settled already changes nothing;
+// ENotFound when no attempt has this reference.
+func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
+	g, err := s.Store.GatewayByID(ctx, gatewayID)
+	if err != nil {
+		return err
 	}
 	a, err := s.Store.AttemptByReference(ctx, g.ID, ref)
 	if err != nil || a.Status != cauri.AttemptPending {
@@ -323,6 +333,10 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, h http.Header,
 	// read did, but at most every 2 seconds per payment, however many
 	// callbacks arrive.
 	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
+		return err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
 		return err
 	}
 	st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
@@ -410,12 +424,4 @@ func (s *Service) cancel(ctx context.Context, id string, createdBefore, now time
 		s.Committed()
 	}
 	return done, err
-}
-
-func uuid4() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

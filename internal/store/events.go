@@ -45,6 +45,16 @@ func (s *Store) SessionEvents(ctx context.Context, sessionID string) ([]*cauri.E
 	return events, err
 }
 
+// TransferEvents lists the events of a transfer, oldest first.
+func (s *Store) TransferEvents(ctx context.Context, transferID string) ([]*cauri.Event, error) {
+	var events []*cauri.Event
+	err := s.read(ctx, func(t *tx) (err error) {
+		events, err = queryAll(ctx, t, scanEvent, `SELECT `+eventColumns+` FROM events WHERE transfer_id = ? ORDER BY created_at, id`, transferID)
+		return err
+	})
+	return events, err
+}
+
 func nullString(s string) any {
 	if s == "" {
 		return nil

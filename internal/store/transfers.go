@@ -157,6 +157,13 @@ func (s *Store) MarkTransferInitiated(ctx context.Context, id string, now time.T
 	return err
 }
 
+// SetTransferProviderRef records the aggregator's own id of a transfer as
+// soon as the aggregator gives it, before the money can move.
+func (s *Store) SetTransferProviderRef(ctx context.Context, id, providerRef string) error {
+	_, err := s.update(ctx, `UPDATE transfers SET provider_ref = ? WHERE id = ?`, providerRef, id)
+	return err
+}
+
 // FinishTransfer changes a processing transfer under its row lock: fn
 // sets its outcome in place, and the transfer's event is written in the
 // same transaction. A transfer no longer processing is left alone (fn is

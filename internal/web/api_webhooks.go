@@ -165,14 +165,8 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.Limiter.Allow(r.Context(), limitResend, c.ws.ID)
-	switch {
-	case err != nil:
-		s.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", limitResend.Name)
-	case !d.Allowed:
-		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "Too many resends; at most 30 a minute per workspace", "code": "rate_limited"})
-		return nil
+	if err := s.limit(w, r, limitResend, "per workspace", c.ws.ID, "rate_limited"); err != nil {
+		return err
 	}
 	if _, err := s.Store.Delivery(r.Context(), c.ws.ID, c.livemode(), r.PathValue("id")); err != nil {
 		return err

@@ -169,14 +169,26 @@ var (
 // answer is 429 with Retry-After in seconds. A limiter that fails lets the
 // request through: a broken limiter must not stop payments.
 func (s *Server) limitByIP(w http.ResponseWriter, r *http.Request, l ratelimit.Limit) error {
-	d, err := s.Limiter.Allow(r.Context(), l, s.clientIP(r).String())
+	return s.limit(w, r, l, "per IP", s.clientIP(r).String(), "")
+}
+
+// limit takes one request from key's budget under l (scope says whose:
+// "per IP", "per workspace"); over it, the answer is 429 with Retry-After,
+// and reason as its code when given.
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit, scope, key, reason string) error {
+	d, err := s.Limiter.Allow(r.Context(), l, key)
 	if err != nil {
 		s.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", l.Name)
 		return nil
 	}
 	if !d.Allowed {
 		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-		return cauri.Errorf(cauri.ERateLimited, "Too many requests; retry after %d seconds", d.RetryAfterSeconds())
+		per := "per " + l.Per.String()
+		if l.Per == time.Minute {
+			per = "a minute"
+		}
+		return cauri.Reasonf(cauri.ERateLimited, reason, "Too many requests: at most %d %s %s; retry after %d seconds",
+			l.Count, per, scope, d.RetryAfterSeconds())
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func (s *Server) gatewayCallbackPing(w http.ResponseWriter, r *http.Request) err
 }
 
 // gatewayCallback is POST /callbacks/{gatewayId}: where a gateway's
-// aggregator announces a payment's outcome. The outcome is confirmed with
+// aggregator announces a payment's or a transfer's outcome. The outcome is confirmed with
 // the aggregator before anything changes; any known gateway gets 200 so
 // that the aggregator stops retrying.
 func (s *Server) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
@@ -114,7 +114,15 @@ func (s *Server) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return cauri.Errorf(cauri.ETooLarge, "Callback body is larger than %d bytes", maxBody)
 	}
-	if err := s.Checkout.Callback(r.Context(), r.PathValue("gatewayId"), r.Header, body); err != nil {
+	gatewayID := r.PathValue("gatewayId")
+	ref, err := s.Checkout.CallbackReference(r.Context(), gatewayID, r.Header, body)
+	if err == nil {
+		// A payment's or a transfer's: they share the gateway's address.
+		if err = s.Checkout.Callback(r.Context(), gatewayID, ref); cauri.ErrorCode(err) == cauri.ENotFound {
+			err = s.Transfers.Callback(r.Context(), gatewayID, ref)
+		}
+	}
+	if err != nil {
 		code := cauri.ErrorCode(err)
 		if code == cauri.ENotFound && strings.HasPrefix(cauri.ErrorMessage(err), "Gateway") {
 			return err

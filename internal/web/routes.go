@@ -16,6 +16,11 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.api(s.sessionStatus))
 	mux.Handle("GET /v1/checkout/sessions/{id}/methods", s.api(s.sessionMethods))
 
+	// Transfers (SPEC section 4, Transfers).
+	mux.Handle("POST /v1/transfers", s.api(s.createTransfer))
+	mux.Handle("GET /v1/transfers", s.api(s.listTransfers))
+	mux.Handle("GET /v1/transfers/{id}", s.api(s.getTransfer))
+
 	// Webhooks: configuration and the delivery log.
 	mux.Handle("GET /v1/config/webhook", s.api(s.getWebhookConfig))
 	mux.Handle("PATCH /v1/config/webhook", s.api(s.patchWebhookConfig))

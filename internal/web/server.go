@@ -23,6 +23,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -30,6 +31,7 @@ import (
 type Deps struct {
 	Store          *store.Store
 	Checkout       *checkout.Service
+	Transfers      *transfer.Service
 	Guard          *delivery.Guard  // webhook address policy
 	Worker         *delivery.Worker // sends deliveries; resends go through it
 	Limiter        ratelimit.Limiter

@@ -532,7 +532,7 @@ func TestWebhookDelivery_ResendAndList(t *testing.T) {
 				wantStatus(t, e.do("POST", "/v1/webhooks/deliveries/"+did+"/resend", nil, bearer(key)...), 200)
 			}
 			r := e.do("POST", "/v1/webhooks/deliveries/"+did+"/resend", nil, bearer(key)...)
-			wantError(t, r, 429, "resends")
+			wantError(t, r, 429, "at most 30 a minute per workspace")
 			if r.str("code") != "rate_limited" || r.header.Get("Retry-After") == "" {
 				t.Fatalf("over the limit = %s (Retry-After %q)", r.raw, r.header.Get("Retry-After"))
 			}

@@ -1,0 +1,446 @@
+// Package transfer sends money out to Mobile Money accounts through the
+// workspace's gateways that can send money (SPEC sections 2, 3, 4 and 7,
+// "Transfers"), exactly once: a transfer is committed, processing, before
+// its aggregator is called, and its reference is the aggregator's own
+// idempotency id. Outcomes arrive by the aggregators' callbacks or by the
+// reconciler, and end the transfer with its webhook.
+//
+// It imports the domain, the store, the catalog and the gateway package.
+package transfer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// Service creates and follows transfers.
+type Service struct {
+	Store *store.Store
+	Now   func() time.Time // injected clock
+	// Connect builds a gateway's connector (connect.New in production).
+	Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
+	// Observe, when set, records every call to an aggregator (metrics).
+	Observe gateway.Observer
+	// CallbackURL is the base of the aggregators' callback addresses.
+	CallbackURL string
+	// Committed, when set, is called after a change that emitted an event
+	// is committed: the webhook worker sends its delivery at once.
+	Committed func()
+}
+
+// Params is a create request as the merchant sent it. Amount is the JSON
+// number's text, so that no float ever holds money.
+type Params struct {
+	Amount         string
+	Country        string
+	Operator       string
+	Phone          string
+	Currency       string
+	RecipientName  string
+	Description    string
+	IdempotencyKey string // the header's, or the body's idempotency_key
+}
+
+// invalid is a 400 with the SPEC's code.
+func invalid(reason, format string, args ...any) error {
+	return cauri.Reasonf(cauri.EInvalid, reason, format, args...)
+}
+
+// route is the gateway chosen for a transfer.
+type route struct {
+	gateway *cauri.Gateway
+	code    string
+}
+
+// Validate checks a create request's fields in the documented order
+// (montant_invalide, pays_non_desservi, operateur_manquant,
+// operateur_non_desservi, methode_desactivee, telephone_invalide,
+// devise_invalide) and returns the transfer it describes, not yet stored.
+func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (*cauri.Transfer, error) {
+	amountText := strings.TrimSpace(p.Amount)
+	if amountText == "" {
+		return nil, invalid("montant_invalide", "amount is required")
+	}
+	country, ok := catalog.LookupCountry(p.Country)
+	if ok && len(strings.TrimSpace(p.Country)) != 2 {
+		ok = false // the SPEC asks for the ISO code
+	}
+	// The amount's decimals depend on the currency: check it against the
+	// country's (or the one given) once both are known, but report it first.
+	cur := cauri.Currency("")
+	if ok {
+		cur = country.Currency
+	}
+	if c, err := cauri.ParseCurrency(p.Currency); p.Currency != "" && err == nil {
+		cur = c
+	}
+	if cur == "" {
+		cur = "XOF" // any: only the shape of the number is judged here
+	}
+	amount, err := cauri.ParseAmount("amount", amountText, cur)
+	if err != nil {
+		return nil, invalid("montant_invalide", "%s", cauri.ErrorMessage(err))
+	}
+	gateways, err := s.Store.Gateways(ctx, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !servesCountry(gateways, country.Code) {
+		return nil, invalid("pays_non_desservi", "country %q is not served: no gateway of this workspace sends money there (see GET /v1/transfers?options=1)", p.Country)
+	}
+	operator := strings.TrimSpace(p.Operator)
+	if operator == "" {
+		return nil, invalid("operateur_manquant", "operator is required (an operator key such as orange_money, mtn_momo, wave)")
+	}
+	rt, enabled := pickRoute(gateways, country.Code, operator)
+	if rt == nil && !enabled {
+		return nil, invalid("operateur_non_desservi", "operator %q is not served in %s by this workspace's gateways", operator, country.Code)
+	}
+	if rt == nil {
+		return nil, invalid("methode_desactivee", "operator %q is disabled in %s on this workspace's gateways", operator, country.Code)
+	}
+	phone, err := catalog.ParsePhone("phone", p.Phone, country.Code)
+	if err != nil {
+		return nil, invalid("telephone_invalide", "%s", cauri.ErrorMessage(err))
+	}
+	if p.Currency != "" {
+		c, err := cauri.ParseCurrency(p.Currency)
+		if err != nil || c != country.Currency {
+			return nil, invalid("devise_invalide", "currency %q is not the currency of %s (%s)", p.Currency, country.Code, country.Currency)
+		}
+	}
+	name, err := cauri.CleanText("recipient_name", p.RecipientName, 200)
+	if err != nil {
+		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
+	}
+	desc, err := cauri.CleanText("description", p.Description, 500)
+	if err != nil {
+		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
+	}
+	now := s.Now().UTC()
+	return &cauri.Transfer{
+		ID: cauri.NewID("tr_"), WorkspaceID: ws.ID, Livemode: true, Reference: cauri.NewUUID(), Status: cauri.TransferProcessing,
+		Amount: amount, Currency: country.Currency, Country: country.Code, Operator: operator, ProviderOperator: rt.code,
+		Phone: phone, RecipientName: name, Description: desc, GatewayID: rt.gateway.ID, Provider: rt.gateway.Provider,
+		CreatedAt: now, UpdatedAt: now,
+	}, nil
+}
+
+// sends reports whether a gateway can send money live.
+func sends(g *cauri.Gateway) bool { return g.Live && g.Payout }
+
+func servesCountry(gateways []*cauri.Gateway, country string) bool {
+	for _, g := range gateways {
+		for _, r := range g.Routes {
+			if sends(g) && r.Country == country {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pickRoute finds the first enabled gateway sending money to operator in
+// country (in the order they were added; the routing engine will order
+// them). enabled reports whether some gateway serves it at all.
+func pickRoute(gateways []*cauri.Gateway, country, operator string) (rt *route, served bool) {
+	for _, g := range gateways {
+		for _, r := range g.Routes {
+			if !sends(g) || r.Country != country || r.Operator != operator {
+				continue
+			}
+			served = true
+			if rt == nil && g.Enabled && r.Enabled {
+				rt = &route{gateway: g, code: r.Code}
+			}
+		}
+	}
+	return rt, served
+}
+
+// Fingerprint identifies a request by its normalised fields, so that a
+// replay with other whitespace or key order is still the same request.
+func Fingerprint(tr *cauri.Transfer) string {
+	b, _ := json.Marshal([]any{tr.Amount, tr.Currency, tr.Country, tr.Operator, tr.Phone, tr.RecipientName, tr.Description})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Replay finds the transfer an idempotency key created (nil if none).
+func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, tr *cauri.Transfer) (*cauri.Transfer, error) {
+	if key == "" {
+		return nil, nil
+	}
+	return s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
+}
+
+// Create commits the validated transfer tr (with its idempotency key, under
+// the daily cap) and makes the payout. It returns the transfer, and whether
+// it is a replay of an earlier request with the same key.
+//
+// The payout's answer decides: accepted, the transfer is processing (201);
+// refused for want of funds, it is kept failed (transfer.failed) and the
+// answer is 402 solde_insuffisant; refused otherwise, it is kept failed and
+// answered 201 failed; surely never received by the aggregator (no
+// connection, credentials refused, or a 5xx after which the aggregator
+// says it has no such payout), it is deleted with its idempotency key and
+// the answer is 500 internal: nothing was created. A timeout leaves it
+// processing: the reconciler learns the outcome.
+func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Transfer, key string) (*cauri.Transfer, bool, error) {
+	var idem *store.Idempotency
+	if key != "" {
+		idem = &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}
+	}
+	now := s.Now().UTC()
+	dayStart := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	prev, err := s.Store.CreateTransfer(ctx, tr, idem, dayStart)
+	if err != nil {
+		return nil, false, err
+	}
+	if prev != "" {
+		existing, err := s.Store.Transfer(ctx, ws.ID, prev)
+		return existing, true, err
+	}
+	// The payout runs to its end even if the client leaves: its outcome
+	// must be recorded.
+	ctx = context.WithoutCancel(ctx)
+	done, err := s.payout(ctx, tr)
+	if err != nil {
+		return nil, false, err
+	}
+	if done.Status == cauri.TransferFailed && done.FailureCode == "solde_insuffisant" {
+		return nil, false, cauri.Reasonf(cauri.EPayment, "solde_insuffisant",
+			"Insufficient balance at %s for this transfer (%s); transfer %s is failed", tr.Provider, done.FailureMessage, tr.ID)
+	}
+	return done, false, nil
+}
+
+// payout calls the transfer's aggregator and records what it answered.
+func (s *Service) payout(ctx context.Context, tr *cauri.Transfer) (*cauri.Transfer, error) {
+	notCreated := func(cause error) (*cauri.Transfer, error) {
+		if err := s.Store.DeleteTransfer(ctx, tr); err != nil {
+			return nil, err
+		}
+		return nil, cauri.Reasonf(cauri.EInternal, "internal", "The transfer could not be sent and was not created (%s); retry", cause)
+	}
+	payer, err := s.payer(ctx, tr.GatewayID)
+	if err != nil {
+		return notCreated(err)
+	}
+	p := gateway.Payout{Reference: tr.Reference, Amount: tr.Amount, Currency: tr.Currency, Phone: tr.Phone, Operator: tr.ProviderOperator,
+		Country: tr.Country, RecipientName: tr.RecipientName, Description: tr.Description, NotifyURL: s.CallbackURL + "/" + tr.GatewayID,
+		Created: func(ref string) error { tr.ProviderRef = ref; return s.Store.SetTransferProviderRef(ctx, tr.ID, ref) }}
+	st, err := payer.Payout(ctx, p)
+	e := gateway.ErrorOf(err)
+	if e != nil && e.Answered && payer.IdempotentPayout() {
+		st, err = payer.Payout(ctx, p) // the same reference: at most one payout
+		e = gateway.ErrorOf(err)
+	}
+	if merr := s.Store.MarkTransferInitiated(ctx, tr.ID, s.Now().UTC(), st.ProviderRef); merr != nil {
+		return nil, merr
+	}
+	switch {
+	case err != nil && (e == nil || !e.Transient || e.NotSent):
+		return notCreated(err)
+	case err != nil && e.Answered:
+		check, cerr := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
+		if cerr == nil && check.Outcome == gateway.NotFound {
+			return notCreated(err)
+		}
+		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID)
+	case err != nil:
+		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID) // no answer: it stays processing
+	}
+	return s.finish(ctx, tr.ID, st)
+}
+
+// payer builds the gateway's connector, which must be able to send money.
+func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, error) {
+	g, err := s.Store.GatewayByID(ctx, gatewayID)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := s.Store.GatewayCredentials(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Connect(g, creds)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := gateway.Observe(c, g.Provider, s.Observe).(gateway.Payer)
+	if !ok {
+		return nil, fmt.Errorf("%s payouts are not connected yet", g.Name)
+	}
+	return p, nil
+}
+
+// finish records an aggregator's answer about a processing transfer: a
+// final one ends it with its event; a pending one changes nothing.
+// "Not found" ends it failed only NotFoundIsFinal after its payout call.
+func (s *Service) finish(ctx context.Context, id string, st gateway.Status) (*cauri.Transfer, error) {
+	tr, changed, err := s.Store.FinishTransfer(ctx, id, func(tr *cauri.Transfer) error {
+		now := s.Now().UTC()
+		if st.ProviderRef != "" {
+			tr.ProviderRef = st.ProviderRef
+		}
+		switch st.Outcome {
+		case gateway.Succeeded:
+			tr.Status = cauri.TransferSucceeded
+		case gateway.NotFound:
+			if tr.InitiatedAt == nil || now.Sub(*tr.InitiatedAt) < cauri.NotFoundIsFinal {
+				return nil
+			}
+			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "not_received", "The aggregator never received the transfer"
+		case gateway.Failed:
+			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "rejected", st.Reason
+			if st.LowBalance {
+				tr.FailureCode = "solde_insuffisant"
+			}
+		default:
+			return nil
+		}
+		tr.UpdatedAt, tr.CompletedAt = now, &now
+		return nil
+	})
+	if err == nil && changed && s.Committed != nil {
+		s.Committed()
+	}
+	return tr, err
+}
+
+// Callback handles an aggregator's callback about one of the gateway's
+// transfers, named by reference: it is a signal, confirmed with the
+// aggregator at once (at most every 2 seconds per transfer) before
+// anything changes. ENotFound when no transfer has this reference.
+func (s *Service) Callback(ctx context.Context, gatewayID, reference string) error {
+	tr, err := s.Store.TransferByReference(ctx, gatewayID, reference)
+	if err != nil || tr.Status != cauri.TransferProcessing {
+		return err
+	}
+	if turn, err := s.Store.ClaimTransferCallbackCheck(ctx, tr.ID, s.Now(), 2*time.Second); err != nil || !turn {
+		return err
+	}
+	return s.check(ctx, tr)
+}
+
+// check asks the aggregator about a processing transfer and records a
+// final answer.
+func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
+	payer, err := s.payer(ctx, tr.GatewayID)
+	if err != nil {
+		return err
+	}
+	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
+	if err != nil || st.Outcome == gateway.Pending {
+		return err
+	}
+	_, err = s.finish(ctx, tr.ID, st)
+	return err
+}
+
+// Reconcile is the background pass that no lost callback or crash escapes.
+// A transfer whose payout call never recorded its end (the process stopped
+// between committing it and hearing the aggregator) is asked about and,
+// if the aggregator never received it, sent now with the same reference,
+// so it is paid once. Transfers waiting for their outcome are asked about
+// with backoff. It returns how many transfers it checked.
+func (s *Service) Reconcile(ctx context.Context) (int, error) {
+	now := s.Now().UTC()
+	orphans, err := s.Store.OrphanTransfers(ctx, now.Add(-cauri.InitiationDeadline), 100)
+	if err != nil {
+		return 0, err
+	}
+	checked := 0
+	for _, tr := range orphans {
+		checked++
+		payer, err := s.payer(ctx, tr.GatewayID)
+		if err != nil {
+			continue
+		}
+		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
+		if err != nil {
+			continue
+		}
+		if st.Outcome == gateway.NotFound && tr.ProviderRef == "" {
+			s.payout(ctx, tr) // never received: send it now, once
+			continue
+		}
+		if err := s.Store.MarkTransferInitiated(ctx, tr.ID, now, st.ProviderRef); err == nil && st.Outcome != gateway.Pending {
+			s.finish(ctx, tr.ID, st)
+		}
+	}
+	due, err := s.Store.DueTransfers(ctx, now, 8*time.Second, time.Hour, 100)
+	if err != nil {
+		return checked, err
+	}
+	for _, tr := range due {
+		if turn, err := s.Store.ClaimTransferCheck(ctx, tr.ID, now, time.Second); err != nil || !turn {
+			continue // another node has it
+		}
+		checked++
+		s.check(ctx, tr)
+	}
+	return checked, nil
+}
+
+// Options lists where the workspace can send money: each country served by
+// one of its enabled gateways that send money, with its currency and its
+// enabled operators.
+func (s *Service) Options(ctx context.Context, ws *cauri.Workspace) ([]CountryOption, error) {
+	gateways, err := s.Store.Gateways(ctx, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	byCountry := map[string]map[string]bool{}
+	for _, g := range gateways {
+		if !sends(g) || !g.Enabled {
+			continue
+		}
+		for _, r := range g.Routes {
+			if r.Enabled {
+				if byCountry[r.Country] == nil {
+					byCountry[r.Country] = map[string]bool{}
+				}
+				byCountry[r.Country][r.Operator] = true
+			}
+		}
+	}
+	out := []CountryOption{}
+	for code, ops := range byCountry {
+		c, _ := catalog.LookupCountry(code)
+		o := CountryOption{Country: code, Name: c.Name, Currency: c.Currency, Operators: []OperatorOption{}}
+		for op := range ops {
+			o.Operators = append(o.Operators, OperatorOption{Operator: op, Name: catalog.OperatorByKey(op).Name})
+		}
+		sort.Slice(o.Operators, func(i, j int) bool { return o.Operators[i].Operator < o.Operators[j].Operator })
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Country < out[j].Country })
+	return out, nil
+}
+
+// CountryOption is a country the workspace can send money to.
+type CountryOption struct {
+	Country   string           `json:"country"`
+	Name      string           `json:"name"`
+	Currency  cauri.Currency   `json:"currency"`
+	Operators []OperatorOption `json:"operators"`
+}
+
+// OperatorOption is an operator key and its name.
+type OperatorOption struct {
+	Operator string `json:"operator"`
+	Name     string `json:"name"`
+}

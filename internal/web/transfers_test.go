@@ -1,0 +1,292 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// transferEnv is a verified workspace with a live pawaPay gateway sending
+// money to Senegal, its simulator calling back to the gateway's address.
+type transferEnv struct {
+	*env
+	ws     *cauri.Workspace
+	keys   map[string]string
+	g      *cauri.Gateway
+	sim    *pawapay.Simulator
+	simURL string
+}
+
+func newTransferEnv(t *testing.T, st *store.Store) *transferEnv {
+	e := newEnv(t, st)
+	ws, keys := e.newWorkspace("Payroll shop", true)
+	g, sim, simURL := e.addSimulatedGateway(ws, "SN")
+	sim.CallbackURL = e.url + "/callbacks/" + g.ID
+	return &transferEnv{env: e, ws: ws, keys: keys, g: g, sim: sim, simURL: simURL}
+}
+
+func (te *transferEnv) send(body any, headers ...string) response {
+	return te.do("POST", "/v1/transfers", body, append(bearer(te.keys["live_secret"]), headers...)...)
+}
+
+func wantCode(t *testing.T, r response, status int, code string) {
+	t.Helper()
+	if r.status != status || r.str("code") != code || r.str("error") == "" {
+		t.Fatalf("answer = %d %s; want %d with code %q", r.status, r.raw, status, code)
+	}
+}
+
+var wave = map[string]any{"amount": 5000, "country": "SN", "operator": "wave", "phone": "77 123 45 67", "recipient_name": "Awa Diop"}
+
+func with(base map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(out, kv[i].(string))
+		} else {
+			out[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return out
+}
+
+// TestTransfers_Codes reaches every code of SPEC section 7 through the API.
+func TestTransfers_Codes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		ctx := context.Background()
+		// 401
+		wantCode(t, te.do("POST", "/v1/transfers", wave), 401, "unauthorized")
+		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(te.keys["live_public"])...), 401, "unauthorized")
+		wantCode(t, te.do("GET", "/v1/transfers", nil, bearer(te.keys["live_public"])...), 401, "unauthorized")
+		// 403, in the documented order
+		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(te.keys["test_secret"])...), 403, "test_mode")
+		wantCode(t, te.do("GET", "/v1/transfers", nil, bearer(te.keys["test_secret"])...), 403, "test_mode")
+		_, unverified := te.newWorkspace("Unverified", false)
+		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(unverified["live_secret"])...), 403, "identite_non_verifiee")
+		connect, _ := cauri.NewWorkspace("Connect shop", te.clock.Now())
+		connect.Verified, connect.Connect = true, true
+		ck := cauri.NewKey(connect.ID, cauri.KeySecret, true, te.clock.Now())
+		if err := st.CreateWorkspace(ctx, connect, []*cauri.Key{ck}); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(ck.Plaintext)...), 403, "connect_non_disponible")
+		st.SetTransfersClosed(ctx, te.ws.ID, true)
+		wantCode(t, te.send(wave), 403, "transferts_inactifs")
+		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(te.keys["test_secret"])...), 403, "transferts_inactifs") // the workspace first
+		st.SetTransfersClosed(ctx, te.ws.ID, false)
+		// 400
+		wantCode(t, te.send(`{"amount": 5000,`), 400, "invalid_body")
+		wantCode(t, te.send(with(wave, "tip", 1)), 400, "invalid_body")
+		wantCode(t, te.send(with(wave, "idempotency_key", "a"), "Idempotency-Key", "b"), 400, "invalid_body")
+		wantCode(t, te.send(with(wave, "amount", nil)), 400, "montant_invalide")
+		wantCode(t, te.send(with(wave, "amount", -5)), 400, "montant_invalide")
+		wantCode(t, te.send(with(wave, "amount", "5000")), 400, "montant_invalide")
+		wantCode(t, te.send(with(wave, "amount", 10.5)), 400, "montant_invalide") // XOF has no minor unit
+		wantCode(t, te.send(with(wave, "country", "GH")), 400, "pays_non_desservi")
+		wantCode(t, te.send(with(wave, "country", "Senegal")), 400, "pays_non_desservi")
+		wantCode(t, te.send(with(wave, "operator", nil)), 400, "operateur_manquant")
+		wantCode(t, te.send(with(wave, "operator", "mpesa")), 400, "operateur_non_desservi")
+		wantCode(t, te.send(with(wave, "phone", "+2250707123456")), 400, "telephone_invalide")
+		wantCode(t, te.send(with(wave, "phone", "12")), 400, "telephone_invalide")
+		wantCode(t, te.send(with(wave, "currency", "GHS")), 400, "devise_invalide")
+		wantCode(t, te.send(with(wave, "currency", "ABC")), 400, "devise_invalide")
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false)
+		wantCode(t, te.send(wave), 400, "methode_desactivee")
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, true)
+		// 402: the wallet lacks funds; the transfer is kept failed.
+		r := te.send(with(wave, "phone", "+221770000049"))
+		wantCode(t, r, 402, "solde_insuffisant")
+		list := te.do("GET", "/v1/transfers?status=failed", nil, bearer(te.keys["live_secret"])...)
+		data, _ := list.body["data"].([]any)
+		if len(data) != 1 || data[0].(map[string]any)["failure_code"] != "solde_insuffisant" {
+			t.Fatalf("failed transfers = %s", list.raw)
+		}
+		// 404
+		wantCode(t, te.do("GET", "/v1/transfers/tr_nope", nil, bearer(te.keys["live_secret"])...), 404, "transfert_introuvable")
+		wantCode(t, te.do("GET", "/v1/transfers/"+cauri.NewID("tr_"), nil, bearer(te.keys["live_secret"])...), 404, "transfert_introuvable")
+		// 500: the aggregator could not be reached; nothing was created.
+		before := te.do("GET", "/v1/transfers", nil, bearer(te.keys["live_secret"])...).body["count"]
+		down := *te.g
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false)
+		// Nothing listens on 127.0.0.1:1: the connection is refused.
+		gw2 := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: te.ws.ID, Provider: "pawapay", Name: "pawaPay down", Live: true,
+			BaseURL: "http://127.0.0.1:1", Collect: true, Payout: true, Enabled: true, Routes: te.g.Routes, CreatedAt: te.clock.Now()}
+		if err := st.CreateGateway(ctx, gw2, map[string]string{"api_token": "x"}); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, te.send(wave, "Idempotency-Key", "after-500"), 500, "internal")
+		if after := te.do("GET", "/v1/transfers", nil, bearer(te.keys["live_secret"])...).body["count"]; after != before {
+			t.Fatalf("transfers %v -> %v after a 500; want none created", before, after)
+		}
+		st.SetGatewayEnabled(ctx, te.ws.ID, gw2.ID, false)
+		st.SetGatewayEnabled(ctx, te.ws.ID, down.ID, true)
+		if r := te.send(wave, "Idempotency-Key", "after-500"); r.status != 201 {
+			t.Fatalf("the key of a transfer never created = %d %s; want it usable", r.status, r.raw)
+		}
+		// 429: the daily cap, then 30 a minute.
+		st.SetTransferDailyCap(ctx, te.ws.ID, 3)
+		wantStatus(t, te.send(wave), 201)
+		wantCode(t, te.send(wave), 429, "plafond_journalier")
+		te.clock.Add(14*time.Hour + time.Minute) // past midnight GMT
+		wantStatus(t, te.send(wave), 201)
+		st.SetTransferDailyCap(ctx, te.ws.ID, 1000)
+		var limited response
+		for i := 0; i < 31 && limited.status != 429; i++ {
+			limited = te.send(wave)
+		}
+		wantCode(t, limited, 429, "rate_limited")
+		if limited.header.Get("Retry-After") == "" {
+			t.Fatal("429 rate_limited without Retry-After")
+		}
+	})
+}
+
+// TestTransfers_ExactlyOnce: a storm of 50 concurrent replays of one key
+// makes one transfer and one payout at the aggregator.
+func TestTransfers_ExactlyOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		var wg sync.WaitGroup
+		answers := make([]response, 50)
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = te.send(wave, "Idempotency-Key", "payroll-2026-11-awa")
+			}()
+		}
+		wg.Wait()
+		created, ids := 0, map[string]bool{}
+		for _, r := range answers {
+			switch r.status {
+			case 201:
+				created++
+				ids[r.str("id")] = true
+			case 200:
+				ids[r.str("id")] = true
+				if r.header.Get("Idempotent-Replayed") != "true" {
+					t.Fatalf("replay without Idempotent-Replayed: %s", r.raw)
+				}
+			case 429:
+				if r.str("code") != "rate_limited" {
+					t.Fatalf("429 = %s", r.raw)
+				}
+			default:
+				t.Fatalf("answer = %d %s", r.status, r.raw)
+			}
+		}
+		if created != 1 || len(ids) != 1 || te.sim.Payouts() != 1 {
+			t.Fatalf("%d created, %d distinct transfers, %d payouts at the aggregator; want 1, 1, 1", created, len(ids), te.sim.Payouts())
+		}
+		// A replay with another request under the same key is refused.
+		wantCode(t, te.send(with(wave, "amount", 6000), "Idempotency-Key", "payroll-2026-11-awa"), 422, "idempotency_key_reused")
+		// The body's key works as the header's.
+		te.clock.Add(time.Minute)
+		first := te.send(with(wave, "idempotency_key", "body-key"))
+		again := te.send(with(wave, "idempotency_key", "body-key"))
+		if first.status != 201 || again.status != 200 || first.str("id") != again.str("id") || te.sim.Payouts() != 2 {
+			t.Fatalf("body key: %d %s then %d %s, %d payouts", first.status, first.raw, again.status, again.raw, te.sim.Payouts())
+		}
+	})
+}
+
+// TestTransfers_Outcomes: the callback and the reconciler end transfers
+// with their webhooks; a crash between commit and payout call pays once.
+func TestTransfers_Outcomes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		ctx := context.Background()
+		get := func(id string) response {
+			return te.do("GET", "/v1/transfers/"+id, nil, bearer(te.keys["live_secret"])...)
+		}
+		r := te.send(wave)
+		if r.status != 201 || r.str("status") != "processing" || r.str("provider_operator") != "WAVE_SEN" || r.str("phone") != "+221771234567" ||
+			r.body["fee"] != 0.0 || r.body["livemode"] != true || r.str("reference") == "" {
+			t.Fatalf("create = %d %s", r.status, r.raw)
+		}
+		id := r.str("id")
+		simControl(t, te.simURL, "/_sim/settle/"+r.str("reference")) // the callback arrives at once
+		if got := get(id); got.str("status") != "succeeded" || got.body["completed_at"] == nil {
+			t.Fatalf("after the callback = %s", got.raw)
+		}
+		events, _ := st.TransferEvents(ctx, id)
+		if len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded || !events[0].Livemode {
+			t.Fatalf("events = %+v", events)
+		}
+		simControl(t, te.simURL, "/_sim/callback/"+r.str("reference")+"?status=FAILED") // stale: changes nothing
+		if events, _ := st.TransferEvents(ctx, id); len(events) != 1 || get(id).str("status") != "succeeded" {
+			t.Fatal("a stale callback changed a succeeded transfer")
+		}
+
+		// A lost callback: the reconciler asks.
+		te.sim.CallbackURL = ""
+		lost := te.send(with(wave, "phone", "+221770000029"))
+		simControl(t, te.simURL, "/_sim/settle/"+lost.str("reference"))
+		if get(lost.str("id")).str("status") != "processing" {
+			t.Fatal("settled without a callback")
+		}
+		te.clock.Add(time.Minute)
+		if _, err := te.srv.Transfers.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		failed := get(lost.str("id"))
+		if failed.str("status") != "failed" || failed.str("failure_code") != "rejected" {
+			t.Fatalf("after the reconciler = %s", failed.raw)
+		}
+		if events, _ := st.TransferEvents(ctx, lost.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferFailed {
+			t.Fatalf("events = %+v", events)
+		}
+
+		// A crash between the commit and the payout call: the transfer is
+		// processing, never initiated. After restart the reconciler sends it once.
+		te.sim.CallbackURL = te.url + "/callbacks/" + te.g.ID
+		now := te.clock.Now()
+		orphan := &cauri.Transfer{ID: cauri.NewID("tr_"), WorkspaceID: te.ws.ID, Livemode: true, Reference: cauri.NewUUID(),
+			Status: cauri.TransferProcessing, Amount: 7000, Currency: "XOF", Country: "SN", Operator: "wave", ProviderOperator: "WAVE_SEN",
+			Phone: "+221771112233", GatewayID: te.g.ID, Provider: "pawapay", CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		payouts := te.sim.Payouts()
+		te.srv.Transfers.Reconcile(ctx)
+		if te.sim.Payouts() != payouts {
+			t.Fatal("the reconciler sent a transfer whose payout call may still be running")
+		}
+		te.clock.Add(cauri.InitiationDeadline + time.Second)
+		for range 3 {
+			te.srv.Transfers.Reconcile(ctx)
+			te.clock.Add(10 * time.Second)
+		}
+		if te.sim.Payouts() != payouts+1 {
+			t.Fatalf("%d payouts for the orphan; want exactly 1", te.sim.Payouts()-payouts)
+		}
+		simControl(t, te.simURL, "/_sim/settle/"+orphan.Reference)
+		if got := get(orphan.ID); got.str("status") != "succeeded" {
+			t.Fatalf("orphan after its payout = %s", got.raw)
+		}
+
+		// The list and its filters; the options.
+		list := te.do("GET", "/v1/transfers?limit=2", nil, bearer(te.keys["live_secret"])...)
+		if list.body["count"] != 2.0 || list.str("object") != "list" {
+			t.Fatalf("list = %s", list.raw)
+		}
+		wantCode(t, te.do("GET", "/v1/transfers?limit=0", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
+		wantCode(t, te.do("GET", "/v1/transfers?limit=201", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
+		wantCode(t, te.do("GET", "/v1/transfers?status=pending", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
+		opts := te.do("GET", "/v1/transfers?options=1", nil, bearer(te.keys["live_secret"])...)
+		if opts.str("object") != "transfer_options" || fmt.Sprint(opts.body["currencies"]) != "[XOF]" {
+			t.Fatalf("options = %s", opts.raw)
+		}
+	})
+}
