@@ -127,19 +127,19 @@ func (e DeliveryListObject) Valid() bool {
 
 // Defines values for DeliveryStatus.
 const (
-	Delivered DeliveryStatus = "delivered"
-	Failed    DeliveryStatus = "failed"
-	Pending   DeliveryStatus = "pending"
+	DeliveryStatusDelivered DeliveryStatus = "delivered"
+	DeliveryStatusFailed    DeliveryStatus = "failed"
+	DeliveryStatusPending   DeliveryStatus = "pending"
 )
 
 // Valid indicates whether the value is a known member of the DeliveryStatus enum.
 func (e DeliveryStatus) Valid() bool {
 	switch e {
-	case Delivered:
+	case DeliveryStatusDelivered:
 		return true
-	case Failed:
+	case DeliveryStatusFailed:
 		return true
-	case Pending:
+	case DeliveryStatusPending:
 		return true
 	default:
 		return false
@@ -511,19 +511,19 @@ func (e TransferOptionsObject) Valid() bool {
 
 // Defines values for TransferStatus.
 const (
-	TransferStatusTransferFailed     TransferStatus = "failed"
-	TransferStatusTransferProcessing TransferStatus = "processing"
-	TransferStatusTransferSucceeded  TransferStatus = "succeeded"
+	TransferStatusFailed     TransferStatus = "failed"
+	TransferStatusProcessing TransferStatus = "processing"
+	TransferStatusSucceeded  TransferStatus = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the TransferStatus enum.
 func (e TransferStatus) Valid() bool {
 	switch e {
-	case TransferStatusTransferFailed:
+	case TransferStatusFailed:
 		return true
-	case TransferStatusTransferProcessing:
+	case TransferStatusProcessing:
 		return true
-	case TransferStatusTransferSucceeded:
+	case TransferStatusSucceeded:
 		return true
 	default:
 		return false

@@ -129,7 +129,7 @@ func TestCrash_DeliveryInFlightSurvivesKill(t *testing.T) {
 			var d *client.Delivery
 			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 				list, err := c.ListDeliveries(ctx, client.DeliveryFilter{TransactionID: sess.Id})
-				if err == nil && len(list.Data) == 1 && list.Data[0].Status == client.Delivered {
+				if err == nil && len(list.Data) == 1 && list.Data[0].Status == client.DeliveryStatusDelivered {
 					d = &list.Data[0]
 					break
 				}

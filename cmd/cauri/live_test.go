@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,7 +21,9 @@ import (
 // added by `cauri gateway add`, pointed at the simulator on 127.0.0.1; pays
 // a session through the hosted page's API and the simulator's callback, and
 // reads the gateway calls back from /metrics: the wiring of
-// cauri_gateway_calls_total and cauri_gateway_call_duration_seconds.
+// cauri_gateway_calls_total and cauri_gateway_call_duration_seconds. Then
+// sends a transfer through the same gateway with the Go client, and uses
+// the administration's transfer switches.
 func TestRun_LivePaymentMetrics(t *testing.T) {
 	for _, db := range testDatabases {
 		t.Run(db.name, func(t *testing.T) {
@@ -107,6 +110,43 @@ func TestRun_LivePaymentMetrics(t *testing.T) {
 			}
 			if v := value(`cauri_gateway_call_duration_seconds_count{operation="collect",provider="pawapay"}`); v != 1 {
 				t.Errorf("collect durations observed = %v; want 1", v)
+			}
+
+			// A transfer through the same gateway, and the administration's switches.
+			req := client.TransferCreateRequest{Amount: "2500", Country: "SN", Operator: "wave", Phone: "77 123 45 67"}
+			tr, replayed, err := api.CreateTransfer(ctx, req, "payout-1")
+			if err != nil || replayed || tr.Status != client.TransferStatusProcessing || tr.ProviderOperator != "WAVE_SEN" {
+				t.Fatalf("transfer = %+v, %v, %v", tr, replayed, err)
+			}
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				got, err := api.Transfer(ctx, tr.Id)
+				if err == nil && got.Status == client.TransferStatusSucceeded {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("transfer = %+v, %v; want succeeded after the simulator's callback", got, err)
+				}
+			}
+			if again, replayed, err := api.CreateTransfer(ctx, req, "payout-1"); err != nil || !replayed || again.Id != tr.Id || sim.Payouts() != 1 {
+				t.Fatalf("replay = %+v, %v, %v; %d payouts", again, replayed, err, sim.Payouts())
+			}
+			if out := cli("", "workspace", "close-transfers", ws); !strings.Contains(out, `"transfers_closed":true`) {
+				t.Fatalf("close-transfers = %s", out)
+			}
+			var apiErr *client.APIError
+			if _, _, err := api.CreateTransfer(ctx, req, "payout-2"); !errors.As(err, &apiErr) || apiErr.Status != 403 || apiErr.Code != "transferts_inactifs" {
+				t.Fatalf("transfer while closed = %v", err)
+			}
+			cli("", "workspace", "open-transfers", ws)
+			if out := cli("", "workspace", "set-daily-cap", ws, "1"); !strings.Contains(out, `"transfer_daily_cap":1`) {
+				t.Fatalf("set-daily-cap = %s", out)
+			}
+			if _, _, err := api.CreateTransfer(ctx, req, "payout-2"); !errors.As(err, &apiErr) || apiErr.Status != 429 || apiErr.Code != "plafond_journalier" {
+				t.Fatalf("transfer over the cap = %v", err)
+			}
+			list, err := api.ListTransfers(ctx, client.TransferStatusSucceeded, 10)
+			if err != nil || list.Count != 1 {
+				t.Fatalf("list = %+v, %v", list, err)
 			}
 			cancel()
 			if err := <-done; err != nil {

@@ -37,6 +37,10 @@ Commands:
   workspace create --name N [--verified] [--connect]
                              create a workspace and print it with its four keys (shown once)
   workspace verify ID        mark a workspace's identity verified (it leaves test-only mode)
+  workspace close-transfers|open-transfers ID
+                             close transfers on a workspace (403 transferts_inactifs), or reopen them
+  workspace set-daily-cap ID N
+                             how many transfers it may create per day (GMT; default 200)
   gateway add --workspace ID --provider P --name N --credentials FILE|- [--live] [--countries CI,SN] [--api-url URL]
                              connect one of the merchant's aggregator accounts (credentials as a JSON object)
   gateway list --workspace ID

@@ -7,30 +7,58 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
 )
 
 type workspaceJSON struct {
-	ID       string            `json:"id"`
-	Name     string            `json:"name"`
-	Verified bool              `json:"verified"`
-	Connect  bool              `json:"connect"`
-	Keys     map[string]string `json:"keys,omitempty"`
+	ID               string            `json:"id"`
+	Name             string            `json:"name"`
+	Verified         bool              `json:"verified"`
+	Connect          bool              `json:"connect"`
+	TransfersClosed  bool              `json:"transfers_closed"`
+	TransferDailyCap int               `json:"transfer_daily_cap"`
+	Keys             map[string]string `json:"keys,omitempty"`
+}
+
+func toWorkspaceJSON(ws *cauri.Workspace) workspaceJSON {
+	return workspaceJSON{ID: ws.ID, Name: ws.Name, Verified: ws.Verified, Connect: ws.Connect,
+		TransfersClosed: ws.TransfersClosed, TransferDailyCap: ws.TransferDailyCap}
 }
 
 func workspace(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	const want = "create, verify, close-transfers, open-transfers or set-daily-cap"
 	if len(args) == 0 {
-		return errors.New("workspace: want a subcommand: create or verify")
+		return errors.New("workspace: want a subcommand: " + want)
+	}
+	set := func(nargs int, apply func(st *store.Store, id string, rest []string) (*cauri.Workspace, error)) error {
+		return workspaceSet(ctx, args[0], args[1:], nargs, apply, getenv, stdout, stderr)
 	}
 	switch args[0] {
 	case "create":
 		return workspaceCreate(ctx, args[1:], getenv, stdout, stderr)
 	case "verify":
-		return workspaceVerify(ctx, args[1:], getenv, stdout, stderr)
+		return set(1, func(st *store.Store, id string, _ []string) (*cauri.Workspace, error) {
+			return st.VerifyWorkspace(ctx, id)
+		})
+	case "close-transfers", "open-transfers":
+		closed := args[0] == "close-transfers"
+		return set(1, func(st *store.Store, id string, _ []string) (*cauri.Workspace, error) {
+			return st.SetTransfersClosed(ctx, id, closed)
+		})
+	case "set-daily-cap":
+		return set(2, func(st *store.Store, id string, rest []string) (*cauri.Workspace, error) {
+			n, err := strconv.Atoi(rest[0])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("the daily cap must be a whole number of transfers, 0 or more, not %q", rest[0])
+			}
+			return st.SetTransferDailyCap(ctx, id, n)
+		})
 	}
-	return fmt.Errorf("workspace: unknown subcommand %q (want create or verify)", args[0])
+	return fmt.Errorf("workspace: unknown subcommand %q (want %s)", args[0], want)
 }
 
 // workspaceCreate prints the new workspace with its four keys. This is the
@@ -61,7 +89,8 @@ func workspaceCreate(ctx context.Context, args []string, getenv func(string) str
 		return err
 	}
 	defer st.Close()
-	out := workspaceJSON{ID: ws.ID, Name: ws.Name, Verified: ws.Verified, Connect: ws.Connect, Keys: map[string]string{}}
+	out := toWorkspaceJSON(ws)
+	out.Keys = map[string]string{}
 	var list []*cauri.Key
 	for name, k := range keys {
 		list = append(list, k)
@@ -73,24 +102,31 @@ func workspaceCreate(ctx context.Context, args []string, getenv func(string) str
 	return printJSON(stdout, out)
 }
 
-func workspaceVerify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, pos, err := parseFlags(flag.NewFlagSet("workspace verify", flag.ContinueOnError), args, getenv, stderr)
+// workspaceSet is a service-administration change of one workspace: the
+// workspace id, then nargs-1 more arguments for apply; it prints the
+// workspace after.
+func workspaceSet(ctx context.Context, name string, args []string, nargs int, apply func(st *store.Store, id string, rest []string) (*cauri.Workspace, error),
+	getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, pos, err := parseFlags(flag.NewFlagSet("workspace "+name, flag.ContinueOnError), args, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return errors.New("workspace verify: want exactly one workspace id")
+	if len(pos) != nargs {
+		if nargs == 1 {
+			return fmt.Errorf("workspace %s: want exactly one workspace id", name)
+		}
+		return fmt.Errorf("workspace %s: want exactly one workspace id and a value", name)
 	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ws, err := st.VerifyWorkspace(ctx, pos[0])
+	ws, err := apply(st, pos[0], pos[1:])
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}
-	return printJSON(stdout, workspaceJSON{ID: ws.ID, Name: ws.Name, Verified: ws.Verified, Connect: ws.Connect})
+	return printJSON(stdout, toWorkspaceJSON(ws))
 }
 
 func printJSON(w io.Writer, v any) error {
