@@ -181,6 +181,20 @@ func (c *Client) CreateTransfer(ctx context.Context, req TransferCreateRequest, 
 	return tr, res.Header.Get("Idempotent-Replayed") == "true", nil
 }
 
+// CreateTransferBatch sends up to 500 transfers in one call (beyond the
+// SPEC): each item is answered on its own. With an idempotencyKey, items
+// without their own key are keyed "<idempotencyKey>:<index>", so sending the
+// same batch again pays each item once.
+func (c *Client) CreateTransferBatch(ctx context.Context, items []TransferCreateRequest, idempotencyKey string) (*TransferBatch, error) {
+	h := http.Header{}
+	if idempotencyKey != "" {
+		h.Set("Idempotency-Key", idempotencyKey)
+	}
+	var out *TransferBatch
+	_, err := c.do(ctx, "POST", "/v1/transfers/batch", map[string]any{"transfers": items}, h, &out)
+	return out, err
+}
+
 // Transfer reads one transfer.
 func (c *Client) Transfer(ctx context.Context, id string) (*Transfer, error) {
 	var out *Transfer

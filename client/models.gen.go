@@ -389,6 +389,21 @@ func (e TransferObject) Valid() bool {
 	}
 }
 
+// Defines values for TransferBatchObject.
+const (
+	TransferBatchObjectTransferBatch TransferBatchObject = "transfer_batch"
+)
+
+// Valid indicates whether the value is a known member of the TransferBatchObject enum.
+func (e TransferBatchObject) Valid() bool {
+	switch e {
+	case TransferBatchObjectTransferBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransferErrorCode.
 const (
 	TransferErrorCodeConnectNonDisponible TransferErrorCode = "connect_non_disponible"
@@ -1081,6 +1096,31 @@ type Transfer struct {
 // TransferObject defines model for Transfer.Object.
 type TransferObject string
 
+// TransferBatch defines model for TransferBatch.
+type TransferBatch struct {
+	// Count Items in the batch.
+	Count   int `json:"count"`
+	Created int `json:"created"`
+	Data    []struct {
+		Code  *TransferErrorCode `json:"code"`
+		Error *string            `json:"error"`
+
+		// Index The item's position in `transfers`, from 0.
+		Index    int  `json:"index"`
+		Replayed bool `json:"replayed"`
+
+		// Status The HTTP status the item would have had alone.
+		Status   int       `json:"status"`
+		Transfer *Transfer `json:"transfer"`
+	} `json:"data"`
+	Object   TransferBatchObject `json:"object"`
+	Refused  int                 `json:"refused"`
+	Replayed int                 `json:"replayed"`
+}
+
+// TransferBatchObject defines model for TransferBatch.Object.
+type TransferBatchObject string
+
 // TransferCreateRequest defines model for TransferCreateRequest.
 type TransferCreateRequest struct {
 	// Amount In major units of the country's currency (`montant_invalide`).
@@ -1335,6 +1375,23 @@ type CreateTransferParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateTransferBatchJSONBody defines parameters for CreateTransferBatch.
+type CreateTransferBatchJSONBody struct {
+	// Transfers Transfer requests as `POST /v1/transfers` takes them
+	// (TransferCreateRequest). An item that is not one is refused on
+	// its own (`invalid_body` in its result), not the batch.
+	Transfers []map[string]interface{} `json:"transfers"`
+}
+
+// CreateTransferBatchParams defines parameters for CreateTransferBatch.
+type CreateTransferBatchParams struct {
+	// IdempotencyKey A unique string per order. Replaying a request with the same key (same
+	// workspace and mode) returns the object it created with 200 and
+	// `Idempotent-Replayed: true`; the same key with a different request is
+	// 422. Keys are remembered 30 days.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// TransactionId A session id.
@@ -1504,6 +1561,9 @@ type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
 
 // CreateTransferJSONRequestBody defines body for CreateTransfer for application/json ContentType.
 type CreateTransferJSONRequestBody = TransferCreateRequest
+
+// CreateTransferBatchJSONRequestBody defines body for CreateTransferBatch for application/json ContentType.
+type CreateTransferBatchJSONRequestBody CreateTransferBatchJSONBody
 
 // PaymentCancelledJSONRequestBody defines body for PaymentCancelled for application/json ContentType.
 type PaymentCancelledJSONRequestBody = PaymentEvent

@@ -138,14 +138,23 @@ func TestRun_LivePaymentMetrics(t *testing.T) {
 				t.Fatalf("transfer while closed = %v", err)
 			}
 			cli("", "workspace", "open-transfers", ws)
+			batch, err := api.CreateTransferBatch(ctx, []client.TransferCreateRequest{req, {Amount: "1000", Country: "SN", Operator: "orange_money", Phone: "+221771234568"}}, "batch-1")
+			if err != nil || batch.Created != 2 || batch.Data[1].Transfer == nil || batch.Data[1].Transfer.ProviderOperator != "ORANGE_SEN" {
+				t.Fatalf("batch = %+v, %v", batch, err)
+			}
 			if out := cli("", "workspace", "set-daily-cap", ws, "1"); !strings.Contains(out, `"transfer_daily_cap":1`) {
 				t.Fatalf("set-daily-cap = %s", out)
 			}
 			if _, _, err := api.CreateTransfer(ctx, req, "payout-2"); !errors.As(err, &apiErr) || apiErr.Status != 429 || apiErr.Code != "plafond_journalier" {
 				t.Fatalf("transfer over the cap = %v", err)
 			}
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if list, err := api.ListTransfers(ctx, client.TransferStatusProcessing, 10); err == nil && list.Count == 0 {
+					break
+				}
+			}
 			list, err := api.ListTransfers(ctx, client.TransferStatusSucceeded, 10)
-			if err != nil || list.Count != 1 {
+			if err != nil || list.Count != 3 {
 				t.Fatalf("list = %+v, %v", list, err)
 			}
 			cancel()

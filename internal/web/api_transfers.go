@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -73,28 +75,9 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) error {
 	if err := cauri.CheckIdempotencyKey(key); err != nil {
 		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "%s", cauri.ErrorMessage(err))
 	}
-	amount, err := jsonNumber("amount", req.Amount)
-	if err != nil {
-		return cauri.Reasonf(cauri.EInvalid, "montant_invalide", "%s", cauri.ErrorMessage(err))
-	}
-	tr, err := s.Transfers.Validate(r.Context(), c.ws, transfer.Params{
-		Amount: amount, Country: req.Country, Operator: req.Operator, Phone: req.Phone, Currency: req.Currency,
-		RecipientName: req.RecipientName, Description: req.Description,
+	out, replayed, err := s.transferOne(r, c, req, key, func() error {
+		return s.limit(w, r, limitTransfers, "per workspace", c.ws.ID, "rate_limited")
 	})
-	if err != nil {
-		return err
-	}
-	if prev, err := s.Transfers.Replay(r.Context(), c.ws, key, tr); err != nil || prev != nil {
-		if err == nil {
-			w.Header().Set("Idempotent-Replayed", "true")
-			writeJSON(w, http.StatusOK, prev.Object())
-		}
-		return err
-	}
-	if err := s.limit(w, r, limitTransfers, "per workspace", c.ws.ID, "rate_limited"); err != nil {
-		return err
-	}
-	out, replayed, err := s.Transfers.Create(r.Context(), c.ws, tr, key)
 	if err != nil {
 		return err
 	}
@@ -105,6 +88,34 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, status, out.Object())
 	return nil
+}
+
+// transferOne validates a transfer request, answers a replay of its key
+// (whatever the limits), or takes a turn from limit and creates the
+// transfer and makes its payout.
+func (s *Server) transferOne(r *http.Request, c *caller, req createTransferRequest, key string, limit func() error) (*cauri.Transfer, bool, error) {
+	tr, err := s.validateTransfer(r, c, req)
+	if err != nil {
+		return nil, false, err
+	}
+	if prev, err := s.Transfers.Replay(r.Context(), c.ws, key, tr); err != nil || prev != nil {
+		return prev, true, err
+	}
+	if err := limit(); err != nil {
+		return nil, false, err
+	}
+	return s.Transfers.Create(r.Context(), c.ws, tr, key)
+}
+
+func (s *Server) validateTransfer(r *http.Request, c *caller, req createTransferRequest) (*cauri.Transfer, error) {
+	amount, err := jsonNumber("amount", req.Amount)
+	if err != nil {
+		return nil, cauri.Reasonf(cauri.EInvalid, "montant_invalide", "%s", cauri.ErrorMessage(err))
+	}
+	return s.Transfers.Validate(r.Context(), c.ws, transfer.Params{
+		Amount: amount, Country: req.Country, Operator: req.Operator, Phone: req.Phone, Currency: req.Currency,
+		RecipientName: req.RecipientName, Description: req.Description,
+	})
 }
 
 type transferList struct {
@@ -180,4 +191,123 @@ func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, tr.Object())
 	return nil
+}
+
+// MaxBatch is how many transfers one batch may hold.
+const MaxBatch = 500
+
+type batchRequest struct {
+	Transfers []json.RawMessage `json:"transfers"`
+}
+
+// batchItem is one transfer's answer in a batch: the status it would have
+// had alone, with the transfer or the error.
+type batchItem struct {
+	Index    int                   `json:"index"`
+	Status   int                   `json:"status"`
+	Replayed bool                  `json:"replayed"`
+	Transfer *cauri.TransferObject `json:"transfer"`
+	Error    *string               `json:"error"`
+	Code     *string               `json:"code"`
+}
+
+type batchResponse struct {
+	Object   string      `json:"object"`
+	Count    int         `json:"count"`
+	Created  int         `json:"created"`
+	Replayed int         `json:"replayed"`
+	Refused  int         `json:"refused"`
+	Data     []batchItem `json:"data"`
+}
+
+// createTransferBatch is POST /v1/transfers/batch, beyond the SPEC (see
+// docs/transfers.md): up to MaxBatch transfers, each validated, limited by
+// the daily cap and idempotent on its own, answered item by item. The
+// batch takes one turn of the per-minute limit.
+func (s *Server) createTransferBatch(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.transferCaller(r, true)
+	if err != nil {
+		return err
+	}
+	var req batchRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return cauri.Reasonf(cauri.ErrorCode(err), "invalid_body", "%s", cauri.ErrorMessage(err))
+	}
+	if len(req.Transfers) == 0 || len(req.Transfers) > MaxBatch {
+		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers must hold 1 to %d transfers", MaxBatch)
+	}
+	batchKey := r.Header.Get("Idempotency-Key")
+	if err := cauri.CheckIdempotencyKey(batchKey); err != nil || len(batchKey) > cauri.MaxIdempotencyKeyLen-4 {
+		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "Idempotency-Key must be printable ASCII without spaces, at most %d characters for a batch", cauri.MaxIdempotencyKeyLen-4)
+	}
+	if err := s.limit(w, r, limitTransfers, "per workspace", c.ws.ID, "rate_limited"); err != nil {
+		return err
+	}
+	out := batchResponse{Object: "transfer_batch", Count: len(req.Transfers), Data: make([]batchItem, len(req.Transfers))}
+	var wg sync.WaitGroup
+	turns := make(chan struct{}, 8) // payouts in flight at once
+	for i, raw := range req.Transfers {
+		wg.Add(1)
+		turns <- struct{}{}
+		go func() {
+			defer func() { <-turns; wg.Done() }()
+			out.Data[i] = s.batchOne(r, c, i, raw, batchKey)
+		}()
+	}
+	wg.Wait()
+	for _, it := range out.Data {
+		switch {
+		case it.Replayed:
+			out.Replayed++
+		case it.Transfer != nil:
+			out.Created++
+		default:
+			out.Refused++
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// batchOne is one item of a batch. Its key is its own idempotency_key or,
+// without one, the batch's Idempotency-Key with ":<index>".
+func (s *Server) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, batchKey string) batchItem {
+	it := batchItem{Index: i}
+	fail := func(err error) batchItem {
+		if cauri.ErrorCode(err) == cauri.EInternal && cauri.ErrorReason(err) == "" {
+			s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path, "item", i)
+		}
+		msg, code := cauri.ErrorMessage(err), cauri.ErrorReason(err)
+		if code == "" {
+			code = "internal"
+		}
+		it.Status, it.Error, it.Code = statusOf[cauri.ErrorCode(err)], &msg, &code
+		return it
+	}
+	var req createTransferRequest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return fail(cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers[%d]: %s", i, cauri.ErrorMessage(decodeError(err))))
+	}
+	if err := exactFieldNames(raw, &req); err != nil {
+		return fail(cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers[%d]: %s", i, cauri.ErrorMessage(err)))
+	}
+	key := req.IdempotencyKey
+	if key == "" && batchKey != "" {
+		key = batchKey + ":" + strconv.Itoa(i)
+	}
+	if err := cauri.CheckIdempotencyKey(key); err != nil {
+		return fail(cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers[%d]: %s", i, cauri.ErrorMessage(err)))
+	}
+	tr, replayed, err := s.transferOne(r, c, req, key, func() error { return nil })
+	if err != nil {
+		return fail(err)
+	}
+	obj := tr.Object()
+	it.Status, it.Replayed, it.Transfer = http.StatusCreated, replayed, &obj
+	if replayed {
+		it.Status = http.StatusOK
+	}
+	return it
 }

@@ -290,3 +290,43 @@ func TestTransfers_Outcomes(t *testing.T) {
 		}
 	})
 }
+
+// TestTransfers_Batch: each item validated, capped and idempotent on its
+// own; a batch sent again pays each item once.
+func TestTransfers_Batch(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		items := []any{
+			wave,
+			with(wave, "phone", "+221770000049"),    // the wallet lacks funds
+			with(wave, "operator", "mpesa"),         // not served
+			with(wave, "amount", 7000, "tip", true), // unknown field
+			with(wave, "idempotency_key", "own-key"),
+		}
+		send := func() response {
+			return te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": items}, append(bearer(te.keys["live_secret"]), "Idempotency-Key", "payroll-11")...)
+		}
+		r := send()
+		if r.status != 200 || r.body["created"] != 2.0 || r.body["refused"] != 3.0 {
+			t.Fatalf("batch = %d %s", r.status, r.raw)
+		}
+		data := r.body["data"].([]any)
+		want := []struct {
+			status float64
+			code   any
+		}{{201, nil}, {402, "solde_insuffisant"}, {400, "operateur_non_desservi"}, {400, "invalid_body"}, {201, nil}}
+		for i, w := range want {
+			it := data[i].(map[string]any)
+			if it["index"] != float64(i) || it["status"] != w.status || it["code"] != w.code {
+				t.Fatalf("item %d = %v; want status %v code %v", i, it, w.status, w.code)
+			}
+		}
+		payouts := te.sim.Payouts()
+		again := send()
+		if again.body["replayed"] != 3.0 || again.body["created"] != 0.0 || te.sim.Payouts() != payouts {
+			t.Fatalf("batch again = %s; %d more payouts; want the three transfers (one failed) replayed, none paid again", again.raw, te.sim.Payouts()-payouts)
+		}
+		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{}}, bearer(te.keys["live_secret"])...), 400, "invalid_body")
+		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{wave}}, bearer(te.keys["test_secret"])...), 403, "test_mode")
+	})
+}
