@@ -219,6 +219,56 @@ func (s *service) workspace(name string) (string, error) {
 	return ws.Keys["test_secret"], nil
 }
 
+// transferKey sets up what a transfer needs: a verified workspace with a
+// live pawaPay gateway pointed at a simulator run as `cauri simulate`, and
+// a daily cap no run reaches. It returns the workspace's live secret key and
+// the simulator, to stop.
+func (s *service) transferKey(tmp string) (string, *exec.Cmd, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	simAddr := ln.Addr().String()
+	ln.Close()
+	sim := exec.Command(s.bin, "simulate", "--addr", simAddr, "--token", "bench-token", "--settle-after", "0", "pawapay")
+	sim.Env = s.env
+	if err := sim.Start(); err != nil {
+		return "", nil, err
+	}
+	cli := func(stdin string, args ...string) ([]byte, error) {
+		cmd := exec.Command(s.bin, args...)
+		cmd.Env, cmd.Stdin = s.env, strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("cauri %s: %w", args[0], err)
+		}
+		return out, nil
+	}
+	var ws struct {
+		ID   string
+		Keys map[string]string
+	}
+	out, err := cli("", "workspace", "create", "--name", "bench-transfers", "--verified")
+	if err == nil {
+		err = json.Unmarshal(out, &ws)
+	}
+	if err == nil {
+		_, err = cli(`{"api_token": "bench-token"}`, "gateway", "add", "--workspace", ws.ID, "--provider", "pawapay", "--name", "pawaPay",
+			"--countries", "SN", "--live", "--credentials", "-", "--api-url", "http://"+simAddr)
+	}
+	if err == nil {
+		_, err = cli("", "workspace", "set-daily-cap", ws.ID, "1000000000")
+	}
+	if err != nil {
+		stop(sim)
+		return "", nil, err
+	}
+	return ws.Keys["live_secret"], sim, nil
+}
+
+// transferBody is a typical transfer: an amount, a recipient's number.
+const transferBody = `{"amount": 5000, "country": "SN", "operator": "wave", "phone": "77 123 45 67", "recipient_name": "Awa Diop", "description": "Salaire novembre"}`
+
 // peakRSS is the process's peak resident memory in MB (VmHWM).
 func peakRSS(pid int) float64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))

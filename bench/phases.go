@@ -71,6 +71,12 @@ func benchStore(bin, tmp, name, dbURL, limitURL string, d time.Duration, concurr
 	}
 	defer stop(limitDB)
 
+	transferKey, sim, err := svc.transferKey(tmp)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stop(sim)
+
 	var n atomic.Int64
 	paths := []struct {
 		name, limit string
@@ -85,6 +91,9 @@ func benchStore(bin, tmp, name, dbURL, limitURL string, d time.Duration, concurr
 		}},
 		{"POST session + Idempotency-Key", "db", 0.6, func(ctx context.Context) bool {
 			return do(ctx, c, "POST", svc.base+"/v1/checkout/sessions", key, fmt.Sprintf("order-%d", n.Add(1)), sessionBody, 201)
+		}},
+		{"POST transfer (pawaPay simulator)", "db", 0.25, func(ctx context.Context) bool {
+			return do(ctx, c, "POST", svc.base+"/v1/transfers", transferKey, fmt.Sprintf("payout-%d", n.Add(1)), transferBody, 201)
 		}},
 	}
 	limits := map[string]result{
