@@ -25,7 +25,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
-	token := fs.String("token", "sim-token", "every credential the simulator accepts: API token (pawaPay), secret key and webhook secret or hash (Paystack, Flutterwave, FedaPay), apikey, site_id and secret key (CinetPay)")
+	token := fs.String("token", "sim-token", "every credential the simulator accepts: API token (pawaPay), secret key and webhook secret or hash (Paystack, Flutterwave, FedaPay), apikey, site_id, secret key and transfer password (CinetPay)")
 	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback; CinetPay takes it per payment)")
 	settleAfter := fs.Duration("settle-after", 3*time.Second, "how long a payment waits for the customer (0: only POST /_sim/settle/{id})")
 	var provider string
@@ -50,7 +50,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "flutterwave":
 		h = &flutterwave.Simulator{SecretKey: *token, SecretHash: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "cinetpay":
-		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, SettleAfter: *settleAfter}
+		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, TransferPassword: *token, SettleAfter: *settleAfter}
 	case "fedapay":
 		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "":

@@ -3,12 +3,17 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
+	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
+	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -328,5 +333,64 @@ func TestTransfers_Batch(t *testing.T) {
 		}
 		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{}}, bearer(te.keys["live_secret"])...), 400, "invalid_body")
 		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{wave}}, bearer(te.keys["test_secret"])...), 403, "test_mode")
+	})
+}
+
+// TestTransfers_EveryConnector sends a transfer through each connector that
+// can send money, against its simulator over HTTP: committed, paid once,
+// settled by the aggregator's callback with its transfer.succeeded webhook.
+func TestTransfers_EveryConnector(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Payouts everywhere", true)
+		cases := []struct {
+			provider, country, operator, phone string
+			sim                                interface {
+				http.Handler
+				Payouts() int
+			}
+			creds   map[string]string
+			webhook func(url string)
+		}{
+			{provider: "cinetpay", country: "CI", operator: "orange_money", phone: "07 07 12 34 56",
+				sim:   &cinetpay.Simulator{APIKey: "k", SiteID: "1", SecretKey: "s", TransferPassword: "pw"},
+				creds: map[string]string{"apikey": "k", "site_id": "1", "secret_key": "s", "transfer_password": "pw"}},
+			{provider: "fedapay", country: "BJ", operator: "mtn_momo", phone: "97 12 34 56",
+				sim: &fedapay.Simulator{SecretKey: "sk", WebhookSecret: "wh"}, creds: map[string]string{"secret_key": "sk", "webhook_secret": "wh"}},
+			{provider: "paystack", country: "GH", operator: "mtn_momo", phone: "024 123 4567",
+				sim: &paystack.Simulator{SecretKey: "sk_live"}, creds: map[string]string{"secret_key": "sk_live"}},
+			{provider: "flutterwave", country: "UG", operator: "mtn_momo", phone: "0771 234567",
+				sim: &flutterwave.Simulator{SecretKey: "FLWSECK", SecretHash: "h"}, creds: map[string]string{"secret_key": "FLWSECK", "secret_hash": "h"}},
+		}
+		for _, c := range cases {
+			t.Run(c.provider, func(t *testing.T) {
+				g, simURL := e.addGateway(ws, c.provider, c.sim, c.creds, c.country)
+				switch sim := c.sim.(type) {
+				case *fedapay.Simulator:
+					sim.WebhookURL = e.url + "/callbacks/" + g.ID
+				case *paystack.Simulator:
+					sim.WebhookURL = e.url + "/callbacks/" + g.ID
+				case *flutterwave.Simulator:
+					sim.WebhookURL = e.url + "/callbacks/" + g.ID
+				}
+				body := map[string]any{"amount": 2000, "country": c.country, "operator": c.operator, "phone": c.phone, "recipient_name": "Kofi Mensah"}
+				r := e.do("POST", "/v1/transfers", body, append(bearer(keys["live_secret"]), "Idempotency-Key", "pay-"+c.provider)...)
+				if r.status != 201 || r.str("status") != "processing" || r.str("provider") != c.provider {
+					t.Fatalf("create = %d %s", r.status, r.raw)
+				}
+				again := e.do("POST", "/v1/transfers", body, append(bearer(keys["live_secret"]), "Idempotency-Key", "pay-"+c.provider)...)
+				if again.status != 200 || again.str("id") != r.str("id") || c.sim.Payouts() != 1 {
+					t.Fatalf("replay = %d %s; %d payouts", again.status, again.raw, c.sim.Payouts())
+				}
+				simControl(t, simURL, "/_sim/settle/"+r.str("reference"))
+				got := e.do("GET", "/v1/transfers/"+r.str("id"), nil, bearer(keys["live_secret"])...)
+				if got.str("status") != "succeeded" {
+					t.Fatalf("after the aggregator's callback = %s", got.raw)
+				}
+				if events, _ := st.TransferEvents(context.Background(), r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded {
+					t.Fatalf("events = %+v", events)
+				}
+			})
+		}
 	})
 }

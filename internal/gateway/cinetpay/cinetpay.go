@@ -1,12 +1,17 @@
 // Package cinetpay is the connector to CinetPay's checkout API v2 (a
 // payment link to CinetPay's own page, its status check, and the signed
-// notification), and a simulator of that part of its API. Facts from
-// docs.cinetpay.com (api/1.0-en/checkout: initialisation, tableau of codes,
-// hmac) and CinetPay's own SDKs.
+// notification) and to its transfer API v1 (payouts to Mobile Money:
+// token login, contacts, sending, its check and notification), and a
+// simulator of those parts of its API. Facts from docs.cinetpay.com
+// (api/1.0-en/checkout: initialisation, tableau of codes, hmac;
+// api/1.0-en/transfert: utilisation, etapes, notification, statuts,
+// annexe) and CinetPay's own SDKs.
 //
 // CinetPay collects on its own page (the "guichet"): a payment started
 // here answers the page's address, where the customer confirms (Mobile
 // Money, with the number locked to the one given) or pays by card.
+// Payouts (payout.go) go to another host with another credential, the
+// transfer password.
 //
 // It imports the domain and the gateway package.
 package cinetpay
@@ -21,6 +26,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
@@ -33,6 +40,19 @@ type Client struct {
 	SiteID    string
 	SecretKey string // signs the notifications (x-token); not the apikey
 	HTTP      *http.Client
+
+	// TransferBaseURL is the transfer API's address: TransferURL when
+	// empty, or a simulator's (its /v1).
+	TransferBaseURL string
+	// TransferPassword is the transfer API's password, set in CinetPay's
+	// back office; payouts need it.
+	TransferPassword string
+	// Now is the clock of the transfer token's age (time.Now when nil).
+	Now func() time.Time
+
+	mu            sync.Mutex
+	transferToken string    // the last transfer token
+	tokenAt       time.Time // when it was asked for
 }
 
 var _ gateway.Connector = (*Client)(nil)
@@ -165,12 +185,21 @@ func Sign(secret string, form url.Values) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// CallbackReference implements gateway.Connector: the notification is a
-// form whose x-token must match; it names the payment in cpm_trans_id.
+// CallbackReference implements gateway.Connector: a payment's
+// notification is a form whose x-token must match; it names the payment
+// in cpm_trans_id. A transfer's (transfert/notification) is a form with
+// client_transaction_id and no cpm_ field; CinetPay does not sign it, so
+// it is only a signal, which the service confirms with PayoutStatus.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		return "", errors.New("CinetPay notification is not a form")
+	}
+	if form.Has("client_transaction_id") && !form.Has("cpm_trans_id") && !form.Has("cpm_site_id") {
+		if ref := form.Get("client_transaction_id"); ref != "" {
+			return ref, nil
+		}
+		return "", errors.New("CinetPay transfer notification without client_transaction_id")
 	}
 	got, err := hex.DecodeString(h.Get("X-Token"))
 	want, _ := hex.DecodeString(Sign(c.SecretKey, form))

@@ -22,14 +22,29 @@ import (
 // notification to the payment's notify_url. POST /_sim/callback/{id}[?status=]
 // sends the notification again (claiming status in cpm_error_message);
 // POST /_sim/fault injects faults.
+//
+// It also stands in for the transfer API v1 under /v1 (payout_sim.go):
+// login with the apikey and TransferPassword (tokens expire after 5
+// minutes of Now), contacts, sending to a contact (unique
+// client_transaction_id, 805 otherwise), its check and the form
+// notification to the transfer's notify_url. The control calls settle
+// and notify a transfer by its client_transaction_id (?status=VAL|REJ).
 type Simulator struct {
 	APIKey, SiteID, SecretKey string
+	TransferPassword          string // the transfer API's; none refuses every login
 	SettleAfter               time.Duration
+	Now                       func() time.Time // the tokens' clock; time.Now when nil
 
 	mu       sync.Mutex
 	payments map[string]*simPayment
 	nextID   int
 	faults   gateway.Faults
+
+	transfers map[string]*simTransfer // by client_transaction_id
+	contacts  map[string]bool         // prefix+phone
+	tokens    map[string]time.Time    // when each token was given
+	logins    int
+	payouts   int
 }
 
 type simPayment struct {
@@ -48,7 +63,9 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		gateway.SimPage{Settle: s.settle, Declined: "REFUSED", Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.renotify)
+		gateway.ServeSimControl(w, r, &s.faults,
+			func(id, status string) bool { return s.settle(id, status) || s.settleTransfer(id, status) },
+			func(id, status string) bool { return s.renotify(id, status) || s.renotifyTransfer(id, status) })
 		return
 	}
 	if s.faults.Apply(w, r) {
@@ -59,6 +76,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.create(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/payment/check":
 		s.check(w, r)
+	case strings.HasPrefix(r.URL.Path, "/v1/"):
+		s.serveTransfer(w, r)
 	default:
 		http.NotFound(w, r)
 	}

@@ -7,6 +7,7 @@ package connect
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -42,7 +43,14 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	case "paystack":
 		return &paystack.Client{BaseURL: base, SecretKey: creds["secret_key"], HTTP: client}, nil
 	case "cinetpay":
-		return &cinetpay.Client{BaseURL: base, APIKey: creds["apikey"], SiteID: creds["site_id"], SecretKey: creds["secret_key"], HTTP: client}, nil
+		// Transfers live on another host; a gateway pointed elsewhere (a
+		// simulator) serves both, the transfer API under /v1.
+		transfers := ""
+		if g.BaseURL != "" {
+			transfers = strings.TrimRight(g.BaseURL, "/") + "/v1"
+		}
+		return &cinetpay.Client{BaseURL: base, APIKey: creds["apikey"], SiteID: creds["site_id"], SecretKey: creds["secret_key"],
+			TransferPassword: creds["transfer_password"], TransferBaseURL: transfers, HTTP: client}, nil
 	case "fedapay":
 		return &fedapay.Client{BaseURL: base, SecretKey: creds["secret_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	case "flutterwave":

@@ -1,14 +1,16 @@
 // Package fedapay is the connector to FedaPay's API v1 (a transaction, its
 // token, then either the push to the customer's phone without a redirect
-// or FedaPay's own page for cards; status by FedaPay's id; signed
-// webhooks), and a simulator of that part of its API. Facts from
-// docs.fedapay.com (collects management, API reference: transactions,
-// send payment to user; webhooks) and FedaPay's Node SDK.
+// or FedaPay's own page for cards; payouts to Mobile Money, created then
+// started; status by FedaPay's id; signed webhooks), and a simulator of
+// that part of its API. Facts from docs.fedapay.com (collects management,
+// payouts management, API reference: transactions, send payment to user,
+// payouts; webhooks) and FedaPay's Node and PHP SDKs.
 //
-// FedaPay cannot be asked about a payment by our reference: its own id is
-// handed to Collection.Created (and stored) as soon as the transaction
-// exists, before the push or the page can move money, and status reads use
-// it.
+// FedaPay cannot be asked about a payment or a payout by our reference:
+// its own id is handed to Collection.Created or Payout.Created (and
+// stored) as soon as the object exists, before the push, the page or the
+// payout's start can move money, and status reads use it. FedaPay takes no
+// idempotency key: a payout sent twice is paid twice.
 //
 // It imports the domain and the gateway package.
 package fedapay
@@ -40,7 +42,10 @@ type Client struct {
 	Now           func() time.Time // the webhooks' timestamp check; time.Now when nil
 }
 
-var _ gateway.Connector = (*Client)(nil)
+var (
+	_ gateway.Connector = (*Client)(nil)
+	_ gateway.Payer     = (*Client)(nil)
+)
 
 // SignatureTolerance is how old a webhook's timestamp may be (FedaPay's SDKs).
 const SignatureTolerance = 300 * time.Second
@@ -75,9 +80,12 @@ type transaction struct {
 	CustomMetadata map[string]string `json:"custom_metadata"`
 }
 
-// envelope is the answer naming the object by its class: {"v1/transaction": {...}}.
+// envelope is the answer naming the object by its class: {"v1/transaction": {...}},
+// {"v1/payout": {...}}, {"v1/payouts": [...]}; or an error's message.
 type envelope struct {
 	Transaction *transaction `json:"v1/transaction"`
+	Payout      *payout      `json:"v1/payout"`
+	Payouts     []payout     `json:"v1/payouts"`
 	Message     string       `json:"message"`
 }
 
@@ -87,7 +95,7 @@ type tokenAnswer struct {
 	Message string `json:"message"`
 }
 
-// metadataKey names our reference in the transaction's custom_metadata.
+// metadataKey names our reference in a transaction's or a payout's custom_metadata.
 const metadataKey = "cauri_reference"
 
 func encodeTransaction(col gateway.Collection) transactionRequest {
@@ -98,15 +106,27 @@ func encodeTransaction(col gateway.Collection) transactionRequest {
 	r := transactionRequest{Description: desc, Amount: json.Number(cauri.FormatAmount(col.Amount, col.Currency)),
 		Currency: map[string]string{"iso": string(col.Currency)}, CallbackURL: col.ReturnURL,
 		CustomMetadata: map[string]string{metadataKey: col.Reference}}
-	c := &customer{Email: col.Email}
-	c.Firstname, c.Lastname, _ = strings.Cut(strings.TrimSpace(col.Name), " ")
-	if !col.Card && col.Phone != "" {
-		c.PhoneNumber = &phoneNumber{Number: col.Phone, Country: strings.ToLower(col.Country)}
+	phone := col.Phone
+	if col.Card {
+		phone = ""
 	}
-	if *c != (customer{}) {
-		r.Customer = c
-	}
+	r.Customer = newCustomer(col.Name, col.Email, phone, col.Country)
 	return r
+}
+
+// newCustomer is the customer FedaPay creates along with a transaction or
+// a payout: the name split at its first space, and the phone when there is
+// one; nil when there is nothing to say.
+func newCustomer(name, email, phone, country string) *customer {
+	c := &customer{Email: email}
+	c.Firstname, c.Lastname, _ = strings.Cut(strings.TrimSpace(name), " ")
+	if phone != "" {
+		c.PhoneNumber = &phoneNumber{Number: phone, Country: strings.ToLower(country)}
+	}
+	if *c == (customer{}) {
+		return nil
+	}
+	return c
 }
 
 // Collect implements gateway.Connector: create the transaction, record its
@@ -208,9 +228,10 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",s=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// CallbackReference implements gateway.Connector: the signature must match
-// and be at most SignatureTolerance old; the transaction carries our
-// reference in its custom_metadata.
+// CallbackReference implements gateway.Connector, for collections and
+// payouts alike: the signature must match and be at most
+// SignatureTolerance old; the event's entity (the transaction or the
+// payout) carries our reference in its custom_metadata.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	var ts string
 	var sigs [][]byte
@@ -247,10 +268,12 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 		return "", errors.New("FedaPay webhook with a wrong signature")
 	}
 	var ev struct {
-		Entity transaction `json:"entity"`
+		Entity struct {
+			CustomMetadata map[string]string `json:"custom_metadata"`
+		} `json:"entity"`
 	}
 	if err := json.Unmarshal(body, &ev); err != nil || ev.Entity.CustomMetadata[metadataKey] == "" {
-		return "", errors.New("FedaPay webhook about no Cauri payment")
+		return "", errors.New("FedaPay webhook about no Cauri payment or payout")
 	}
 	return ev.Entity.CustomMetadata[metadataKey], nil
 }

@@ -116,3 +116,216 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		t.Fatalf("fault: %v", err)
 	}
 }
+
+func TestEncodeTransfer_Golden(t *testing.T) {
+	req, err := encodeTransfer(gateway.Payout{Reference: "UGX-WITHDRAWAL-0001", Amount: 350, Currency: "UGX", Phone: "+256703766009",
+		Operator: "MTN", Country: "UG", RecipientName: "Catherine Ampaire", Description: "Uganda Withdrawal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, documented := gatewaytest.DocumentedFields(t, req, "transfer_request_uganda.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	for _, tc := range []struct{ country, operator, bank string }{
+		{"UG", "AIRTEL", "AIRTEL"}, {"RW", "MTN", "MTN"}, {"RW", "AIRTEL", "MPS"}, {"ZM", "MTN", "MPS"},
+		{"TZ", "VODACOM", "VODACOM"}, {"TZ", "TIGO", "TIGO"}, {"TZ", "HALOPESA", "HALOPESA"}, {"TZ", "AIRTEL", "AIRTEL"},
+	} {
+		if r, err := encodeTransfer(gateway.Payout{Country: tc.country, Operator: tc.operator, Currency: "ZMW", Amount: 1550}); err != nil || r.AccountBank != tc.bank || r.Amount != "15.5" {
+			t.Errorf("%s %s = %+v, %v; want account_bank %s, 15.5 in major units", tc.country, tc.operator, r, err, tc.bank)
+		}
+	}
+	if _, err := encodeTransfer(gateway.Payout{Country: "KE", Operator: "MPESA"}); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("M-Pesa Kenya (needs the sender in meta) = %v; want a lasting error", err)
+	}
+}
+
+func TestDecodeTransfer_Golden(t *testing.T) {
+	var answer []byte
+	var code int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code); w.Write(answer) }))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
+	ctx := context.Background()
+	p := gateway.Payout{Reference: "akhlm-pstmnpyt-rfxxgjlsioens007_PMCKDU_1", Amount: 350, Currency: "UGX", Phone: "+256703766009", Operator: "MTN", Country: "UG"}
+	for _, tc := range []struct {
+		fixture string
+		inline  string
+		code    int
+		call    func() (gateway.Status, error)
+		want    gateway.Status
+	}{
+		{fixture: "transfer_queued.json", call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
+			want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "396432"}},
+		{fixture: "transfer_fetched_successful.json", call: func() (gateway.Status, error) {
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: "396432"})
+		}, want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "396432"}},
+		{fixture: "transfers_list_failed.json", call: func() (gateway.Status, error) {
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: "6b76aa8f93bd765c"})
+		}, want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "403318", Reason: "beneficiary_name is required"}},
+		{fixture: "transfers_list_failed.json", call: func() (gateway.Status, error) {
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: "another-reference"})
+		}, want: gateway.Status{Outcome: gateway.NotFound}},
+		// A transfer queued, then failed for want of funds: Flutterwave's words in complete_message.
+		{inline: `{"status":"success","message":"Transfers fetched","data":[{"id":9,"reference":"r-9","status":"FAILED","complete_message":"DISBURSE FAILED: Insufficient funds in customer wallet"}]}`,
+			call: func() (gateway.Status, error) { return c.PayoutStatus(ctx, gateway.Ref{Reference: "r-9"}) },
+			want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "9", Reason: "DISBURSE FAILED: Insufficient funds in customer wallet", LowBalance: true}},
+		// The error shape (developer.flutterwave.com/docs/flutterwave-errors) refusing a transfer.
+		{inline: `{"status":"error","message":"Insufficient funds in customer wallet","data":null}`, code: http.StatusBadRequest,
+			call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
+			want: gateway.Status{Outcome: gateway.Failed, Reason: "Insufficient funds in customer wallet", LowBalance: true}},
+	} {
+		answer, code = []byte(tc.inline), tc.code
+		if tc.fixture != "" {
+			answer = gatewaytest.Golden(t, tc.fixture)
+		}
+		if code == 0 {
+			code = http.StatusOK
+		}
+		got, err := tc.call()
+		if err != nil || got != tc.want {
+			t.Errorf("%s%s: %+v, %v; want %+v", tc.fixture, tc.inline, got, err, tc.want)
+		}
+	}
+	c.SecretHash = "h"
+	ref, err := c.CallbackReference(http.Header{"Verif-Hash": {"h"}}, gatewaytest.Golden(t, "transfer_webhook_v2.json"))
+	if err != nil || ref != "rave-transfer-15028609" {
+		t.Fatalf("transfer webhook (older shape) = %q, %v", ref, err)
+	}
+}
+
+func TestPayout_AgainstSimulator(t *testing.T) {
+	var mu sync.Mutex
+	var hooks []*http.Request
+	var bodies [][]byte
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		hooks, bodies = append(hooks, r), append(bodies, b)
+		mu.Unlock()
+	}))
+	defer hook.Close()
+	sim := &Simulator{SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", WebhookURL: hook.URL}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	ctx := context.Background()
+	control := func(path string) {
+		res, err := http.Post(srv.URL+path, "", nil)
+		if err != nil || res.StatusCode != http.StatusNoContent {
+			t.Fatalf("control %s: %v %v", path, res, err)
+		}
+		res.Body.Close()
+	}
+	if c.IdempotentPayout() {
+		t.Fatal("Flutterwave does not document that a repeated reference is refused")
+	}
+	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "UGX", Phone: "+256771234567",
+		Operator: "MTN", Country: "UG", RecipientName: "Catherine Ampaire", Description: "Retrait"}
+	st, err := c.Payout(ctx, p)
+	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef == "" {
+		t.Fatalf("payout = %+v, %v", st, err)
+	}
+	id := st.ProviderRef
+	// Sent again with the same reference: refused as a duplicate, answered with the first.
+	if again, err := c.Payout(ctx, p); err != nil || again != st || sim.Payouts() != 1 {
+		t.Fatalf("payout again = %+v, %v; %d payouts; want %+v and one payout", again, err, sim.Payouts(), st)
+	}
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); err != nil || st.Outcome != gateway.Pending || st.ProviderRef != id {
+		t.Fatalf("status by reference = %+v, %v", st, err)
+	}
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.NotFound {
+		t.Fatalf("a transfer read as a charge = %+v; want not found", st)
+	}
+	control("/_sim/settle/" + p.Reference)
+	for _, ref := range []gateway.Ref{{Reference: p.Reference, ProviderRef: id}, {Reference: p.Reference}} {
+		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != id {
+			t.Fatalf("status %+v after settling = %+v, %v", ref, st, err)
+		}
+	}
+	mu.Lock()
+	if len(hooks) != 1 || !strings.Contains(string(bodies[0]), `"transfer.completed"`) {
+		t.Fatalf("%d webhooks: %s", len(hooks), bodies)
+	}
+	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
+	_, forged := c.CallbackReference(http.Header{"Verif-Hash": {"guess"}}, bodies[0])
+	mu.Unlock()
+	if err != nil || ref != p.Reference || forged == nil {
+		t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
+	}
+
+	poor := p
+	poor.Reference, poor.Phone = "b1111111-2222-4333-8444-555555555555", "+256770000049"
+	if st, err := c.Payout(ctx, poor); err != nil || st.Outcome != gateway.Failed || !st.LowBalance {
+		t.Fatalf("low balance = %+v, %v; want failed, LowBalance", st, err)
+	}
+	refused := p
+	refused.Reference, refused.Phone = "c1111111-2222-4333-8444-555555555555", "+256770000039"
+	if st, err := c.Payout(ctx, refused); err != nil || st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "account_number") {
+		t.Fatalf("invalid recipient = %+v, %v", st, err)
+	}
+	lost := p
+	lost.Reference, lost.Phone = "d1111111-2222-4333-8444-555555555555", "+256770000029"
+	if st, err := c.Payout(ctx, lost); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("payout = %+v, %v", st, err)
+	}
+	control("/_sim/settle/" + lost.Reference)
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); err != nil || st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "DISBURSE FAILED") {
+		t.Fatalf("failed payout = %+v, %v", st, err)
+	}
+	if sim.Payouts() != 2 {
+		t.Fatalf("%d payouts accepted; want 2 (refusals aside)", sim.Payouts())
+	}
+	unknown := "91111111-2222-4333-8444-555555555555"
+	for _, ref := range []gateway.Ref{{Reference: poor.Reference}, {Reference: unknown}, {Reference: unknown, ProviderRef: "999"}, {Reference: unknown, ProviderRef: id}} {
+		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.NotFound {
+			t.Fatalf("status %+v = %+v, %v; want not found", ref, st, err)
+		}
+	}
+	if _, err := c.Payout(ctx, gateway.Payout{Reference: "x", Country: "KE", Operator: "MPESA"}); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("M-Pesa Kenya = %v; want a lasting error", err)
+	}
+	bad := &Client{BaseURL: srv.URL, SecretKey: "wrong"}
+	if _, err := bad.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); err == nil || gateway.IsTransient(err) {
+		t.Fatalf("wrong key = %v; want a lasting error", err)
+	}
+
+	control("/_sim/fault?mode=500-initiate")
+	fresh := p
+	fresh.Reference = "e1111111-2222-4333-8444-555555555555"
+	if _, err := c.Payout(ctx, fresh); !gateway.IsTransient(err) {
+		t.Fatalf("500 on initiation: %v; want a transient error", err)
+	}
+	control("/_sim/fault?mode=500")
+	if _, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: id}); !gateway.IsTransient(err) {
+		t.Fatalf("fault: %v; want a transient error", err)
+	}
+	control("/_sim/fault?mode=none")
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: fresh.Reference}); err != nil || st.Outcome != gateway.NotFound {
+		t.Fatalf("a payout refused with a 500 = %+v, %v; want not found", st, err)
+	}
+}
+
+func TestSimulator_TransferSettlesAfterDelay(t *testing.T) {
+	sim := &Simulator{SecretKey: "k", SettleAfter: 50 * time.Millisecond}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
+	ctx := context.Background()
+	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "TZS", Phone: "+255712345678",
+		Operator: "VODACOM", Country: "TZ", RecipientName: "Neema Mushi"}
+	stuck := p
+	stuck.Reference, stuck.Phone = "b1111111-2222-4333-8444-555555555555", "+255710000129"
+	for _, q := range []gateway.Payout{p, stuck} {
+		if st, err := c.Payout(ctx, q); err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("payout = %+v, %v", st, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.Succeeded {
+		t.Fatalf("after the delay: %+v", st)
+	}
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: stuck.Reference}); st.Outcome != gateway.Pending {
+		t.Fatalf("a stuck transfer: %+v; want still pending", st)
+	}
+}

@@ -1,7 +1,10 @@
 // Package paystack is the connector to Paystack's mobile money charges
-// (POST /charge, GET /transaction/verify/{reference}, signed webhooks) and
-// a simulator of that part of its API. Facts from paystack.com/docs and
-// Paystack's own code samples (PaystackOSS/doc-code-snippets).
+// (POST /charge, GET /transaction/verify/{reference}) and transfers to
+// mobile money wallets (POST /transferrecipient, POST /transfer, GET
+// /transfer/verify/{reference}), with their signed webhooks, and a
+// simulator of that part of its API. Facts from paystack.com/docs (API
+// reference, Transfers guides) and Paystack's own code samples
+// (PaystackOSS/doc-code-snippets).
 //
 // It imports the domain and the gateway package.
 package paystack
@@ -28,7 +31,10 @@ type Client struct {
 	HTTP      *http.Client
 }
 
-var _ gateway.Connector = (*Client)(nil)
+var (
+	_ gateway.Connector = (*Client)(nil)
+	_ gateway.Payer     = (*Client)(nil)
+)
 
 type chargeRequest struct {
 	Amount      int64       `json:"amount"` // subunits: our minor units as they are
@@ -110,9 +116,11 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	return chargeStatus(a), nil
 }
 
-// CallbackReference implements gateway.Connector: it checks the webhook's
-// x-paystack-signature (hex HMAC-SHA512 of the raw body under the secret
-// key) before reading the reference.
+// CallbackReference implements gateway.Connector for charge and transfer
+// webhooks alike (charge.success, transfer.success, transfer.failed,
+// transfer.reversed: each names our reference in data.reference): it checks
+// the webhook's x-paystack-signature (hex HMAC-SHA512 of the raw body under
+// the secret key) before reading the reference.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	mac := hmac.New(sha512.New, []byte(c.SecretKey))
 	mac.Write(body)
@@ -129,6 +137,199 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 		return "", errors.New("Paystack webhook without a reference")
 	}
 	return ev.Data.Reference, nil
+}
+
+// recipientRequest is POST /transferrecipient for a mobile money wallet.
+type recipientRequest struct {
+	Type          string `json:"type"` // mobile_money
+	Name          string `json:"name"`
+	AccountNumber string `json:"account_number"` // the phone number, national format
+	BankCode      string `json:"bank_code"`      // the telco's code (GET /bank?type=mobile_money)
+	Currency      string `json:"currency"`
+}
+
+// recipientAnswer is the answer to a recipient's creation.
+type recipientAnswer struct {
+	Status  bool   `json:"status"`
+	Message string `json:"message"`
+	Data    struct {
+		RecipientCode string `json:"recipient_code"`
+	} `json:"data"`
+}
+
+// transferRequest is POST /transfer.
+type transferRequest struct {
+	Source    string `json:"source"` // balance: the only source
+	Amount    int64  `json:"amount"` // subunits: our minor units as they are
+	Recipient string `json:"recipient"`
+	Reference string `json:"reference"`
+	Reason    string `json:"reason,omitempty"`
+	Currency  string `json:"currency"`
+}
+
+// transferAnswer is a transfer as its initiation and its verification
+// answer it.
+type transferAnswer struct {
+	Status  bool   `json:"status"`
+	Message string `json:"message"`
+	Data    struct {
+		Reference       string `json:"reference"`
+		Status          string `json:"status"`
+		TransferCode    string `json:"transfer_code"`
+		GatewayResponse any    `json:"gateway_response"` // null, or the processor's words
+	} `json:"data"`
+}
+
+// bankCodes are Paystack's mobile money telco codes for transfers, by our
+// operator codes (the charges' providers): Ghana's MTN, AirtelTigo and
+// Telecel (ex-Vodafone), Kenya's M-PESA for individuals.
+var bankCodes = map[string]string{"mtn": "MTN", "atl": "ATL", "vod": "VOD", "mpesa": "MPESA"}
+
+// callingCodes are the country calling codes of the transfers' currencies.
+var callingCodes = map[string]string{"GHS": "233", "KES": "254"}
+
+// otpReason is why a transfer waits at status otp.
+const otpReason = "the transfer waits for the OTP Paystack sent to the merchant; turn off OTP for transfers " +
+	"in Paystack's dashboard (Settings, Preferences) so that API transfers complete on their own"
+
+// accountNumber writes an E.164 number the way Paystack's documented
+// mobile money recipient has it: national, with its leading 0
+// (+233551234987 is 0551234987).
+func accountNumber(phone, currency string) string {
+	digits := strings.TrimPrefix(phone, "+")
+	if cc := callingCodes[currency]; cc != "" && strings.HasPrefix(digits, cc) {
+		return "0" + digits[len(cc):]
+	}
+	return digits
+}
+
+// encodeRecipient builds the recipient of a payout; false when Paystack
+// has no transfers to the operator.
+func encodeRecipient(p gateway.Payout) (recipientRequest, bool) {
+	bank, ok := bankCodes[p.Operator]
+	account := accountNumber(p.Phone, string(p.Currency))
+	name := strings.TrimSpace(p.RecipientName)
+	if name == "" {
+		name = account // Paystack requires a name; the number names the wallet
+	}
+	return recipientRequest{Type: "mobile_money", Name: name, AccountNumber: account, BankCode: bank, Currency: string(p.Currency)}, ok
+}
+
+// encodeTransfer builds the transfer of a payout to recipient (a
+// recipient_code). Our reference, a lowercase UUID, fits Paystack's
+// lowercase letters, digits, - and _.
+func encodeTransfer(p gateway.Payout, recipient string) transferRequest {
+	return transferRequest{Source: "balance", Amount: p.Amount, Recipient: recipient, Reference: p.Reference,
+		Reason: p.Description, Currency: string(p.Currency)}
+}
+
+// Payout implements gateway.Payer: it creates the recipient (Paystack
+// answers with the existing one for an account it knows; no money moves),
+// then the transfer under our reference. Paystack is asked by that
+// reference, so p.Created is not called.
+func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, error) {
+	rr, ok := encodeRecipient(p)
+	if !ok {
+		return gateway.Status{Outcome: gateway.Failed, Reason: fmt.Sprintf("Paystack has no transfers to operator %q", p.Operator)}, nil
+	}
+	var rec recipientAnswer
+	code, err := c.transferCall(ctx, http.MethodPost, "/transferrecipient", rr, &rec)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case !rec.Status || code >= 300:
+		return gateway.Status{Outcome: gateway.Failed, Reason: rec.Message}, nil
+	case rec.Data.RecipientCode == "":
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "Paystack answered a recipient without its recipient_code"}
+	}
+	var a transferAnswer
+	code, err = c.transferCall(ctx, http.MethodPost, "/transfer", encodeTransfer(p, rec.Data.RecipientCode), &a)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case a.Status && code < 300:
+		return transferStatus(a), nil
+	case duplicate(a.Message):
+		// Our reference is already a transfer (an earlier attempt whose
+		// answer was lost): Paystack refuses it again, so read that one.
+		return c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference})
+	}
+	return gateway.Status{Outcome: gateway.Failed, Reason: a.Message, LowBalance: lowBalance(a.Message)}, nil
+}
+
+// duplicate reports Paystack's refusal of a reference already used by a
+// transfer ("This reference has already been used on a prior transfer";
+// its exact message is not documented).
+func duplicate(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "duplicate") || strings.Contains(m, "reference") && strings.Contains(m, "already")
+}
+
+// lowBalance reports Paystack's refusal for want of funds in the
+// merchant's Paystack balance ("Your balance is not enough to fulfil this
+// request").
+func lowBalance(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "balance is not enough") || strings.Contains(m, "insufficient")
+}
+
+// IdempotentPayout: Paystack never makes two transfers with one reference,
+// but it refuses the second request instead of answering it like the first
+// (and the words of that refusal are not documented), so a payout is not
+// simply sent again: its status is read.
+func (c *Client) IdempotentPayout() bool { return false }
+
+// PayoutStatus implements gateway.Payer with GET /transfer/verify/{reference}.
+// Paystack answers 404 for a reference it never made a transfer of (a
+// request refused at validation, its balance check included, creates none).
+func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	var a transferAnswer
+	code, err := c.transferCall(ctx, http.MethodGet, "/transfer/verify/"+url.PathEscape(ref.Reference), nil, &a)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case code == http.StatusNotFound:
+		return gateway.Status{Outcome: gateway.NotFound}, nil
+	case code >= 300 || !a.Status:
+		return gateway.Status{}, &gateway.Error{Message: fmt.Sprintf("Paystack answered %d to a transfer's verification: %s", code, a.Message)}
+	case a.Data.Reference != "" && a.Data.Reference != ref.Reference:
+		return gateway.Status{}, &gateway.Error{Message: fmt.Sprintf("Paystack verified transfer %q when asked about %q", a.Data.Reference, ref.Reference)}
+	}
+	return transferStatus(a), nil
+}
+
+// transferStatus reads a transfer's status. success, failed, reversed (the
+// wallet refused it: the amount is back in the balance), abandoned,
+// blocked and rejected are final; pending and received (awaiting the
+// merchant's approval URL) are not. otp stays pending: the merchant can
+// still enter the OTP in Paystack's dashboard and have it paid, so calling
+// it failed could pay twice; left alone it is abandoned after 30 minutes.
+func transferStatus(a transferAnswer) gateway.Status {
+	st := gateway.Status{Outcome: gateway.Pending, ProviderRef: a.Data.TransferCode}
+	switch s := a.Data.Status; s {
+	case "success":
+		st.Outcome = gateway.Succeeded
+	case "otp":
+		st.Reason = otpReason
+	case "abandoned":
+		st.Outcome, st.Reason = gateway.Failed, "abandoned: "+otpReason
+	case "failed", "reversed", "blocked", "rejected":
+		st.Outcome, st.Reason = gateway.Failed, s
+		if words, _ := a.Data.GatewayResponse.(string); words != "" {
+			st.Reason += ": " + words
+		}
+	}
+	return st
+}
+
+// transferCall is call for the transfer endpoints, where a 429 (too many
+// requests) is transient: Paystack did nothing.
+func (c *Client) transferCall(ctx context.Context, method, path string, in, out any) (int, error) {
+	code, err := c.call(ctx, method, path, in, out)
+	if err == nil && code == http.StatusTooManyRequests {
+		return code, &gateway.Error{Transient: true, Answered: true, Message: "Paystack answered 429 (too many requests)"}
+	}
+	return code, err
 }
 
 // call sends one request to Paystack with the gateway's secret key.
