@@ -30,6 +30,9 @@ type Attempt struct {
 	// RedirectURL is the aggregator's page where the customer finishes
 	// paying, for payments made there (cards, CinetPay); "" otherwise.
 	RedirectURL string
+	// RouteReason is why this gateway was chosen (the routing engine's
+	// reason, or the failover that led to it).
+	RouteReason string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	CheckedAt   *time.Time // last time the aggregator was asked

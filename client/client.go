@@ -229,6 +229,13 @@ func (c *Client) TransferOptions(ctx context.Context) (*TransferOptions, error) 
 	return out, err
 }
 
+// Route asks which provider should carry a payment (secret key).
+func (c *Client) Route(ctx context.Context, req RouteRequest) (*RouteResponse, error) {
+	var out *RouteResponse
+	_, err := c.do(ctx, "POST", "/v1/route", req, nil, &out)
+	return out, err
+}
+
 // do sends one call, retrying a 429 after its Retry-After, and decodes a
 // 2xx body into out.
 func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {

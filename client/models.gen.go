@@ -716,6 +716,13 @@ func (e TransferSucceededParamsUserAgent) Valid() bool {
 // Amount In major units of the currency, as a JSON number.
 type Amount = json.Number
 
+// AvailableMethod defines model for AvailableMethod.
+type AvailableMethod struct {
+	// Method An operator key or a card method.
+	Method    string   `json:"method"`
+	Providers []string `json:"providers"`
+}
+
 // CodedError The error shape of transfers, payment-link test-mode refusals and resends.
 type CodedError struct {
 	// Code The `code` of a transfer error. 400: `invalid_body`, `pays_non_desservi`,
@@ -936,6 +943,55 @@ type PaymentEvent struct {
 
 // PaymentEventEvent defines model for PaymentEvent.Event.
 type PaymentEventEvent string
+
+// RankedProvider defines model for RankedProvider.
+type RankedProvider struct {
+	Provider string `json:"provider"`
+
+	// Score Estimated success rate; 0 for a provider that is not answering.
+	Score float32 `json:"score"`
+}
+
+// RouteRequest defines model for RouteRequest.
+type RouteRequest struct {
+	// Amount In major units of the currency.
+	Amount json.Number `json:"amount"`
+
+	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave.
+	AvailableProviders []string `json:"availableProviders"`
+
+	// Country ISO 3166-1 alpha-2.
+	Country string `json:"country"`
+
+	// Currency ISO 4217; defaults to the country's.
+	Currency *string `json:"currency,omitempty"`
+
+	// PaymentMethod An operator key (`orange_money`, `mtn_momo`, ...) or a card method.
+	PaymentMethod *string `json:"paymentMethod,omitempty"`
+
+	// Phone Without paymentMethod, the operator is detected from this number (national or international).
+	Phone *string `json:"phone,omitempty"`
+}
+
+// RouteResponse defines model for RouteResponse.
+type RouteResponse struct {
+	AvailableMethods []AvailableMethod `json:"availableMethods"`
+
+	// DetectedOperator The operator detected from `phone` when `paymentMethod` is absent; null otherwise or when unknown (Wave is never detectable).
+	DetectedOperator *string          `json:"detectedOperator"`
+	RankedProviders  []RankedProvider `json:"rankedProviders"`
+	Routing          struct {
+		// Alternates Ordered fallbacks; never the provider itself.
+		Alternates []string `json:"alternates"`
+		Confidence float32  `json:"confidence"`
+
+		// Provider The best provider; empty when none serves the context.
+		Provider string `json:"provider"`
+
+		// Reason Examples: success_rate: pawapay at 96.1% over 412 recent outcomes, ahead of cinetpay at 92.3%
+		Reason string `json:"reason"`
+	} `json:"routing"`
+}
 
 // SandboxIssue `succes` settles as paid, `echec` as failed.
 type SandboxIssue string
@@ -1356,6 +1412,18 @@ type ListCheckoutSessionMethodsParams struct {
 	Country *string `form:"country,omitempty" json:"country,omitempty"`
 }
 
+// RouteOverviewParams defines parameters for RouteOverview.
+type RouteOverviewParams struct {
+	// Country ISO 3166-1 alpha-2.
+	Country string `form:"country" json:"country"`
+
+	// Providers Comma-separated provider keys; without it every known provider.
+	Providers *string `form:"providers,omitempty" json:"providers,omitempty"`
+
+	// Currency ISO 4217; defaults to the country's.
+	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
+}
+
 // ListTransfersParams defines parameters for ListTransfers.
 type ListTransfersParams struct {
 	// Options `1`: answer the options instead of the list.
@@ -1558,6 +1626,9 @@ type CreateCheckoutSessionJSONRequestBody = CreateSessionRequest
 
 // UpdateWebhookConfigJSONRequestBody defines body for UpdateWebhookConfig for application/json ContentType.
 type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
+
+// RoutePaymentJSONRequestBody defines body for RoutePayment for application/json ContentType.
+type RoutePaymentJSONRequestBody = RouteRequest
 
 // CreateTransferJSONRequestBody defines body for CreateTransfer for application/json ContentType.
 type CreateTransferJSONRequestBody = TransferCreateRequest

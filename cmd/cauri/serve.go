@@ -15,6 +15,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/cauri-pay/cauri/internal/web"
@@ -55,15 +56,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Client: guard.Client(cfg.WebhookTimeout), Schedule: cfg.WebhookRetrySchedule,
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
-	observe := gatewayMetrics(reg)
+	router := &routing.Router{Engine: routing.New(now, uint64(time.Now().UnixNano())), Store: st, Logger: logger}
+	observe := gatewayObserver(reg, router)
 	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Observe: observe}
+		Observe: observe, Route: router}
 	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Observe: observe}
+		Observe: observe, Route: router}
 	srv, err := web.New(web.Deps{
 		Store:          st,
 		Checkout:       checkoutSvc,
 		Transfers:      transferSvc,
+		Router:         router,
 		Guard:          guard,
 		Worker:         worker,
 		Limiter:        limiter,
@@ -91,7 +94,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go housekeeping(ctx, st, logger, now)
-	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile)
+	go router.Run(ctx)
+	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile,
+		func(ctx context.Context) (int, error) { return router.ProbeDown(ctx, checkoutSvc.Probe) })
 	workerCtx, stopWorker := context.WithCancel(context.Background())
 	workerDone := make(chan struct{})
 	go func() { worker.Run(workerCtx); close(workerDone) }()
@@ -118,9 +123,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return nil
 }
 
-// gatewayMetrics counts and times the calls to aggregators, per provider,
-// operation and outcome: the figures the routing engine will weigh.
-func gatewayMetrics(reg *prometheus.Registry) func(provider, op, outcome string, d time.Duration) {
+// gatewayObserver counts and times the calls to aggregators, per provider,
+// operation and outcome, in /metrics, and tells the routing engine whether
+// each provider answered.
+func gatewayObserver(reg *prometheus.Registry, router *routing.Router) func(provider, op, outcome string, d time.Duration) {
 	calls := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cauri_gateway_calls_total", Help: "Calls to aggregators by provider, operation and outcome.",
 	}, []string{"provider", "operation", "outcome"})
@@ -132,10 +138,12 @@ func gatewayMetrics(reg *prometheus.Registry) func(provider, op, outcome string,
 	return func(provider, op, outcome string, d time.Duration) {
 		calls.WithLabelValues(provider, op, outcome).Inc()
 		latency.WithLabelValues(provider, op).Observe(d.Seconds())
+		router.RecordCall(context.Background(), provider, outcome != "transient_error", d)
 	}
 }
 
-// reconcile runs the payments' and the transfers' reconcilers every 10 seconds.
+// reconcile runs the payments' and the transfers' reconcilers, and the
+// probe of providers marked down, every 10 seconds.
 func reconcile(ctx context.Context, logger *slog.Logger, passes ...func(context.Context) (int, error)) {
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()

@@ -21,6 +21,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -39,6 +40,9 @@ type Service struct {
 	Connect Connect
 	// Observe, when set, records every call to an aggregator (metrics).
 	Observe gateway.Observer
+	// Route, when set, orders the gateways of a payment and learns from
+	// each payment's outcome.
+	Route *routing.Router
 }
 
 // CreateParams is a create request as the merchant sent it. Amount is the

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/routing"
 )
 
 // StatusCheckInterval is how often a pending payment is checked with its
@@ -68,9 +70,9 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 		if e164, err = catalog.ParsePhone("phone", phone, chosen.Flag); err != nil {
 			return nil, err
 		}
-		// The chosen gateway first, then the others serving the same
-		// operator, in the order they were added (the routing engine will
-		// order them).
+		// Every gateway serving the operator; the routing engine orders
+		// them (without it, the chosen one first, then the order they
+		// were added).
 		for _, g := range gateways {
 			for _, r := range g.Routes {
 				if g.ID == gatewayID && r.Code == code && r.Country == chosen.Flag {
@@ -90,14 +92,40 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 			}
 		}
 	}
-	for _, g := range candidates {
-		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164)
+	candidates, reason := s.rank(candidates, routing.Context{Country: chosen.Flag, Operator: operator, Kind: routing.Collect,
+		Amount: sess.Amount})
+	for i, g := range candidates {
+		if i > 0 {
+			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
+		}
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, reason)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
 	}
 	// Every gateway failed to start it; the causes are on the attempts.
 	return nil, cauri.Errorf(cauri.EBadGateway, "The payment could not be started; please try again in a moment")
+}
+
+// rank orders the gateways that can carry a payment by the routing
+// engine's ranking of their providers (several gateways of one provider
+// keep the order they came in), and returns the reason for the first.
+func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.Gateway, string) {
+	if s.Route == nil || len(gateways) == 0 {
+		return gateways, ""
+	}
+	for _, g := range gateways {
+		if !slices.Contains(c.Providers, g.Provider) {
+			c.Providers = append(c.Providers, g.Provider)
+		}
+	}
+	d := s.Route.Choose(c)
+	order := append([]string{d.Provider}, d.Alternates...)
+	out := slices.Clone(gateways)
+	slices.SortStableFunc(out, func(a, b *cauri.Gateway) int {
+		return slices.Index(order, a.Provider) - slices.Index(order, b.Provider)
+	})
+	return out, d.Reason
 }
 
 // attempt tries one gateway. It returns the attempt when it is pending, an
@@ -112,7 +140,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string) (*cauri.Attempt, error) {
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone, reason string) (*cauri.Attempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -127,6 +155,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	a := &cauri.Attempt{
 		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: cauri.NewUUID(), Country: country,
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
+		RouteReason: reason,
 	}
 	if err := s.Store.StartAttempt(ctx, a, s.reopened); err != nil {
 		return nil, err
@@ -210,8 +239,14 @@ func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Conn
 // customer never saw (notify false: the gateway was down, another is tried)
 // changes the attempt only.
 func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Status, notify bool) (*cauri.Session, error) {
+	var ended *cauri.Attempt // the attempt, when this call ended it
 	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.Attempt) (*cauri.Event, error) {
 		now := s.Now().UTC()
+		defer func() {
+			if a.Status != cauri.AttemptPending {
+				ended = a
+			}
+		}()
 		a.UpdatedAt, a.Reason = now, st.Reason
 		if st.ProviderRef != "" {
 			a.ProviderRef = st.ProviderRef
@@ -249,6 +284,18 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 	})
 	if err == nil && notify && s.Committed != nil {
 		s.Committed()
+	}
+	if err == nil && ended != nil && s.Route != nil {
+		// What the routing engine learns: a collected payment, a payment the
+		// customer's side refused, or one the aggregator could not start.
+		o := routing.Declined
+		switch {
+		case ended.Status == cauri.AttemptSucceeded:
+			o = routing.Success
+		case !notify || st.Outcome == gateway.NotFound:
+			o = routing.Technical
+		}
+		s.Route.Record(ctx, routing.Key{Provider: ended.Provider, Country: ended.Country, Operator: ended.Operator, Kind: routing.Collect}, o, 0)
 	}
 	return sess, err
 }
@@ -344,6 +391,22 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 		return err
 	}
 	_, err = s.finish(ctx, a.ID, st, true)
+	return err
+}
+
+// Probe checks whether a provider's API answers, through one of its live
+// gateways: a status read of a payment that does not exist moves no money.
+// The observed connector records the answer for the routing engine.
+func (s *Service) Probe(ctx context.Context, provider string) error {
+	g, err := s.Store.ProbeGateway(ctx, provider)
+	if err != nil {
+		return err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		return err
+	}
+	_, err = conn.CollectionStatus(ctx, gateway.Ref{Reference: cauri.NewUUID()})
 	return err
 }
 

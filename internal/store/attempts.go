@@ -9,7 +9,7 @@ import (
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
-	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url`
+	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason`
 
 func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var a cauri.Attempt
@@ -17,7 +17,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var created, updated int64
 	var checked, initiated sql.NullInt64
 	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
-		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL); err != nil {
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL, &a.RouteReason); err != nil {
 		return nil, err
 	}
 	a.Status = cauri.AttemptStatus(status)
@@ -49,9 +49,9 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(
 		if err != sql.ErrNoRows {
 			return err
 		}
-		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
-			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL)
+			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL, a.RouteReason)
 		if err != nil {
 			return err
 		}

@@ -93,6 +93,18 @@ func (s *Store) GatewayByID(ctx context.Context, id string) (*cauri.Gateway, err
 	return g, err
 }
 
+// ProbeGateway finds an enabled live gateway of a provider, any
+// workspace's, through which the provider's API can be checked.
+func (s *Store) ProbeGateway(ctx context.Context, provider string) (*cauri.Gateway, error) {
+	var g *cauri.Gateway
+	err := s.read(ctx, func(t *tx) (err error) {
+		g, err = scanGateway(t.queryRow(ctx, `SELECT `+gatewayColumns+` FROM gateways WHERE provider = ? AND enabled = ? AND live = ?
+			AND removed_at IS NULL ORDER BY created_at LIMIT 1`, provider, true, true))
+		return notFound(err, "No live gateway of %s", printable(provider))
+	})
+	return g, err
+}
+
 // GatewayCredentials opens a gateway's credentials, for its connector.
 func (s *Store) GatewayCredentials(ctx context.Context, id string) (map[string]string, error) {
 	var sealed string

@@ -5,7 +5,8 @@
 // idempotency id. Outcomes arrive by the aggregators' callbacks or by the
 // reconciler, and end the transfer with its webhook.
 //
-// It imports the domain, the store, the catalog and the gateway package.
+// It imports the domain, the store, the catalog, the gateway package and
+// the routing engine.
 package transfer
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -37,6 +39,9 @@ type Service struct {
 	// Committed, when set, is called after a change that emitted an event
 	// is committed: the webhook worker sends its delivery at once.
 	Committed func()
+	// Route, when set, chooses among the gateways that can send a
+	// transfer and learns from each payout's outcome.
+	Route *routing.Router
 }
 
 // Params is a create request as the merchant sent it. Amount is the JSON
@@ -103,7 +108,7 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	if operator == "" {
 		return nil, invalid("operateur_manquant", "operator is required (an operator key such as orange_money, mtn_momo, wave)")
 	}
-	rt, enabled := pickRoute(gateways, country.Code, operator)
+	rt, enabled := s.pickRoute(gateways, routing.Context{Country: country.Code, Operator: operator, Kind: routing.Payout})
 	if rt == nil && !enabled {
 		return nil, invalid("operateur_non_desservi", "operator %q is not served in %s by this workspace's gateways", operator, country.Code)
 	}
@@ -151,22 +156,38 @@ func servesCountry(gateways []*cauri.Gateway, country string) bool {
 	return false
 }
 
-// pickRoute finds the first enabled gateway sending money to operator in
-// country (in the order they were added; the routing engine will order
-// them). enabled reports whether some gateway serves it at all.
-func pickRoute(gateways []*cauri.Gateway, country, operator string) (rt *route, served bool) {
+// pickRoute chooses the gateway that sends money to the context's operator
+// in its country: the routing engine ranks the providers of the enabled
+// gateways serving it (without the engine, or among gateways of one
+// provider, the first added wins). served reports whether some gateway,
+// enabled or not, serves it at all.
+func (s *Service) pickRoute(gateways []*cauri.Gateway, c routing.Context) (rt *route, served bool) {
+	var routes []*route
 	for _, g := range gateways {
 		for _, r := range g.Routes {
-			if !sends(g) || r.Country != country || r.Operator != operator {
+			if !sends(g) || r.Country != c.Country || r.Operator != c.Operator {
 				continue
 			}
 			served = true
-			if rt == nil && g.Enabled && r.Enabled {
-				rt = &route{gateway: g, code: r.Code}
+			if g.Enabled && r.Enabled {
+				routes = append(routes, &route{gateway: g, code: r.Code})
+				c.Providers = append(c.Providers, g.Provider)
 			}
 		}
 	}
-	return rt, served
+	if len(routes) == 0 {
+		return nil, served
+	}
+	if s.Route == nil {
+		return routes[0], served
+	}
+	best := s.Route.Choose(c).Provider
+	for _, r := range routes {
+		if r.gateway.Provider == best {
+			return r, served
+		}
+	}
+	return routes[0], served
 }
 
 // Fingerprint identifies a request by its normalised fields, so that a
@@ -232,6 +253,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer) (*cauri.Transf
 		if err := s.Store.DeleteTransfer(ctx, tr); err != nil {
 			return nil, err
 		}
+		s.learn(ctx, tr, routing.Technical)
 		return nil, cauri.Reasonf(cauri.EInternal, "internal", "The transfer could not be sent and was not created (%s); retry", cause)
 	}
 	payer, err := s.payer(ctx, tr.GatewayID)
@@ -317,7 +339,24 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status) (*ca
 	if err == nil && changed && s.Committed != nil {
 		s.Committed()
 	}
+	if err == nil && changed {
+		switch tr.FailureCode {
+		case "":
+			s.learn(ctx, tr, routing.Success)
+		case "rejected":
+			s.learn(ctx, tr, routing.Declined)
+		case "not_received":
+			s.learn(ctx, tr, routing.Technical)
+		} // an empty wallet is the merchant's, not the provider's doing
+	}
 	return tr, err
+}
+
+// learn tells the routing engine how a payout ended at its provider.
+func (s *Service) learn(ctx context.Context, tr *cauri.Transfer, o routing.Outcome) {
+	if s.Route != nil {
+		s.Route.Record(ctx, routing.Key{Provider: tr.Provider, Country: tr.Country, Operator: tr.Operator, Kind: routing.Payout}, o, 0)
+	}
 }
 
 // Callback handles an aggregator's callback about one of the gateway's

@@ -16,6 +16,10 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.api(s.sessionStatus))
 	mux.Handle("GET /v1/checkout/sessions/{id}/methods", s.api(s.sessionMethods))
 
+	// Routing (SPEC section 4, Routing).
+	mux.Handle("POST /v1/route", s.api(s.route))
+	mux.Handle("GET /v1/route", s.api(s.routeOverview))
+
 	// Transfers (SPEC section 4, Transfers).
 	mux.Handle("POST /v1/transfers", s.api(s.createTransfer))
 	mux.Handle("GET /v1/transfers", s.api(s.listTransfers))

@@ -22,6 +22,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,7 @@ type Deps struct {
 	Store          *store.Store
 	Checkout       *checkout.Service
 	Transfers      *transfer.Service
+	Router         *routing.Router  // ranks providers (POST and GET /v1/route)
 	Guard          *delivery.Guard  // webhook address policy
 	Worker         *delivery.Worker // sends deliveries; resends go through it
 	Limiter        ratelimit.Limiter

@@ -19,6 +19,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/prometheus/client_golang/prometheus"
@@ -90,17 +91,21 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Store: st, Client: guard.Client(2 * time.Second), Schedule: cauri.DefaultRetrySchedule, Timeout: 2 * time.Second,
 		Now: clk.Now, Logger: logger, Poll: 20 * time.Millisecond,
 	}
+	router := &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
 	d := Deps{
-		Store:     st,
-		Checkout:  &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connect: connect.New},
-		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connect: connect.New},
-		Guard:     guard,
-		Worker:    worker,
-		Limiter:   ratelimit.NewMemory(clk.Now),
-		Logger:    logger,
-		PayURL:    ts.URL + "/pay",
-		Now:       clk.Now,
-		Registry:  prometheus.NewRegistry(),
+		Store: st,
+		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake,
+			Connect: connect.New, Route: router},
+		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connect: connect.New,
+			Route: router},
+		Router:   router,
+		Guard:    guard,
+		Worker:   worker,
+		Limiter:  ratelimit.NewMemory(clk.Now),
+		Logger:   logger,
+		PayURL:   ts.URL + "/pay",
+		Now:      clk.Now,
+		Registry: prometheus.NewRegistry(),
 	}
 	for _, o := range opts {
 		o(&d)

@@ -1,0 +1,54 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// RoutingCount is one provider's outcomes in one context and minute.
+type RoutingCount struct {
+	Provider, Country, Operator, Kind string
+	Minute                            time.Time
+	Successes, Failures, Technical    int64
+	LatencyMS                         int64 // sum over the minute
+}
+
+// RecordRoutingOutcome adds one outcome to its minute's counts.
+func (s *Store) RecordRoutingOutcome(ctx context.Context, c RoutingCount) error {
+	_, err := s.update(ctx, `INSERT INTO routing_outcomes (provider, country, operator, kind, minute, successes, failures, technical, latency_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (provider, country, operator, kind, minute) DO UPDATE SET
+			successes = routing_outcomes.successes + excluded.successes, failures = routing_outcomes.failures + excluded.failures,
+			technical = routing_outcomes.technical + excluded.technical, latency_ms = routing_outcomes.latency_ms + excluded.latency_ms`,
+		c.Provider, c.Country, c.Operator, c.Kind, c.Minute.Unix()/60, c.Successes, c.Failures, c.Technical, c.LatencyMS)
+	return err
+}
+
+// RoutingCounts lists the counts since a time, each bucket step long (a
+// whole number of minutes): minute buckets for the recent past, coarser
+// ones for the rest, so a refresh reads few rows.
+func (s *Store) RoutingCounts(ctx context.Context, since, until time.Time, step time.Duration) ([]RoutingCount, error) {
+	w := int64(step / time.Minute)
+	if w < 1 {
+		w = 1
+	}
+	var out []RoutingCount
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (RoutingCount, error) {
+			var c RoutingCount
+			var bucket int64
+			err := row.Scan(&c.Provider, &c.Country, &c.Operator, &c.Kind, &bucket, &c.Successes, &c.Failures, &c.Technical, &c.LatencyMS)
+			c.Minute = time.Unix(bucket*w*60, 0).UTC()
+			return c, err
+		}, `SELECT provider, country, operator, kind, minute / ? AS bucket, SUM(successes), SUM(failures), SUM(technical), SUM(latency_ms)
+			FROM routing_outcomes WHERE minute >= ? AND minute < ?
+			GROUP BY provider, country, operator, kind, bucket ORDER BY bucket`, w, since.Unix()/60, until.Unix()/60)
+		return err
+	})
+	return out, err
+}
+
+// PurgeRoutingOutcomes forgets counts older than before.
+func (s *Store) PurgeRoutingOutcomes(ctx context.Context, before time.Time) (int64, error) {
+	return s.update(ctx, `DELETE FROM routing_outcomes WHERE minute < ?`, before.Unix()/60)
+}
