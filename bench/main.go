@@ -266,6 +266,10 @@ func (s *service) transferKey(tmp string) (string, *exec.Cmd, error) {
 	return ws.Keys["live_secret"], sim, nil
 }
 
+// routeBody is a typical routing question: a country, an amount, the
+// merchant's providers and the customer's number (operator detection).
+const routeBody = `{"country": "CI", "amount": 15000, "availableProviders": ["pawapay", "cinetpay", "fedapay"], "phone": "07 07 12 34 56"}`
+
 // transferBody is a typical transfer: an amount, a recipient's number.
 const transferBody = `{"amount": 5000, "country": "SN", "operator": "wave", "phone": "77 123 45 67", "recipient_name": "Awa Diop", "description": "Salaire novembre"}`
 

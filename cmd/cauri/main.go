@@ -48,6 +48,8 @@ Commands:
   simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
                              run an aggregator's simulator for local development
                              (pawapay, cinetpay, fedapay, paystack, flutterwave)
+  routing simulate [--seed 42] [--payments 100000] [--providers 4] [--outages-per-day 1]
+                             replay payments through the routing engine and its baselines; print the table
 
 Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
 `
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return gatewayCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
+	case "routing":
+		return routingCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

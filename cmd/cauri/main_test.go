@@ -248,10 +248,26 @@ func TestRun_Errors(t *testing.T) {
 		{[]string{"workspace", "create"}, "name is required"},
 		{[]string{"workspace", "verify"}, "exactly one workspace id"},
 		{[]string{"migrate"}, "CAURI_MASTER_KEY is required with PostgreSQL"},
+		{[]string{"routing"}, "want a subcommand: simulate"},
+		{[]string{"routing", "simulate", "--payments", "0"}, "at least 1"},
+		{[]string{"workspace", "set-daily-cap", "ws_x"}, "and a value"},
 	} {
 		err := run(context.Background(), tc.args, getenv, nil, &bytes.Buffer{}, &stderr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%v) = %v; want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestRun_RoutingSimulate prints the simulation's table.
+func TestRun_RoutingSimulate(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"routing", "simulate", "--payments", "2000", "--seed", "7"}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Seed 7: 2000 payments", "| engine |", "| fixed best provider |", "| round robin |", "| oracle | ", "| 100.0% | 0 |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("table lacks %q:\n%s", want, out.String())
 		}
 	}
 }
