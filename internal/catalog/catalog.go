@@ -20,12 +20,13 @@ var countriesJSON []byte
 
 // Country is a country Cauri serves.
 type Country struct {
-	Code      string         `json:"code"` // ISO 3166-1 alpha-2
-	Name      string         `json:"name"`
-	NameFR    string         `json:"name_fr"`
-	Aliases   []string       `json:"aliases"`
-	Currency  cauri.Currency `json:"currency"`
-	Operators []string       `json:"operators"` // operator keys
+	Code        string         `json:"code"`         // ISO 3166-1 alpha-2
+	CallingCode int            `json:"calling_code"` // checked against libphonenumber at load
+	Name        string         `json:"name"`
+	NameFR      string         `json:"name_fr"`
+	Aliases     []string       `json:"aliases"`
+	Currency    cauri.Currency `json:"currency"`
+	Operators   []string       `json:"operators"` // operator keys
 }
 
 // Operator is a Mobile Money wallet, keyed like "orange_money".
@@ -59,6 +60,9 @@ func mustLoad() *data {
 		op.Key = k
 	}
 	for _, c := range d.Countries {
+		if cc := phonenumbers.GetCountryCodeForRegion(c.Code); cc != c.CallingCode {
+			panic(fmt.Sprintf("catalog: %s has calling code %d; libphonenumber says %d", c.Code, c.CallingCode, cc))
+		}
 		for _, k := range c.Operators {
 			if d.Operators[k] == nil {
 				panic(fmt.Sprintf("catalog: %s lists unknown operator %q", c.Code, k))
