@@ -110,6 +110,19 @@ func Reply(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// ResendCallback answers a simulator's POST /_sim/callback/{id} for one
+// kind of payment: if payments (guarded by mu) holds id, send sends its
+// callback again, claiming status when given. It reports whether it does.
+func ResendCallback[P any](mu *sync.Mutex, payments map[string]*P, id, status string, send func(p *P, status string)) bool {
+	mu.Lock()
+	p := payments[id]
+	mu.Unlock()
+	if p != nil {
+		send(p, status)
+	}
+	return p != nil
+}
+
 // PostCallback sends a simulator's callback: body (JSON unless header says
 // otherwise) to url with the aggregator's own headers (its signature),
 // giving up after 5 seconds.

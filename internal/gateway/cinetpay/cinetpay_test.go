@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,53 +32,35 @@ func TestEncodePayment_Golden(t *testing.T) {
 }
 
 func TestDecode_Golden(t *testing.T) {
-	var answer []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, APIKey: "k", SiteID: "1"}
 	ctx := context.Background()
-	answer = gatewaytest.Golden(t, "payment_created.json")
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "payment_created.json"))
 	if st, err := c.Collect(ctx, gateway.Collection{Reference: "r", Amount: 100, Currency: "XOF"}); err != nil || st.Outcome != gateway.Pending ||
 		!strings.HasPrefix(st.RedirectURL, "https://checkout.cinetpay.com/payment/") {
 		t.Fatalf("created = %+v, %v", st, err)
 	}
-	answer = gatewaytest.Golden(t, "check_accepted.json")
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "check_accepted.json"))
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "MP220117.1402.C99563" {
 		t.Fatalf("accepted = %+v, %v", st, err)
 	}
-	answer = gatewaytest.Golden(t, "check_refused.json")
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "check_refused.json"))
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYMENT_FAILED") {
 		t.Fatalf("refused = %+v, %v", st, err)
 	}
-	answer = []byte(`{"code":"999","message":"SOMETHING_NEW","data":[]}`)
+	srv.Set("", http.StatusOK, []byte(`{"code":"999","message":"SOMETHING_NEW","data":[]}`))
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err == nil || gateway.IsTransient(err) {
 		t.Fatalf("unknown code = %+v, %v; want an error that concludes nothing", st, err)
 	}
 }
 
 func TestClient_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		defer mu.Unlock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-	}))
-	defer hook.Close()
+	hook := gatewaytest.NewReceiver(t)
 	sim := &Simulator{APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1"}
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
 	c := &Client{BaseURL: srv.URL, APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 1500, Currency: "XOF", Phone: "+2250707123456",
 		Operator: "OM", Country: "CI", NotifyURL: hook.URL + "/notify", ReturnURL: hook.URL + "/return"}
 	st, err := c.Collect(ctx, col)
@@ -105,7 +86,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef == "" {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 || hooks[0].Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Fatalf("%d notifications", len(hooks))
 	}
@@ -113,7 +94,6 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	_, forged := c.CallbackReference(http.Header{"X-Token": {strings.Repeat("ab", 32)}}, bodies[0])
 	tampered := strings.Replace(string(bodies[0]), "cpm_amount=1500", "cpm_amount=5", 1)
 	_, altered := c.CallbackReference(hooks[0].Header, []byte(tampered))
-	mu.Unlock()
 	if err != nil || ref != col.Reference || forged == nil || altered == nil {
 		t.Fatalf("notification = %q, %v; forged accepted: %v; altered accepted: %v", ref, err, forged == nil, altered == nil)
 	}
@@ -123,11 +103,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
-	control("/_sim/callback/" + poor.Reference + "?status=SUCCES") // early: still waiting
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+poor.Reference+"?status=SUCCES") // early: still waiting
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("status after an early notification = %+v", st)
 	}
-	control("/_sim/settle/" + poor.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+poor.Reference)
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "INSUFFICIENT_BALANCE") {
 		t.Fatalf("low balance = %+v", st)
 	}
@@ -158,11 +138,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: card.Reference}); st.Outcome != gateway.Failed {
 		t.Fatalf("declined card = %+v", st)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v", err)
 	}
-	control("/_sim/fault?mode=slow&seconds=1")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=slow&seconds=1")
 	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 		t.Fatalf("slow: %v", err)
 	}

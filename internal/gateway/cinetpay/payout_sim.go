@@ -322,16 +322,6 @@ func (s *Simulator) settleTransfer(id, status string) bool {
 	return true
 }
 
-func (s *Simulator) renotifyTransfer(id, status string) bool {
-	s.mu.Lock()
-	t := s.transfers[id]
-	s.mu.Unlock()
-	if t != nil {
-		s.notifyTransfer(t, status)
-	}
-	return t != nil
-}
-
 // notifyTransfer posts the documented form (transfert/notification),
 // unsigned as CinetPay documents it; claiming status when given.
 func (s *Simulator) notifyTransfer(t *simTransfer, status string) {

@@ -3,7 +3,6 @@ package cinetpay
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -214,16 +213,7 @@ func (c *clock) Add(d time.Duration) {
 }
 
 func TestPayout_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		defer mu.Unlock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-	}))
-	defer hook.Close()
+	hook := gatewaytest.NewReceiver(t)
 	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	simClock, clientClock := &clock{t: start}, &clock{t: start}
 	sim := &Simulator{APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1", TransferPassword: "transfer-1", Now: simClock.Now}
@@ -232,13 +222,6 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	c := &Client{BaseURL: srv.URL, TransferBaseURL: srv.URL + "/v1", APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1",
 		TransferPassword: "transfer-1", Now: clientClock.Now, HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	if !c.IdempotentPayout() {
 		t.Fatal("CinetPay refuses a client_transaction_id sent again (805): payouts are idempotent")
 	}
@@ -262,17 +245,16 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if got, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); got.Outcome != gateway.NotFound {
 		t.Fatalf("a payout read as a payment = %+v; want not found", got)
 	}
-	control("/_sim/settle/" + p.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	if got, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); err != nil || got.Outcome != gateway.Succeeded || got.ProviderRef != st.ProviderRef {
 		t.Fatalf("settled = %+v, %v", got, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 || hooks[0].URL.Path != "/notify" || hooks[0].Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Fatalf("%d notifications", len(hooks))
 	}
 	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
 	form, _ := url.ParseQuery(string(bodies[0]))
-	mu.Unlock()
 	if err != nil || ref != p.Reference || form.Get("treatment_status") != "VAL" {
 		t.Fatalf("notification = %q, %v (%v)", ref, err, form)
 	}
@@ -309,14 +291,14 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.Payout(ctx, lost); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + lost.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+lost.Reference)
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "REJ") {
 		t.Fatalf("failed payout = %+v", st)
 	}
 	stuck := p
 	stuck.Reference, stuck.Phone = "f1111111-2222-4333-8444-555555555555", "+2250700000129"
 	c.Payout(ctx, stuck)
-	control("/_sim/settle/" + stuck.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+stuck.Reference)
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: stuck.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("a stuck payout = %+v; want still pending", st)
 	}
@@ -326,13 +308,10 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
 	}
-	mu.Lock()
-	n := len(hooks)
-	mu.Unlock()
-	control("/_sim/callback/" + p.Reference + "?status=REJ") // a stale notification: the check still says VAL
-	mu.Lock()
+	_, _, n := hook.Last()
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+p.Reference+"?status=REJ") // a stale notification: the check still says VAL
+	_, bodies = hook.Received()
 	claimed, _ := url.ParseQuery(string(bodies[n]))
-	mu.Unlock()
 	if claimed.Get("treatment_status") != "REJ" {
 		t.Fatalf("the claimed notification = %v", claimed)
 	}
@@ -344,7 +323,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if _, err := wrong.Payout(ctx, p); err == nil || gateway.IsTransient(err) {
 		t.Fatalf("wrong transfer password: %v; want a lasting error", err)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v", err)
 	}
@@ -353,7 +332,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if _, err := c.Payout(ctx, next); !gateway.IsTransient(err) || !gateway.ErrorOf(err).NotSent {
 		t.Fatalf("fault before sending: %v; want a transient error, nothing sent", err)
 	}
-	control("/_sim/fault?mode=none")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=none")
 	if st, err := c.Payout(ctx, next); err != nil || st.Outcome != gateway.Pending || sim.Payouts() != 4 {
 		t.Fatalf("after the fault = %+v, %v, %d payouts", st, err, sim.Payouts())
 	}
@@ -363,8 +342,7 @@ func TestPayout_SettleAfter(t *testing.T) {
 	sim := &Simulator{APIKey: "k", TransferPassword: "pw", SettleAfter: 50 * time.Millisecond}
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
-	hook := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	defer hook.Close()
+	hook := gatewaytest.NewReceiver(t)
 	c := &Client{TransferBaseURL: srv.URL + "/v1", APIKey: "k", TransferPassword: "pw"}
 	ctx := context.Background()
 	p := gateway.Payout{Reference: "a3111111-2222-4333-8444-555555555555", Amount: 1000, Currency: "XOF", Phone: "+221771234567",

@@ -65,7 +65,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
 		gateway.ServeSimControl(w, r, &s.faults,
 			func(id, status string) bool { return s.settle(id, status) || s.settleTransfer(id, status) },
-			func(id, status string) bool { return s.renotify(id, status) || s.renotifyTransfer(id, status) })
+			func(id, status string) bool {
+				return gateway.ResendCallback(&s.mu, s.payments, id, status, s.notify) ||
+					gateway.ResendCallback(&s.mu, s.transfers, id, status, s.notifyTransfer)
+			})
 		return
 	}
 	if s.faults.Apply(w, r) {
@@ -206,16 +209,6 @@ func (s *Simulator) settle(id, status string) bool {
 	s.mu.Unlock()
 	s.notify(p, "")
 	return true
-}
-
-func (s *Simulator) renotify(id, status string) bool {
-	s.mu.Lock()
-	p := s.payments[id]
-	s.mu.Unlock()
-	if p != nil {
-		s.notify(p, status)
-	}
-	return p != nil
 }
 
 // notify posts CinetPay's form notification, signed in x-token; claiming

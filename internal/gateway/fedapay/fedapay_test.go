@@ -2,12 +2,10 @@ package fedapay
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,19 +28,13 @@ func TestEncodeTransaction_Golden(t *testing.T) {
 }
 
 func TestDecode_Golden(t *testing.T) {
-	answers := map[string][]byte{}
-	var sent []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sent = append(sent, r.Method+" "+r.URL.Path)
-		w.Write(answers[r.Method+" "+r.URL.Path])
-	}))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
 	ctx := context.Background()
-	answers["POST /transactions"] = gatewaytest.Golden(t, "transaction_created.json")
-	answers["POST /transactions/104/token"] = gatewaytest.Golden(t, "token.json")
-	answers["POST /transactions/mtn_open"] = []byte(`{"message":"ok"}`)
-	answers["GET /transactions/104"] = gatewaytest.Golden(t, "transaction_approved.json")
+	srv.Set("POST /transactions", http.StatusOK, gatewaytest.Golden(t, "transaction_created.json"))
+	srv.Set("POST /transactions/104/token", http.StatusOK, gatewaytest.Golden(t, "token.json"))
+	srv.Set("POST /transactions/mtn_open", http.StatusOK, []byte(`{"message":"ok"}`))
+	srv.Set("GET /transactions/104", http.StatusOK, gatewaytest.Golden(t, "transaction_approved.json"))
 	var recorded string
 	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
 		Country: "BJ", Operator: "mtn_open", Created: func(id string) error { recorded = id; return nil }}
@@ -50,7 +42,7 @@ func TestDecode_Golden(t *testing.T) {
 	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "104" || recorded != "104" || st.RedirectURL != "" {
 		t.Fatalf("collect = %+v, %v (recorded %q)", st, err, recorded)
 	}
-	if strings.Join(sent, ", ") != "POST /transactions, POST /transactions/104/token, POST /transactions/mtn_open" {
+	if sent := srv.Calls(); strings.Join(sent, ", ") != "POST /transactions, POST /transactions/104/token, POST /transactions/mtn_open" {
 		t.Fatalf("calls = %v", sent)
 	}
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference, ProviderRef: "104"}); err != nil || st.Outcome != gateway.Succeeded {
@@ -66,31 +58,22 @@ func TestDecode_Golden(t *testing.T) {
 	}
 }
 
-func TestClient_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	sim := &Simulator{SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	now := time.Now()
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond},
+// newSim starts the simulator on loopback, its webhooks to hook, and a
+// client facing it whose clock stands at now.
+func newSim(t *testing.T, now time.Time) (sim *Simulator, srv *httptest.Server, c *Client, hook *gatewaytest.Receiver) {
+	hook = gatewaytest.NewReceiver(t)
+	sim = &Simulator{SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", WebhookURL: hook.URL}
+	srv = httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c = &Client{BaseURL: srv.URL, SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond},
 		Now: func() time.Time { return now }}
+	return sim, srv, c, hook
+}
+
+func TestClient_AgainstSimulator(t *testing.T) {
+	now := time.Now()
+	_, srv, c, hook := newSim(t, now)
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	ids := map[string]string{}
 	record := func(ref string) func(string) error {
 		return func(id string) error { ids[ref] = id; return nil }
@@ -106,11 +89,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + col.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference)
 	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 {
 		t.Fatalf("%d webhooks", len(hooks))
 	}
@@ -119,7 +102,6 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	late := *c
 	late.Now = func() time.Time { return now.Add(10 * time.Minute) }
 	_, replayed := late.CallbackReference(hooks[0].Header, bodies[0])
-	mu.Unlock()
 	if err != nil || got != col.Reference || forged == nil || replayed == nil {
 		t.Fatalf("webhook = %q, %v; forged accepted: %v; replayed accepted: %v", got, err, forged == nil, replayed == nil)
 	}
@@ -130,7 +112,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + poor.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+poor.Reference)
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference, ProviderRef: ids[poor.Reference]}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "insufficient_funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
@@ -170,7 +152,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if _, err := wrong.Collect(ctx, col); err == nil || gateway.IsTransient(err) {
 		t.Fatalf("wrong key: %v", err)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.CollectionStatus(ctx, ref); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v", err)
 	}

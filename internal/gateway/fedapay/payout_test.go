@@ -3,11 +3,9 @@ package fedapay
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,22 +27,12 @@ func TestEncodePayout_Golden(t *testing.T) {
 }
 
 func TestDecodePayout_Golden(t *testing.T) {
-	answers := map[string][]byte{}
-	var sent []string
-	var start []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sent = append(sent, r.Method+" "+r.URL.Path)
-		if r.URL.Path == "/payouts/start" {
-			start, _ = io.ReadAll(r.Body)
-		}
-		w.Write(answers[r.Method+" "+r.URL.Path])
-	}))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
 	ctx := context.Background()
-	answers["POST /payouts"] = gatewaytest.Golden(t, "payout_created.json")
-	answers["PUT /payouts/start"] = gatewaytest.Golden(t, "payout_started.json")
-	answers["GET /payouts/17"] = gatewaytest.Golden(t, "payout_sent.json")
+	srv.Set("POST /payouts", http.StatusOK, gatewaytest.Golden(t, "payout_created.json"))
+	srv.Set("PUT /payouts/start", http.StatusOK, gatewaytest.Golden(t, "payout_started.json"))
+	srv.Set("GET /payouts/17", http.StatusOK, gatewaytest.Golden(t, "payout_sent.json"))
 	var recorded string
 	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
 		Operator: "mtn_open", Country: "BJ", Created: func(id string) error { recorded = id; return nil }}
@@ -52,7 +40,7 @@ func TestDecodePayout_Golden(t *testing.T) {
 	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "17" || recorded != "17" {
 		t.Fatalf("payout = %+v, %v (recorded %q)", st, err, recorded)
 	}
-	if strings.Join(sent, ", ") != "POST /payouts, PUT /payouts/start" || string(start) != `{"payouts":[{"id":17}]}` {
+	if sent, start := srv.Calls(), srv.Body("PUT /payouts/start"); strings.Join(sent, ", ") != "POST /payouts, PUT /payouts/start" || string(start) != `{"payouts":[{"id":17}]}` {
 		t.Fatalf("calls = %v, start %s", sent, start)
 	}
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: "17"}); err != nil || st.Outcome != gateway.Succeeded {
@@ -62,7 +50,7 @@ func TestDecodePayout_Golden(t *testing.T) {
 		t.Fatal("a payout for another transfer was taken for this one")
 	}
 	// Without our reference in its custom_metadata, a payout is trusted by the id we stored.
-	answers["GET /payouts/18"] = []byte(`{"v1/payout": {"id": 18, "status": "failed", "last_error_code": null, "custom_metadata": {}}}`)
+	srv.Set("GET /payouts/18", http.StatusOK, []byte(`{"v1/payout": {"id": 18, "status": "failed", "last_error_code": null, "custom_metadata": {}}}`))
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: "18"}); err != nil || st.Outcome != gateway.Failed || st.Reason != "failed" {
 		t.Fatalf("no custom_metadata = %+v, %v", st, err)
 	}
@@ -104,31 +92,8 @@ func TestPayoutStatus_Words(t *testing.T) {
 }
 
 func TestPayout_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	sim := &Simulator{SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	now := time.Now()
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk_sandbox_sim", WebhookSecret: "wh_sandbox_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond},
-		Now: func() time.Time { return now }}
+	sim, srv, c, hook := newSim(t, time.Now())
 	ctx := context.Background()
-	control := func(path string) {
-		t.Helper()
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	if c.IdempotentPayout() {
 		t.Fatal("FedaPay payouts taken for idempotent")
 	}
@@ -159,11 +124,11 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, ref); st.Outcome != gateway.NotFound {
 		t.Fatalf("a payout read as a transaction = %+v; want not found", st)
 	}
-	control("/_sim/settle/" + p.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != ref.ProviderRef {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 {
 		t.Fatalf("%d webhooks", len(hooks))
 	}
@@ -172,7 +137,6 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	got, err := c.CallbackReference(hooks[0].Header, bodies[0])
 	_, forged := c.CallbackReference(http.Header{"X-Fedapay-Signature": {"t=1,s=abcd"}}, bodies[0])
 	_, tampered := c.CallbackReference(hooks[0].Header, []byte(strings.Replace(string(bodies[0]), `"sent"`, `"failed"`, 1)))
-	mu.Unlock()
 	if err != nil || got != p.Reference || ev.Name != "payout.sent" || forged == nil || tampered == nil {
 		t.Fatalf("webhook %s = %q, %v; forged accepted: %v; tampered accepted: %v", ev.Name, got, err, forged == nil, tampered == nil)
 	}
@@ -190,7 +154,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.Payout(ctx, lost); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + ids[lost.Reference])
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+ids[lost.Reference])
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference, ProviderRef: ids[lost.Reference]}); st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "invalid_account") {
 		t.Fatalf("failed payout = %+v", st)
 	}
@@ -221,14 +185,14 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if _, err := wrong.Payout(ctx, payout("f1111111-2222-4333-8444-555555555555", "+22997123458")); err == nil || gateway.IsTransient(err) {
 		t.Fatalf("wrong key: %v", err)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.Payout(ctx, payout("01111111-2222-4333-8444-555555555555", "+22997123459")); !gateway.IsTransient(err) {
 		t.Fatalf("fault on the payout: %v", err)
 	}
 	if _, err := c.PayoutStatus(ctx, ref); !gateway.IsTransient(err) {
 		t.Fatalf("fault on the status: %v", err)
 	}
-	control("/_sim/fault?mode=none")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=none")
 	if sim.Payouts() != 2 {
 		t.Fatalf("%d payouts started; want 2", sim.Payouts())
 	}

@@ -2,11 +2,9 @@ package flutterwave
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,58 +24,46 @@ func TestEncodeCharge_Golden(t *testing.T) {
 }
 
 func TestDecode_Golden(t *testing.T) {
-	var answer []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
-	answer = gatewaytest.Golden(t, "charge_initiated.json")
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "charge_initiated.json"))
 	if st, err := c.Collect(context.Background(), gateway.Collection{Reference: "MC-1585230950508", Country: "UG", Currency: "UGX", Amount: 1500}); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("initiated = %+v, %v", st, err)
 	}
-	answer = gatewaytest.Golden(t, "verify_successful.json")
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "verify_successful.json"))
 	if st, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "MC-1585230950508"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "1191376" {
 		t.Fatalf("verify = %+v, %v", st, err)
 	}
 }
 
+// newSim starts the simulator on loopback, its webhooks to hook, and a
+// client facing it.
+func newSim(t *testing.T) (sim *Simulator, srv *httptest.Server, c *Client, hook *gatewaytest.Receiver) {
+	hook = gatewaytest.NewReceiver(t)
+	sim = &Simulator{SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", WebhookURL: hook.URL}
+	srv = httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c = &Client{BaseURL: srv.URL, SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	return sim, srv, c, hook
+}
+
 func TestClient_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	sim := &Simulator{SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	c := &Client{BaseURL: srv.URL, SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	_, srv, c, hook := newSim(t)
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "UGX", Phone: "+256771234567", Operator: "MTN", Country: "UG"}
 	if st, err := c.Collect(ctx, col); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + col.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference)
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 {
 		t.Fatalf("%d webhooks", len(hooks))
 	}
 	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
 	_, forged := c.CallbackReference(http.Header{"Verif-Hash": {"guess"}}, bodies[0])
-	mu.Unlock()
 	if err != nil || ref != col.Reference || forged == nil {
 		t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
 	}
@@ -86,17 +72,15 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
-	control("/_sim/callback/" + poor.Reference + "?status=successful") // early: the charge is pending
-	mu.Lock()
-	early, earlyBody := hooks[len(hooks)-1], bodies[len(bodies)-1]
-	mu.Unlock()
-	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference || !strings.Contains(string(earlyBody), `"successful"`) {
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+poor.Reference+"?status=successful") // early: the charge is pending
+	early, earlyBody, _ := hook.Last()
+	if ref, err := c.CallbackReference(early, earlyBody); err != nil || ref != poor.Reference || !strings.Contains(string(earlyBody), `"successful"`) {
 		t.Fatalf("claimed webhook = %q, %v (%s)", ref, err, earlyBody)
 	}
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
 	}
-	control("/_sim/settle/" + poor.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+poor.Reference)
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
@@ -111,7 +95,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v", err)
 	}
@@ -141,10 +125,7 @@ func TestEncodeTransfer_Golden(t *testing.T) {
 }
 
 func TestDecodeTransfer_Golden(t *testing.T) {
-	var answer []byte
-	var code int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code); w.Write(answer) }))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
 	ctx := context.Background()
 	p := gateway.Payout{Reference: "akhlm-pstmnpyt-rfxxgjlsioens007_PMCKDU_1", Amount: 350, Currency: "UGX", Phone: "+256703766009", Operator: "MTN", Country: "UG"}
@@ -175,13 +156,14 @@ func TestDecodeTransfer_Golden(t *testing.T) {
 			call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
 			want: gateway.Status{Outcome: gateway.Failed, Reason: "Insufficient funds in customer wallet", LowBalance: true}},
 	} {
-		answer, code = []byte(tc.inline), tc.code
+		answer, code := []byte(tc.inline), tc.code
 		if tc.fixture != "" {
 			answer = gatewaytest.Golden(t, tc.fixture)
 		}
 		if code == 0 {
 			code = http.StatusOK
 		}
+		srv.Set("", code, answer)
 		got, err := tc.call()
 		if err != nil || got != tc.want {
 			t.Errorf("%s%s: %+v, %v; want %+v", tc.fixture, tc.inline, got, err, tc.want)
@@ -195,28 +177,8 @@ func TestDecodeTransfer_Golden(t *testing.T) {
 }
 
 func TestPayout_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	sim := &Simulator{SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	c := &Client{BaseURL: srv.URL, SecretKey: "FLWSECK_TEST-sim", SecretHash: "hash-123", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	sim, srv, c, hook := newSim(t)
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	if c.IdempotentPayout() {
 		t.Fatal("Flutterwave does not document that a repeated reference is refused")
 	}
@@ -237,19 +199,18 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.NotFound {
 		t.Fatalf("a transfer read as a charge = %+v; want not found", st)
 	}
-	control("/_sim/settle/" + p.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	for _, ref := range []gateway.Ref{{Reference: p.Reference, ProviderRef: id}, {Reference: p.Reference}} {
 		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != id {
 			t.Fatalf("status %+v after settling = %+v, %v", ref, st, err)
 		}
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 || !strings.Contains(string(bodies[0]), `"transfer.completed"`) {
 		t.Fatalf("%d webhooks: %s", len(hooks), bodies)
 	}
 	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
 	_, forged := c.CallbackReference(http.Header{"Verif-Hash": {"guess"}}, bodies[0])
-	mu.Unlock()
 	if err != nil || ref != p.Reference || forged == nil {
 		t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
 	}
@@ -269,7 +230,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.Payout(ctx, lost); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
-	control("/_sim/settle/" + lost.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+lost.Reference)
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); err != nil || st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "DISBURSE FAILED") {
 		t.Fatalf("failed payout = %+v, %v", st, err)
 	}
@@ -290,17 +251,17 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 		t.Fatalf("wrong key = %v; want a lasting error", err)
 	}
 
-	control("/_sim/fault?mode=500-initiate")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500-initiate")
 	fresh := p
 	fresh.Reference = "e1111111-2222-4333-8444-555555555555"
 	if _, err := c.Payout(ctx, fresh); !gateway.IsTransient(err) {
 		t.Fatalf("500 on initiation: %v; want a transient error", err)
 	}
-	control("/_sim/fault?mode=500")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: id}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v; want a transient error", err)
 	}
-	control("/_sim/fault?mode=none")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=none")
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: fresh.Reference}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("a payout refused with a 500 = %+v, %v; want not found", st, err)
 	}

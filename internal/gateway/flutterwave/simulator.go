@@ -157,17 +157,6 @@ func (s *Simulator) settle(txRef, status string) bool {
 	return true
 }
 
-// resendWebhook sends a charge's webhook again, or claiming status.
-func (s *Simulator) resendWebhook(txRef, status string) bool {
-	s.mu.Lock()
-	c := s.charges[txRef]
-	s.mu.Unlock()
-	if c != nil {
-		s.webhook(c, status)
-	}
-	return c != nil
-}
-
 // webhook sends charge.completed with the account's secret hash, as
 // Flutterwave does, in verif-hash; claiming status when given, whatever the
 // charge's (a stale, early or out-of-order webhook).
@@ -185,27 +174,13 @@ func (s *Simulator) webhook(c *simCharge, status string) {
 
 // settleAny settles the charge or the transfer id names.
 func (s *Simulator) settleAny(id, status string) bool {
-	s.mu.Lock()
-	_, isCharge := s.charges[id]
-	s.mu.Unlock()
-	if isCharge {
-		return s.settle(id, status)
-	}
-	return s.settleTransfer(id, status)
+	return s.settle(id, status) || s.settleTransfer(id, status)
 }
 
 // resendAny sends the webhook of the charge or the transfer id names.
 func (s *Simulator) resendAny(id, status string) bool {
-	if s.resendWebhook(id, status) {
-		return true
-	}
-	s.mu.Lock()
-	t := s.transfers[id]
-	s.mu.Unlock()
-	if t != nil {
-		s.transferWebhook(t, status)
-	}
-	return t != nil
+	return gateway.ResendCallback(&s.mu, s.charges, id, status, s.webhook) ||
+		gateway.ResendCallback(&s.mu, s.transfers, id, status, s.transferWebhook)
 }
 
 // Payouts counts the transfers the simulator accepted (refusals and

@@ -1,11 +1,18 @@
 // Package gatewaytest holds what the connectors' tests share: reading a
-// golden fixture (testdata/, sources in testdata/SOURCES.md) and holding an
-// encoded request to the aggregator's documented example.
+// golden fixture (testdata/, sources in testdata/SOURCES.md), holding an
+// encoded request to the aggregator's documented example, serving fixed
+// answers for a connector to decode, receiving what a simulator posts and
+// making a simulator's control calls.
 package gatewaytest
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -44,3 +51,131 @@ func DocumentedFields(t *testing.T, request any, name string) (mine, documented 
 }
 
 func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// Answers is a server on loopback standing in for an aggregator's API with
+// fixed answers, for a connector to decode: it answers a call ("POST
+// /payouts") with what Set gave for it, else with what Set gave for "",
+// else 404; and it records the calls it gets.
+type Answers struct {
+	URL string // the API's base address
+
+	mu      sync.Mutex
+	answers map[string]answer
+	calls   []string
+	bodies  [][]byte
+}
+
+type answer struct {
+	code int
+	body []byte
+}
+
+// NewAnswers starts an Answers, closed when the test ends.
+func NewAnswers(t *testing.T) *Answers {
+	a := &Answers{answers: map[string]answer{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		call := r.Method + " " + r.URL.Path
+		a.mu.Lock()
+		a.calls, a.bodies = append(a.calls, call), append(a.bodies, b)
+		ans, ok := a.answers[call]
+		if !ok {
+			ans, ok = a.answers[""]
+		}
+		a.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(ans.code)
+		w.Write(ans.body)
+	}))
+	t.Cleanup(srv.Close)
+	a.URL = srv.URL
+	return a
+}
+
+// Set answers call ("METHOD /path", or "" for every call not set by name)
+// with code and body from now on.
+func (a *Answers) Set(call string, code int, body []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.answers[call] = answer{code, body}
+}
+
+// Calls returns the calls received so far ("METHOD /path"), in order.
+func (a *Answers) Calls() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.calls)
+}
+
+// Body returns the body of the last call named call ("PUT /payouts/start")
+// received, nil if none.
+func (a *Answers) Body(call string) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		if a.calls[i] == call {
+			return a.bodies[i]
+		}
+	}
+	return nil
+}
+
+// Receiver is a server on loopback that records what a simulator posts to
+// it (callbacks, webhooks, notifications), in the order they arrive.
+type Receiver struct {
+	URL string // where the simulator posts
+
+	mu     sync.Mutex
+	reqs   []*http.Request
+	bodies [][]byte
+}
+
+// NewReceiver starts a Receiver, closed when the test ends.
+func NewReceiver(t *testing.T) *Receiver {
+	rc := &Receiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.reqs, rc.bodies = append(rc.reqs, r), append(rc.bodies, b)
+	}))
+	t.Cleanup(srv.Close)
+	rc.URL = srv.URL
+	return rc
+}
+
+// Received returns the requests that arrived so far (their header and
+// path) and their bodies, in order.
+func (rc *Receiver) Received() ([]*http.Request, [][]byte) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.reqs), slices.Clone(rc.bodies)
+}
+
+// Last returns the header and body of the last request to arrive, and how
+// many arrived (nil, nil, 0 before any).
+func (rc *Receiver) Last() (http.Header, []byte, int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	n := len(rc.reqs)
+	if n == 0 {
+		return nil, nil, 0
+	}
+	return rc.reqs[n-1].Header, rc.bodies[n-1], n
+}
+
+// Control makes a simulator's control call, POST baseURL+path
+// (/_sim/settle/{id}, /_sim/callback/{id}, /_sim/fault?mode=...), and fails
+// the test unless it is answered 204.
+func Control(t *testing.T, baseURL, path string) {
+	t.Helper()
+	res, err := http.Post(baseURL+path, "", nil)
+	if err != nil || res.StatusCode != http.StatusNoContent {
+		t.Fatalf("control %s: %v %v", path, res, err)
+	}
+	res.Body.Close()
+}

@@ -2,11 +2,9 @@ package pawapay
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,12 +26,7 @@ func TestEncodeDeposit_Golden(t *testing.T) {
 
 // TestDecode_Golden reads pawaPay's documented answers.
 func TestDecode_Golden(t *testing.T) {
-	var answer []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(answer)
-	}))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, Token: "t"}
 	col := gateway.Collection{Reference: "f4401bd2-1568-4140-bf2d-eb77d2b2b639", Amount: 1500, Currency: "ZMW", Phone: "+260763456789", Operator: "MTN_MOMO_ZMB"}
 	for _, tc := range []struct {
@@ -49,7 +42,7 @@ func TestDecode_Golden(t *testing.T) {
 		},
 			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "ABC123"}},
 	} {
-		answer = gatewaytest.Golden(t, tc.fixture)
+		srv.Set("", http.StatusOK, gatewaytest.Golden(t, tc.fixture))
 		got, err := tc.call()
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %+v, %v; want %+v", tc.fixture, got, err, tc.want)
@@ -71,20 +64,12 @@ type simEnv struct {
 	sim       *Simulator
 	srv       *httptest.Server
 	client    *Client
-	mu        sync.Mutex
-	callbacks [][]byte
+	callbacks *gatewaytest.Receiver
 }
 
 func newSimEnv(t *testing.T) *simEnv {
-	e := &simEnv{sim: &Simulator{Token: "sandbox-token"}}
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		e.mu.Lock()
-		e.callbacks = append(e.callbacks, b)
-		e.mu.Unlock()
-	}))
-	t.Cleanup(cb.Close)
-	e.sim.CallbackURL = cb.URL
+	e := &simEnv{sim: &Simulator{Token: "sandbox-token"}, callbacks: gatewaytest.NewReceiver(t)}
+	e.sim.CallbackURL = e.callbacks.URL
 	e.srv = httptest.NewServer(e.sim)
 	t.Cleanup(e.srv.Close)
 	e.client = &Client{BaseURL: e.srv.URL, Token: "sandbox-token", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
@@ -93,11 +78,7 @@ func newSimEnv(t *testing.T) *simEnv {
 
 func (e *simEnv) control(t *testing.T, path string) {
 	t.Helper()
-	res, err := http.Post(e.srv.URL+path, "", nil)
-	if err != nil || res.StatusCode != http.StatusNoContent {
-		t.Fatalf("control %s: %v %v", path, res, err)
-	}
-	res.Body.Close()
+	gatewaytest.Control(t, e.srv.URL, path)
 }
 
 func collection(ref, phone string) gateway.Collection {
@@ -129,9 +110,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		if err != nil || st.Outcome != gateway.Succeeded || !strings.HasPrefix(st.ProviderRef, "SIM") {
 			t.Fatalf("status after settling = %+v, %v", st, err)
 		}
-		e.mu.Lock()
-		cbs := append([][]byte(nil), e.callbacks...)
-		e.mu.Unlock()
+		_, cbs := e.callbacks.Received()
 		if len(cbs) != 1 {
 			t.Fatalf("%d callbacks; want 1", len(cbs))
 		}
@@ -186,9 +165,8 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	})
 	t.Run("DuplicateCallback", func(t *testing.T) {
 		e.control(t, "/_sim/callback/"+ref1)
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if n := len(e.callbacks); n != 3 || string(e.callbacks[n-1]) != string(e.callbacks[0]) {
+		_, cbs := e.callbacks.Received()
+		if n := len(cbs); n != 3 || string(cbs[n-1]) != string(cbs[0]) {
 			t.Fatalf("callbacks = %d; want the first sent again", n)
 		}
 	})
@@ -210,15 +188,7 @@ func TestSimulator_SettlesAfterDelay(t *testing.T) {
 }
 
 func TestPayout_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
+	hook := gatewaytest.NewReceiver(t)
 	sim := &Simulator{Token: "tok", CallbackURL: hook.URL}
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
@@ -239,14 +209,12 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.NotFound {
 		t.Fatalf("a payout read as a deposit = %+v; want not found", st)
 	}
-	res, _ := http.Post(srv.URL+"/_sim/settle/"+p.Reference, "", nil)
-	res.Body.Close()
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.Succeeded || st.ProviderRef == "" {
 		t.Fatalf("settled = %+v", st)
 	}
-	mu.Lock()
+	_, bodies := hook.Received()
 	ref, err := c.CallbackReference(nil, bodies[0])
-	mu.Unlock()
 	if err != nil || ref != p.Reference {
 		t.Fatalf("payout callback = %q, %v", ref, err)
 	}
@@ -258,8 +226,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	lost := p
 	lost.Reference, lost.Phone = "c1111111-2222-4333-8444-555555555555", "+221770000029"
 	c.Payout(ctx, lost)
-	res, _ = http.Post(srv.URL+"/_sim/settle/"+lost.Reference, "", nil)
-	res.Body.Close()
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+lost.Reference)
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "RECIPIENT_NOT_FOUND") {
 		t.Fatalf("failed payout = %+v", st)
 	}

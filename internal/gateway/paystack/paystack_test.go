@@ -6,11 +6,9 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,30 +30,21 @@ func TestEncodeCharge_Golden(t *testing.T) {
 	}
 }
 
+// newSim starts the simulator on loopback, its webhooks to hook, and a
+// client facing it.
+func newSim(t *testing.T) (sim *Simulator, srv *httptest.Server, c *Client, hook *gatewaytest.Receiver) {
+	hook = gatewaytest.NewReceiver(t)
+	sim = &Simulator{SecretKey: "sk_test_sim", WebhookURL: hook.URL}
+	srv = httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c = &Client{BaseURL: srv.URL, SecretKey: "sk_test_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	return sim, srv, c, hook
+}
+
 func TestClient_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	sim := &Simulator{SecretKey: "sk_test_sim", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk_test_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	_, srv, c, hook := newSim(t)
 	ctx := context.Background()
 	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 2500, Currency: "GHS", Phone: "+233241234567", Operator: "mtn"}
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 
 	if st, err := c.Collect(ctx, col); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
@@ -63,11 +52,11 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, _ := c.Collect(ctx, col); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Duplicate") {
 		t.Fatalf("same reference again = %+v; want refused", st)
 	}
-	control("/_sim/settle/" + col.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference)
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("after settling = %+v, %v", st, err)
 	}
-	mu.Lock()
+	hooks, bodies := hook.Received()
 	if len(hooks) != 1 {
 		t.Fatalf("%d webhooks; want 1", len(hooks))
 	}
@@ -75,7 +64,6 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	forged := hooks[0].Header.Clone()
 	forged.Set("X-Paystack-Signature", strings.Repeat("0", 128))
 	_, forgedErr := c.CallbackReference(forged, bodies[0])
-	mu.Unlock()
 	if err != nil || ref != col.Reference {
 		t.Fatalf("signed webhook = %q, %v", ref, err)
 	}
@@ -96,24 +84,22 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	failing := col
 	failing.Reference, failing.Phone = "31111111-2222-4333-8444-555555555555", "+233240000029"
 	c.Collect(ctx, failing)
-	control("/_sim/settle/" + failing.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+failing.Reference)
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: failing.Reference}); st.Outcome != gateway.Failed {
 		t.Fatalf("declined = %+v", st)
 	}
 	poor := col
 	poor.Reference, poor.Phone = "41111111-2222-4333-8444-555555555555", "+233240000049"
 	c.Collect(ctx, poor)
-	control("/_sim/callback/" + poor.Reference) // early: a signed charge.success while the charge is pending
-	mu.Lock()
-	early, earlyBody := hooks[len(hooks)-1], bodies[len(bodies)-1]
-	mu.Unlock()
-	if ref, err := c.CallbackReference(early.Header, earlyBody); err != nil || ref != poor.Reference {
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+poor.Reference) // early: a signed charge.success while the charge is pending
+	early, earlyBody, _ := hook.Last()
+	if ref, err := c.CallbackReference(early, earlyBody); err != nil || ref != poor.Reference {
 		t.Fatalf("claimed webhook = %q, %v", ref, err)
 	}
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("status after an early webhook = %+v; the charge is still pending", st)
 	}
-	control("/_sim/settle/" + poor.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+poor.Reference)
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient Funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
@@ -124,7 +110,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 		t.Fatalf("wrong key = %v; want a lasting error", err)
 	}
 	for _, mode := range []string{"500", "malformed", "slow&seconds=2"} {
-		control("/_sim/fault?mode=" + mode)
+		gatewaytest.Control(t, srv.URL, "/_sim/fault?mode="+mode)
 		if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {
 			t.Errorf("fault %s: %v; want transient", mode, err)
 		}
@@ -159,29 +145,13 @@ func TestDecodeTransfer_Golden(t *testing.T) {
 		code    int
 		fixture string
 	}
-	var mu sync.Mutex
-	answers := map[string]answer{}
-	var sentRecipient string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		a := answers[r.Method+" "+r.URL.Path]
-		if r.URL.Path == "/transfer" {
-			var req transferRequest
-			json.NewDecoder(r.Body).Decode(&req)
-			sentRecipient = req.Recipient
-		}
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(a.code)
-		w.Write(gatewaytest.Golden(t, a.fixture))
-	}))
-	defer srv.Close()
+	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
 	ctx := context.Background()
 	p := gateway.Payout{Reference: "acv_9ee55786-2323-4760-98e2-6380c9cb3f68", Amount: 100000, Currency: "GHS", Phone: "+233551234987",
 		Operator: "mtn", Country: "GH", RecipientName: "Abina Nana",
 		Created: func(string) error { t.Error("Created was called: Paystack is asked by our reference"); return nil }}
-	set := func(call string, a answer) { mu.Lock(); answers[call] = a; mu.Unlock() }
+	set := func(call string, a answer) { srv.Set(call, a.code, gatewaytest.Golden(t, a.fixture)) }
 	set("POST /transferrecipient", answer{200, "transfer_recipient_created.json"})
 	for _, tc := range []struct {
 		answer
@@ -196,11 +166,11 @@ func TestDecodeTransfer_Golden(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", tc.fixture, st, err, tc.want)
 		}
 	}
-	mu.Lock()
-	if sentRecipient != "RCP_u2tnoyjjvh95pzm" {
-		t.Errorf("transfer sent to recipient %q; want the created recipient's code", sentRecipient)
+	var sent transferRequest
+	json.Unmarshal(srv.Body("POST /transfer"), &sent)
+	if sent.Recipient != "RCP_u2tnoyjjvh95pzm" {
+		t.Errorf("transfer sent to recipient %q; want the created recipient's code", sent.Recipient)
 	}
-	mu.Unlock()
 	set("GET /transfer/verify/acv_9ee55786-2323-4760-98e2-6380c9cb3f67", answer{200, "transfer_verify_success.json"})
 	set("GET /transfer/verify/acv_9ee55786-2323-4760-98e2-6380c9cb3f68", answer{404, "transfer_not_found.json"})
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "acv_9ee55786-2323-4760-98e2-6380c9cb3f67"}); err != nil ||
@@ -230,36 +200,8 @@ func TestTransferStatus(t *testing.T) {
 }
 
 func TestPayout_AgainstSimulator(t *testing.T) {
-	var mu sync.Mutex
-	var hooks []*http.Request
-	var bodies [][]byte
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		hooks, bodies = append(hooks, r), append(bodies, b)
-		mu.Unlock()
-	}))
-	defer hook.Close()
-	lastHook := func() (http.Header, []byte, int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(hooks) == 0 {
-			return nil, nil, 0
-		}
-		return hooks[len(hooks)-1].Header, bodies[len(bodies)-1], len(hooks)
-	}
-	sim := &Simulator{SecretKey: "sk_test_sim", WebhookURL: hook.URL}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk_test_sim", HTTP: &http.Client{Timeout: 300 * time.Millisecond}}
+	sim, srv, c, hook := newSim(t)
 	ctx := context.Background()
-	control := func(path string) {
-		res, err := http.Post(srv.URL+path, "", nil)
-		if err != nil || res.StatusCode != http.StatusNoContent {
-			t.Fatalf("control %s: %v %v", path, res, err)
-		}
-		res.Body.Close()
-	}
 	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "GHS", Phone: "+233241234567",
 		Operator: "mtn", Country: "GH", RecipientName: "Ama Mensah", Description: "Remboursement commande 1042",
 		Created: func(string) error { t.Error("Created was called: Paystack is asked by our reference"); return nil }}
@@ -277,11 +219,11 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: p.Reference}); st.Outcome != gateway.NotFound {
 		t.Fatalf("a transfer read as a charge = %+v; want not found", st)
 	}
-	control("/_sim/settle/" + p.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("after settling = %+v, %v", st, err)
 	}
-	h, body, n := lastHook()
+	h, body, n := hook.Last()
 	if n != 1 || !strings.Contains(string(body), `"transfer.success"`) {
 		t.Fatalf("%d webhooks, last %s; want one transfer.success", n, body)
 	}
@@ -312,11 +254,11 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.Payout(ctx, failing); st.Outcome != gateway.Pending {
 		t.Fatalf("failing recipient at first = %+v", st)
 	}
-	control("/_sim/settle/" + failing.Reference)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+failing.Reference)
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: failing.Reference}); st.Outcome != gateway.Failed || st.LowBalance || !strings.HasPrefix(st.Reason, "failed") {
 		t.Fatalf("failed transfer = %+v", st)
 	}
-	if h, body, _ := lastHook(); !strings.Contains(string(body), `"transfer.failed"`) {
+	if h, body, _ := hook.Last(); !strings.Contains(string(body), `"transfer.failed"`) {
 		t.Fatalf("webhook %s; want transfer.failed", body)
 	} else if ref, err := c.CallbackReference(h, body); err != nil || ref != failing.Reference {
 		t.Fatalf("failed webhook = %q, %v", ref, err)
@@ -324,8 +266,8 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	reversed := p
 	reversed.Reference, reversed.Phone = "e1111111-2222-4333-8444-555555555555", "+233240000129" // never settles alone
 	c.Payout(ctx, reversed)
-	control("/_sim/callback/" + reversed.Reference) // early: a signed transfer.success while it is pending
-	if h, body, _ := lastHook(); !strings.Contains(string(body), `"transfer.success"`) {
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+reversed.Reference) // early: a signed transfer.success while it is pending
+	if h, body, _ := hook.Last(); !strings.Contains(string(body), `"transfer.success"`) {
 		t.Fatalf("claimed webhook %s; want transfer.success", body)
 	} else if ref, err := c.CallbackReference(h, body); err != nil || ref != reversed.Reference {
 		t.Fatalf("claimed webhook = %q, %v", ref, err)
@@ -333,7 +275,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: reversed.Reference}); st.Outcome != gateway.Pending {
 		t.Fatalf("after an early webhook = %+v; the transfer is still pending", st)
 	}
-	control("/_sim/settle/" + reversed.Reference + "?status=reversed")
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+reversed.Reference+"?status=reversed")
 	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: reversed.Reference}); st.Outcome != gateway.Failed || !strings.HasPrefix(st.Reason, "reversed") {
 		t.Fatalf("reversed = %+v", st)
 	}
@@ -354,7 +296,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	next := p
 	next.Reference = "a2111111-2222-4333-8444-555555555555"
 	for _, mode := range []string{"500", "malformed"} {
-		control("/_sim/fault?mode=" + mode)
+		gatewaytest.Control(t, srv.URL, "/_sim/fault?mode="+mode)
 		if _, err := c.Payout(ctx, next); !gateway.IsTransient(err) {
 			t.Errorf("payout, fault %s: %v; want transient", mode, err)
 		}
@@ -362,7 +304,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 			t.Errorf("status, fault %s: %v; want transient", mode, err)
 		}
 	}
-	control("/_sim/fault?mode=none")
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=none")
 	if sim.Payouts() != 3 {
 		t.Fatalf("%d payouts after faults; want 3", sim.Payouts())
 	}

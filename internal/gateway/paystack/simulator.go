@@ -173,13 +173,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 
 // settle settles the charge or the transfer with this reference.
 func (s *Simulator) settle(reference, status string) bool {
-	s.mu.Lock()
-	_, charge := s.charges[reference]
-	s.mu.Unlock()
-	if charge {
-		return s.settleCharge(reference, status)
-	}
-	return s.settleTransfer(reference, status)
+	return s.settleCharge(reference, status) || s.settleTransfer(reference, status)
 }
 
 func (s *Simulator) settleCharge(reference, status string) bool {
