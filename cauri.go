@@ -35,11 +35,18 @@ type Error struct {
 	// Reason, when set, is the machine-readable code the client reads in
 	// the error body's "code" (SPEC section 7: "montant_invalide", ...).
 	Reason string
+	// Cause, when set, is what went wrong underneath: logged, never shown.
+	Cause error
 }
 
 func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("cauri error: code=%s message=%s cause=%v", e.Code, e.Message, e.Cause)
+	}
 	return fmt.Sprintf("cauri error: code=%s message=%s", e.Code, e.Message)
 }
+
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

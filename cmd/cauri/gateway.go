@@ -152,7 +152,7 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 	}
 	g := &cauri.Gateway{
 		ID: cauri.NewID("gw_"), WorkspaceID: *workspaceID, Provider: p.Key, Name: *name, Live: *live,
-		BaseURL: strings.TrimRight(*baseURL, "/"), Collect: *collect && p.Collect, Payout: *payout && p.Payout,
+		BaseURL: strings.TrimRight(*baseURL, "/"), Collect: *collect && p.Collect, Payout: *payout && p.CanPayOut(creds),
 		Enabled: true, Routes: routes, CreatedAt: time.Now().UTC(),
 	}
 	st, err := openStore(ctx, cfg)
@@ -162,6 +162,9 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 	defer st.Close()
 	if err := st.CreateGateway(ctx, g, creds); err != nil {
 		return errors.New(cauri.ErrorMessage(err))
+	}
+	if *payout && p.Payout && !g.Payout {
+		fmt.Fprintf(stderr, "gateway add: %s sends money only with the credentials %s: this gateway collects only\n", p.Name, strings.Join(p.PayoutCredentials, ", "))
 	}
 	return printJSON(stdout, showGateway(g))
 }

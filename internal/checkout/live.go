@@ -406,7 +406,9 @@ func (s *Service) Probe(ctx context.Context, provider string) error {
 	if err != nil {
 		return err
 	}
-	_, err = conn.CollectionStatus(ctx, gateway.Ref{Reference: cauri.NewUUID()})
+	// An aggregator's own id that none gives (0), for the connectors that
+	// read by it (FedaPay): every connector makes a real call.
+	_, err = conn.CollectionStatus(ctx, gateway.Ref{Reference: cauri.NewUUID(), ProviderRef: "0"})
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 )
@@ -44,7 +45,7 @@ func Call(ctx context.Context, hc *http.Client, name, method, url string, header
 	if err != nil {
 		var op *net.OpError
 		notSent := errors.As(err, &op) && op.Op == "dial"
-		return 0, &Error{Transient: true, NotSent: notSent, Message: name + " did not answer: " + err.Error()}
+		return 0, &Error{Transient: true, NotSent: notSent, Message: name + " did not answer: " + Describe(err)}
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
@@ -60,6 +61,16 @@ func Call(ctx context.Context, hc *http.Client, name, method, url string, header
 		return res.StatusCode, &Error{Transient: true, Answered: true, Message: fmt.Sprintf("%s answered %d with unreadable JSON", name, res.StatusCode)}
 	}
 	return res.StatusCode, nil
+}
+
+// Describe is a transport error without its URL, which may carry a
+// credential (a token in the query): safe to log and to show.
+func Describe(err error) string {
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return ue.Op + ": " + ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // URL joins an aggregator's base address and a path.

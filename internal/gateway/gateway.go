@@ -30,6 +30,8 @@ type Provider struct {
 	BaseURL             struct{ Live, Test string }  `json:"base_url"`
 	Collect             bool                         `json:"collect"`
 	Payout              bool                         `json:"payout"`
+	NoPayout            []string                     `json:"no_payout"`          // countries it collects in but cannot pay out to
+	PayoutCredentials   []string                     `json:"payout_credentials"` // optional credentials payouts need
 	Cards               []string                     `json:"cards"`
 	Operators           map[string]map[string]string `json:"operators"` // country -> operator key -> provider code
 }
@@ -66,6 +68,22 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// PaysOut reports whether the provider can send money to country.
+func (p *Provider) PaysOut(country string) bool {
+	return p.Payout && !containsString(p.NoPayout, country)
+}
+
+// CanPayOut reports whether a gateway of the provider with these
+// credentials can send money (some providers need extra credentials).
+func (p *Provider) CanPayOut(creds map[string]string) bool {
+	for _, f := range p.PayoutCredentials {
+		if strings.TrimSpace(creds[f]) == "" {
+			return false
+		}
+	}
+	return p.Payout
 }
 
 // Lookup returns a provider by key.

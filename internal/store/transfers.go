@@ -89,19 +89,36 @@ func (s *Store) TransferByIdempotencyKey(ctx context.Context, workspaceID string
 	return s.Transfer(ctx, workspaceID, id)
 }
 
-// DeleteTransfer removes a transfer its aggregator surely never received
-// (the call could not be made, or the aggregator says it has no such
-// payout), with its idempotency key, so that the client may try again:
-// the SPEC's "500 internal: the transfer was not created".
-func (s *Store) DeleteTransfer(ctx context.Context, tr *cauri.Transfer) error {
-	return s.tx(ctx, func(t *tx) error {
-		if _, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE workspace_id = ? AND resource_type = 'transfer' AND resource_id = ?`,
-			tr.WorkspaceID, tr.ID); err != nil {
+// DeleteTransfer removes a processing transfer its aggregator surely never
+// received (the call could not be made), with its idempotency key, so that
+// the client may try again: the SPEC's "500 internal: the transfer was not
+// created". It reports false, and deletes nothing, when the transfer is no
+// longer processing (something ended it meanwhile).
+func (s *Store) DeleteTransfer(ctx context.Context, tr *cauri.Transfer) (bool, error) {
+	deleted := false
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `DELETE FROM transfers WHERE id = ? AND status = ?`, tr.ID, string(cauri.TransferProcessing))
+		if err != nil {
 			return err
 		}
-		_, err := t.exec(ctx, `DELETE FROM transfers WHERE id = ? AND status = ?`, tr.ID, string(cauri.TransferProcessing))
+		if n, _ := res.RowsAffected(); n != 1 {
+			return nil
+		}
+		deleted = true
+		_, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE workspace_id = ? AND resource_type = 'transfer' AND resource_id = ?`,
+			tr.WorkspaceID, tr.ID)
 		return err
 	})
+	return deleted, err
+}
+
+// AdoptOrphanTransfer marks initiated, at now, a processing transfer whose
+// payout call never recorded its end, if nobody has: it reports whether
+// this caller won it (and so may re-drive it).
+func (s *Store) AdoptOrphanTransfer(ctx context.Context, id string, now time.Time) (bool, error) {
+	n, err := s.update(ctx, `UPDATE transfers SET initiated_at = ?, checked_at = ? WHERE id = ? AND status = ? AND initiated_at IS NULL`,
+		micros(now), micros(now), id, string(cauri.TransferProcessing))
+	return n == 1, err
 }
 
 // Transfer reads one transfer of a workspace.

@@ -142,13 +142,16 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	}, nil
 }
 
-// sends reports whether a gateway can send money live.
-func sends(g *cauri.Gateway) bool { return g.Live && g.Payout }
+// sends reports whether a gateway can send money live to a country.
+func sends(g *cauri.Gateway, country string) bool {
+	p, ok := gateway.Lookup(g.Provider)
+	return ok && g.Live && g.Payout && p.PaysOut(country)
+}
 
 func servesCountry(gateways []*cauri.Gateway, country string) bool {
 	for _, g := range gateways {
 		for _, r := range g.Routes {
-			if sends(g) && r.Country == country {
+			if sends(g, r.Country) && r.Country == country {
 				return true
 			}
 		}
@@ -165,7 +168,7 @@ func (s *Service) pickRoute(gateways []*cauri.Gateway, c routing.Context) (rt *r
 	var routes []*route
 	for _, g := range gateways {
 		for _, r := range g.Routes {
-			if !sends(g) || r.Country != c.Country || r.Operator != c.Operator {
+			if !sends(g, r.Country) || r.Country != c.Country || r.Operator != c.Operator {
 				continue
 			}
 			served = true
@@ -191,11 +194,34 @@ func (s *Service) pickRoute(gateways []*cauri.Gateway, c routing.Context) (rt *r
 }
 
 // Fingerprint identifies a request by its normalised fields, so that a
-// replay with other whitespace or key order is still the same request.
+// replay with other whitespace, key order or phone format is still the
+// same request.
 func Fingerprint(tr *cauri.Transfer) string {
 	b, _ := json.Marshal([]any{tr.Amount, tr.Currency, tr.Country, tr.Operator, tr.Phone, tr.RecipientName, tr.Description})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// requestFingerprint is Fingerprint of a request's fields normalised
+// without the workspace's gateways (which may have changed since the
+// request was first made); false when the fields are not valid.
+func requestFingerprint(p Params) (string, bool) {
+	country, ok := catalog.LookupCountry(p.Country)
+	if !ok || len(strings.TrimSpace(p.Country)) != 2 {
+		return "", false
+	}
+	if c, err := cauri.ParseCurrency(p.Currency); p.Currency != "" && (err != nil || c != country.Currency) {
+		return "", false
+	}
+	amount, err1 := cauri.ParseAmount("amount", strings.TrimSpace(p.Amount), country.Currency)
+	phone, err2 := catalog.ParsePhone("phone", p.Phone, country.Code)
+	name, err3 := cauri.CleanText("recipient_name", p.RecipientName, 200)
+	desc, err4 := cauri.CleanText("description", p.Description, 500)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return "", false
+	}
+	return Fingerprint(&cauri.Transfer{Amount: amount, Currency: country.Currency, Country: country.Code,
+		Operator: strings.TrimSpace(p.Operator), Phone: phone, RecipientName: name, Description: desc}), true
 }
 
 // Replay finds the transfer an idempotency key created (nil if none).
@@ -204,6 +230,17 @@ func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, t
 		return nil, nil
 	}
 	return s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
+}
+
+// ReplayRequest is Replay before validation: the transfer an idempotency
+// key created for this same request, whatever changed since in the
+// workspace (nil if none, or if the request is not valid on its face).
+func (s *Service) ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p Params) (*cauri.Transfer, error) {
+	fp, ok := requestFingerprint(p)
+	if key == "" || !ok {
+		return nil, nil
+	}
+	return s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now())
 }
 
 // Create commits the validated transfer tr (with its idempotency key, under
@@ -236,7 +273,7 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 	// The payout runs to its end even if the client leaves: its outcome
 	// must be recorded.
 	ctx = context.WithoutCancel(ctx)
-	done, err := s.payout(ctx, tr)
+	done, err := s.payout(ctx, tr, false)
 	if err != nil {
 		return nil, false, err
 	}
@@ -248,17 +285,34 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 }
 
 // payout calls the transfer's aggregator and records what it answered.
-func (s *Service) payout(ctx context.Context, tr *cauri.Transfer) (*cauri.Transfer, error) {
-	notCreated := func(cause error) (*cauri.Transfer, error) {
-		if err := s.Store.DeleteTransfer(ctx, tr); err != nil {
-			return nil, err
+//
+// Only a request that surely never reached the aggregator (no connection,
+// credentials refused, a refusal before anything was created) counts as
+// not sent. Then a first try (redrive false) deletes the transfer with its
+// idempotency key ("500 internal: not created", retry with the same key),
+// and a re-drive by the reconciler, whose transfer the merchant may have
+// seen, ends it failed (not_received) with its webhook. Any other failure
+// (a 5xx, an unreadable answer, no answer) may have reached it: the
+// transfer stays processing and the aggregator's status decides, later.
+func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) (*cauri.Transfer, error) {
+	notSent := func(cause error) (*cauri.Transfer, error) {
+		if redrive { // finish tells the routing engine
+			return s.finish(ctx, tr.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not sent: " + cause.Error()}, "not_received")
 		}
 		s.learn(ctx, tr, routing.Technical)
-		return nil, cauri.Reasonf(cauri.EInternal, "internal", "The transfer could not be sent and was not created (%s); retry", cause)
+		deleted, err := s.Store.DeleteTransfer(ctx, tr)
+		if err != nil || !deleted { // something ended it meanwhile: it exists
+			if err != nil {
+				return nil, err
+			}
+			return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID)
+		}
+		return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal", Cause: cause,
+			Message: "The transfer could not be sent to " + tr.Provider + " and was not created; retry with the same Idempotency-Key"}
 	}
 	payer, err := s.payer(ctx, tr.GatewayID)
 	if err != nil {
-		return notCreated(err)
+		return notSent(err)
 	}
 	p := gateway.Payout{Reference: tr.Reference, Amount: tr.Amount, Currency: tr.Currency, Phone: tr.Phone, Operator: tr.ProviderOperator,
 		Country: tr.Country, RecipientName: tr.RecipientName, Description: tr.Description, NotifyURL: s.CallbackURL + "/" + tr.GatewayID,
@@ -269,22 +323,21 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer) (*cauri.Transf
 		st, err = payer.Payout(ctx, p) // the same reference: at most one payout
 		e = gateway.ErrorOf(err)
 	}
-	if merr := s.Store.MarkTransferInitiated(ctx, tr.ID, s.Now().UTC(), st.ProviderRef); merr != nil {
-		return nil, merr
+	if err != nil && (e == nil || !e.Transient || e.NotSent) {
+		return notSent(err)
 	}
-	switch {
-	case err != nil && (e == nil || !e.Transient || e.NotSent):
-		return notCreated(err)
-	case err != nil && e.Answered:
-		check, cerr := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
-		if cerr == nil && check.Outcome == gateway.NotFound {
-			return notCreated(err)
-		}
-		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID)
-	case err != nil:
-		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID) // no answer: it stays processing
+	if st.ProviderRef != "" {
+		tr.ProviderRef = st.ProviderRef
 	}
-	return s.finish(ctx, tr.ID, st)
+	if merr := s.Store.MarkTransferInitiated(ctx, tr.ID, s.Now().UTC(), tr.ProviderRef); merr != nil {
+		// The payout is sent: never answer "not created". The reconciler
+		// adopts a transfer whose call end was not recorded.
+		return tr, nil
+	}
+	if err != nil {
+		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID) // it may have arrived: the status decides, later
+	}
+	return s.finish(ctx, tr.ID, st, "")
 }
 
 // payer builds the gateway's connector, which must be able to send money.
@@ -311,7 +364,7 @@ func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, e
 // finish records an aggregator's answer about a processing transfer: a
 // final one ends it with its event; a pending one changes nothing.
 // "Not found" ends it failed only NotFoundIsFinal after its payout call.
-func (s *Service) finish(ctx context.Context, id string, st gateway.Status) (*cauri.Transfer, error) {
+func (s *Service) finish(ctx context.Context, id string, st gateway.Status, failureCode string) (*cauri.Transfer, error) {
 	tr, changed, err := s.Store.FinishTransfer(ctx, id, func(tr *cauri.Transfer) error {
 		now := s.Now().UTC()
 		if st.ProviderRef != "" {
@@ -327,7 +380,10 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status) (*ca
 			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "not_received", "The aggregator never received the transfer"
 		case gateway.Failed:
 			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "rejected", st.Reason
-			if st.LowBalance {
+			switch {
+			case failureCode != "":
+				tr.FailureCode = failureCode
+			case st.LowBalance:
 				tr.FailureCode = "solde_insuffisant"
 			}
 		default:
@@ -385,7 +441,7 @@ func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
 	if err != nil || st.Outcome == gateway.Pending {
 		return err
 	}
-	_, err = s.finish(ctx, tr.ID, st)
+	_, err = s.finish(ctx, tr.ID, st, "")
 	return err
 }
 
@@ -410,14 +466,18 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		}
 		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
 		if err != nil {
+			continue // the aggregator is not answering: the next pass asks again
+		}
+		// One node adopts it (the claim is conditional), and only that node
+		// re-drives it: never two payouts.
+		if won, err := s.Store.AdoptOrphanTransfer(ctx, tr.ID, now); err != nil || !won {
 			continue
 		}
-		if st.Outcome == gateway.NotFound && tr.ProviderRef == "" {
-			s.payout(ctx, tr) // never received: send it now, once
-			continue
-		}
-		if err := s.Store.MarkTransferInitiated(ctx, tr.ID, now, st.ProviderRef); err == nil && st.Outcome != gateway.Pending {
-			s.finish(ctx, tr.ID, st)
+		switch {
+		case st.Outcome == gateway.NotFound && tr.ProviderRef == "":
+			s.payout(ctx, tr, true) // never received: send it now, once
+		case st.Outcome != gateway.Pending:
+			s.finish(ctx, tr.ID, st, "")
 		}
 	}
 	due, err := s.Store.DueTransfers(ctx, now, 8*time.Second, time.Hour, 100)
@@ -444,11 +504,11 @@ func (s *Service) Options(ctx context.Context, ws *cauri.Workspace) ([]CountryOp
 	}
 	byCountry := map[string]map[string]bool{}
 	for _, g := range gateways {
-		if !sends(g) || !g.Enabled {
+		if !g.Enabled {
 			continue
 		}
 		for _, r := range g.Routes {
-			if r.Enabled {
+			if r.Enabled && sends(g, r.Country) {
 				if byCountry[r.Country] == nil {
 					byCountry[r.Country] = map[string]bool{}
 				}

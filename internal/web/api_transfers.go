@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -26,6 +27,24 @@ type createTransferRequest struct {
 	IdempotencyKey string          `json:"idempotency_key"`
 }
 
+// transferCodes gives every error of a transfer route the body's "code"
+// (SPEC section 7) when it has none yet.
+func transferCodes(h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request) error { return withTransferCode(h(w, r)) }
+}
+
+func withTransferCode(err error) error {
+	if err == nil || cauri.ErrorReason(err) != "" {
+		return err
+	}
+	reason := map[string]string{
+		cauri.EUnauthorized: "unauthorized", cauri.EInvalid: "invalid_body", cauri.ETooLarge: "invalid_body",
+		cauri.EUnsupported: "invalid_body", cauri.EUnprocessable: "idempotency_key_reused", cauri.ERateLimited: "rate_limited",
+		cauri.EInternal: "internal", cauri.ENotFound: "transfert_introuvable",
+	}[cauri.ErrorCode(err)]
+	return &cauri.Error{Code: cauri.ErrorCode(err), Reason: reason, Message: cauri.ErrorMessage(err), Cause: err}
+}
+
 // transferCaller authenticates a transfer route: a secret key (401
 // unauthorized), then, when creating, the workspace's state
 // (transferts_inactifs, connect_non_disponible, identite_non_verifiee),
@@ -33,14 +52,13 @@ type createTransferRequest struct {
 func (s *Server) transferCaller(r *http.Request, creating bool) (*caller, error) {
 	c, err := s.authenticate(r, false)
 	if err != nil {
-		if cauri.ErrorCode(err) == cauri.EUnauthorized {
-			return nil, cauri.Reasonf(cauri.EUnauthorized, "unauthorized", "%s", cauri.ErrorMessage(err))
-		}
 		return nil, err
 	}
-	forbidden := func(reason, msg string) (*caller, error) {
-		return nil, cauri.Reasonf(cauri.EForbidden, reason, "%s", msg)
-	}
+	return c, transferAllowed(c, creating)
+}
+
+func transferAllowed(c *caller, creating bool) error {
+	forbidden := func(reason, msg string) error { return cauri.Reasonf(cauri.EForbidden, reason, "%s", msg) }
 	switch {
 	case creating && c.ws.TransfersClosed:
 		return forbidden("transferts_inactifs", "Transfers are closed on this workspace by the service administration")
@@ -51,29 +69,45 @@ func (s *Server) transferCaller(r *http.Request, creating bool) (*caller, error)
 	case !c.key.Live:
 		return forbidden("test_mode", "Transfers are refused with a test key; use the production secret key")
 	}
-	return c, nil
+	return nil
 }
 
 // createTransfer is POST /v1/transfers. The order of the checks is in
-// docs/transfers.md.
+// docs/transfers.md; a replay of an Idempotency-Key is answered before any
+// of them but the key's, whatever has changed since (transfers closed, a
+// gateway disabled): the SPEC's "no second object, the existing one".
 func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.transferCaller(r, true)
+	c, err := s.authenticate(r, false)
 	if err != nil {
 		return err
 	}
 	var req createTransferRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		return cauri.Reasonf(cauri.ErrorCode(err), "invalid_body", "%s", cauri.ErrorMessage(err))
-	}
+	decodeErr := decodeJSON(w, r, &req)
 	key := r.Header.Get("Idempotency-Key")
-	switch {
-	case key != "" && req.IdempotencyKey != "" && key != req.IdempotencyKey:
-		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "The Idempotency-Key header and the body's idempotency_key differ")
-	case key == "":
+	if key == "" {
 		key = req.IdempotencyKey
 	}
+	if decodeErr == nil && c.key.Live && (r.Header.Get("Idempotency-Key") == "" || req.IdempotencyKey == "" || key == req.IdempotencyKey) {
+		prev, err := s.Transfers.ReplayRequest(r.Context(), c.ws, key, s.transferParams(req))
+		if err != nil || prev != nil {
+			if err == nil {
+				w.Header().Set("Idempotent-Replayed", "true")
+				writeJSON(w, http.StatusOK, prev.Object())
+			}
+			return err
+		}
+	}
+	if err := transferAllowed(c, true); err != nil {
+		return err
+	}
+	if decodeErr != nil {
+		return decodeErr
+	}
+	if h := r.Header.Get("Idempotency-Key"); h != "" && req.IdempotencyKey != "" && h != req.IdempotencyKey {
+		return cauri.Errorf(cauri.EInvalid, "The Idempotency-Key header and the body's idempotency_key differ")
+	}
 	if err := cauri.CheckIdempotencyKey(key); err != nil {
-		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "%s", cauri.ErrorMessage(err))
+		return err
 	}
 	out, replayed, err := s.transferOne(r, c, req, key, func() error {
 		return s.limit(w, r, limitTransfers, "per workspace", c.ws.ID, "rate_limited")
@@ -94,7 +128,7 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) error {
 // (whatever the limits), or takes a turn from limit and creates the
 // transfer and makes its payout.
 func (s *Server) transferOne(r *http.Request, c *caller, req createTransferRequest, key string, limit func() error) (*cauri.Transfer, bool, error) {
-	tr, err := s.validateTransfer(r, c, req)
+	tr, err := s.Transfers.Validate(r.Context(), c.ws, s.transferParams(req))
 	if err != nil {
 		return nil, false, err
 	}
@@ -107,15 +141,15 @@ func (s *Server) transferOne(r *http.Request, c *caller, req createTransferReque
 	return s.Transfers.Create(r.Context(), c.ws, tr, key)
 }
 
-func (s *Server) validateTransfer(r *http.Request, c *caller, req createTransferRequest) (*cauri.Transfer, error) {
+// transferParams reads a request's fields; the amount stays the JSON
+// number's text (a non-number is refused by validation as montant_invalide).
+func (s *Server) transferParams(req createTransferRequest) transfer.Params {
 	amount, err := jsonNumber("amount", req.Amount)
 	if err != nil {
-		return nil, cauri.Reasonf(cauri.EInvalid, "montant_invalide", "%s", cauri.ErrorMessage(err))
+		amount = "not a number"
 	}
-	return s.Transfers.Validate(r.Context(), c.ws, transfer.Params{
-		Amount: amount, Country: req.Country, Operator: req.Operator, Phone: req.Phone, Currency: req.Currency,
-		RecipientName: req.RecipientName, Description: req.Description,
-	})
+	return transfer.Params{Amount: amount, Country: req.Country, Operator: req.Operator, Phone: req.Phone, Currency: req.Currency,
+		RecipientName: req.RecipientName, Description: req.Description}
 }
 
 type transferList struct {
@@ -196,6 +230,9 @@ func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) error {
 // MaxBatch is how many transfers one batch may hold.
 const MaxBatch = 500
 
+// batchDeadline bounds writing a batch's answer.
+const batchDeadline = 15 * time.Minute
+
 type batchRequest struct {
 	Transfers []json.RawMessage `json:"transfers"`
 }
@@ -236,10 +273,14 @@ func (s *Server) createTransferBatch(w http.ResponseWriter, r *http.Request) err
 	if len(req.Transfers) == 0 || len(req.Transfers) > MaxBatch {
 		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers must hold 1 to %d transfers", MaxBatch)
 	}
+	// A batch takes time and its answer can be lost: resending it must never
+	// pay twice, so it needs a key.
 	batchKey := r.Header.Get("Idempotency-Key")
-	if err := cauri.CheckIdempotencyKey(batchKey); err != nil || len(batchKey) > cauri.MaxIdempotencyKeyLen-4 {
-		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "Idempotency-Key must be printable ASCII without spaces, at most %d characters for a batch", cauri.MaxIdempotencyKeyLen-4)
+	if err := cauri.CheckIdempotencyKey(batchKey); err != nil || batchKey == "" || len(batchKey) > cauri.MaxIdempotencyKeyLen-4 {
+		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "A batch needs an Idempotency-Key: printable ASCII without spaces, at most %d characters", cauri.MaxIdempotencyKeyLen-4)
 	}
+	// Up to 500 payouts, 8 at a time, may outlast the server's write timeout.
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(batchDeadline))
 	if err := s.limit(w, r, limitTransfers, "per workspace", c.ws.ID, "rate_limited"); err != nil {
 		return err
 	}
@@ -274,13 +315,11 @@ func (s *Server) createTransferBatch(w http.ResponseWriter, r *http.Request) err
 func (s *Server) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, batchKey string) batchItem {
 	it := batchItem{Index: i}
 	fail := func(err error) batchItem {
-		if cauri.ErrorCode(err) == cauri.EInternal && cauri.ErrorReason(err) == "" {
+		if cauri.ErrorCode(err) == cauri.EInternal {
 			s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path, "item", i)
 		}
+		err = withTransferCode(err)
 		msg, code := cauri.ErrorMessage(err), cauri.ErrorReason(err)
-		if code == "" {
-			code = "internal"
-		}
 		it.Status, it.Error, it.Code = statusOf[cauri.ErrorCode(err)], &msg, &code
 		return it
 	}

@@ -21,10 +21,10 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/route", s.api(s.routeOverview))
 
 	// Transfers (SPEC section 4, Transfers).
-	mux.Handle("POST /v1/transfers", s.api(s.createTransfer))
-	mux.Handle("GET /v1/transfers", s.api(s.listTransfers))
-	mux.Handle("GET /v1/transfers/{id}", s.api(s.getTransfer))
-	mux.Handle("POST /v1/transfers/batch", s.api(s.createTransferBatch)) // beyond the SPEC: docs/transfers.md
+	mux.Handle("POST /v1/transfers", s.api(transferCodes(s.createTransfer)))
+	mux.Handle("GET /v1/transfers", s.api(transferCodes(s.listTransfers)))
+	mux.Handle("GET /v1/transfers/{id}", s.api(transferCodes(s.getTransfer)))
+	mux.Handle("POST /v1/transfers/batch", s.api(transferCodes(s.createTransferBatch))) // beyond the SPEC: docs/transfers.md
 
 	// Webhooks: configuration and the delivery log.
 	mux.Handle("GET /v1/config/webhook", s.api(s.getWebhookConfig))

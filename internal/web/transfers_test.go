@@ -392,5 +392,68 @@ func TestTransfers_EveryConnector(t *testing.T) {
 				}
 			})
 		}
+		// Flutterwave collects in Kenya but cannot pay out there.
+		e.addGateway(ws, "flutterwave", &flutterwave.Simulator{SecretKey: "k", SecretHash: "h"}, map[string]string{"secret_key": "k", "secret_hash": "h"}, "KE")
+		r := e.do("POST", "/v1/transfers", map[string]any{"amount": 100, "country": "KE", "operator": "mpesa", "phone": "0712345678"}, bearer(keys["live_secret"])...)
+		wantCode(t, r, 400, "pays_non_desservi")
+	})
+}
+
+// TestTransfers_NeverPaidTwice holds the review's scenarios: a 5xx at
+// initiation keeps the transfer (it may have arrived) and the reconciler
+// ends it; a replay is answered after transfers were closed; two
+// reconcilers adopting one orphan send it once; a batch needs a key.
+func TestTransfers_NeverPaidTwice(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		ctx := context.Background()
+		simControl(t, te.simURL, "/_sim/fault?mode=500-initiate")
+		r := te.send(wave, "Idempotency-Key", "five-hundred")
+		simControl(t, te.simURL, "/_sim/fault?mode=none")
+		if r.status != 201 || r.str("status") != "processing" {
+			t.Fatalf("after a 5xx = %d %s; want the transfer kept, processing (it may have arrived)", r.status, r.raw)
+		}
+		if again := te.send(wave, "Idempotency-Key", "five-hundred"); again.status != 200 || again.str("id") != r.str("id") {
+			t.Fatalf("retry after a 5xx = %d %s; want the same transfer, never a second", again.status, again.raw)
+		}
+		te.clock.Add(cauri.NotFoundIsFinal + time.Minute)
+		te.srv.Transfers.Reconcile(ctx)
+		got := te.do("GET", "/v1/transfers/"+r.str("id"), nil, bearer(te.keys["live_secret"])...)
+		if got.str("status") != "failed" || got.str("failure_code") != "not_received" {
+			t.Fatalf("after the reconciler = %s; want failed, not_received", got.raw)
+		}
+
+		// A replay wins over a change of the workspace.
+		first := te.send(wave, "Idempotency-Key", "before-closing")
+		st.SetTransfersClosed(ctx, te.ws.ID, true)
+		if again := te.send(wave, "Idempotency-Key", "before-closing"); again.status != 200 || again.str("id") != first.str("id") {
+			t.Fatalf("replay after closing = %d %s", again.status, again.raw)
+		}
+		wantCode(t, te.send(wave, "Idempotency-Key", "after-closing"), 403, "transferts_inactifs")
+		st.SetTransfersClosed(ctx, te.ws.ID, false)
+
+		// Two nodes' reconcilers, one orphan of FedaPay (which has no
+		// idempotency key: only the adoption stops a second payout).
+		feda := &fedapay.Simulator{SecretKey: "sk", WebhookSecret: "wh"}
+		fg, _ := te.addGateway(te.ws, "fedapay", feda, map[string]string{"secret_key": "sk", "webhook_secret": "wh"}, "BJ")
+		now := te.clock.Now()
+		orphan := &cauri.Transfer{ID: cauri.NewID("tr_"), WorkspaceID: te.ws.ID, Livemode: true, Reference: cauri.NewUUID(),
+			Status: cauri.TransferProcessing, Amount: 7000, Currency: "XOF", Country: "BJ", Operator: "mtn_momo", ProviderOperator: "mtn_open",
+			Phone: "+22997112233", GatewayID: fg.ID, Provider: "fedapay", CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		te.clock.Add(cauri.InitiationDeadline + time.Second)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() { defer wg.Done(); te.srv.Transfers.Reconcile(ctx) }()
+		}
+		wg.Wait()
+		if feda.Payouts() != 1 {
+			t.Fatalf("%d FedaPay payouts for one orphan and four reconcilers; want 1", feda.Payouts())
+		}
+
+		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{wave}}, bearer(te.keys["live_secret"])...), 400, "invalid_body")
 	})
 }

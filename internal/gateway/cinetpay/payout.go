@@ -261,13 +261,13 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	case a.Code != "0":
 		return gateway.Status{}, &gateway.Error{Message: "CinetPay answered an unknown code " + a.words()}
 	}
-	it := its[0]
 	for _, o := range its {
 		if string(o.ClientTransactionID) == ref.Reference {
-			it = o
+			return treatment(o)
 		}
 	}
-	return treatment(it)
+	// An answer about other transfers says nothing about this one.
+	return gateway.Status{}, &gateway.Error{Message: "CinetPay's check named no transfer " + ref.Reference}
 }
 
 // treatment reads a transfer's treatment_status (transfert/statuts):
@@ -374,7 +374,7 @@ func (c *Client) transferCall(ctx context.Context, method, path string, query, f
 	}
 	req, err := http.NewRequestWithContext(ctx, method, gateway.URL(base, path)+"?"+query.Encode(), body)
 	if err != nil {
-		return transferAnswer{}, &gateway.Error{Message: "CinetPay transfer address: " + err.Error()}
+		return transferAnswer{}, &gateway.Error{Message: "CinetPay transfer address: " + gateway.Describe(err)}
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -388,7 +388,7 @@ func (c *Client) transferCall(ctx context.Context, method, path string, query, f
 	if err != nil {
 		var op *net.OpError
 		notSent := errors.As(err, &op) && op.Op == "dial"
-		return transferAnswer{}, &gateway.Error{Transient: true, NotSent: notSent, Message: "CinetPay did not answer: " + err.Error()}
+		return transferAnswer{}, &gateway.Error{Transient: true, NotSent: notSent, Message: "CinetPay did not answer: " + gateway.Describe(err)}
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
