@@ -182,9 +182,9 @@ func (c *Client) CreateTransfer(ctx context.Context, req TransferCreateRequest, 
 }
 
 // CreateTransferBatch sends up to 500 transfers in one call (beyond the
-// SPEC): each item is answered on its own. With an idempotencyKey, items
-// without their own key are keyed "<idempotencyKey>:<index>", so sending the
-// same batch again pays each item once.
+// SPEC): each item is answered on its own. The idempotencyKey is required:
+// items without their own key are keyed "<idempotencyKey>:<index>", so
+// sending the same batch again pays each item once.
 func (c *Client) CreateTransferBatch(ctx context.Context, items []TransferCreateRequest, idempotencyKey string) (*TransferBatch, error) {
 	h := http.Header{}
 	if idempotencyKey != "" {

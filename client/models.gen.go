@@ -1453,11 +1453,8 @@ type CreateTransferBatchJSONBody struct {
 
 // CreateTransferBatchParams defines parameters for CreateTransferBatch.
 type CreateTransferBatchParams struct {
-	// IdempotencyKey A unique string per order. Replaying a request with the same key (same
-	// workspace and mode) returns the object it created with 200 and
-	// `Idempotent-Replayed: true`; the same key with a different request is
-	// 422. Keys are remembered 30 days.
-	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+	// IdempotencyKey Required for a batch: resending the batch pays each item once.
+	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
