@@ -47,14 +47,13 @@ type Service struct {
 // Params is a create request as the merchant sent it. Amount is the JSON
 // number's text, so that no float ever holds money.
 type Params struct {
-	Amount         string
-	Country        string
-	Operator       string
-	Phone          string
-	Currency       string
-	RecipientName  string
-	Description    string
-	IdempotencyKey string // the header's, or the body's idempotency_key
+	Amount        string
+	Country       string
+	Operator      string
+	Phone         string
+	Currency      string
+	RecipientName string
+	Description   string
 }
 
 // invalid is a 400 with the SPEC's code.
