@@ -41,6 +41,7 @@ type Session struct {
 	MerchantLogo  string
 	Metadata      map[string]string
 	Provider      string // aggregator that settled it; "sandbox" in test mode
+	LinkID        string // the payment link it was paid through, if any
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	CompletedAt   *time.Time

@@ -229,6 +229,24 @@ func (c *Client) TransferOptions(ctx context.Context) (*TransferOptions, error) 
 	return out, err
 }
 
+// CreatePaymentLink creates a payment link (production keys only).
+func (c *Client) CreatePaymentLink(ctx context.Context, title string, amount json.Number, currency Currency) (*PaymentLink, error) {
+	body := map[string]any{"title": title, "amount": amount}
+	if currency != "" {
+		body["currency"] = currency
+	}
+	var out *PaymentLink
+	_, err := c.do(ctx, "POST", "/v1/payment-links", body, nil, &out)
+	return out, err
+}
+
+// CheckPaymentLink says whether a payment link was paid.
+func (c *Client) CheckPaymentLink(ctx context.Context, id string) (*PaymentLinkCheck, error) {
+	var out *PaymentLinkCheck
+	_, err := c.do(ctx, "GET", "/v1/payment-links/"+url.PathEscape(id)+"/check", nil, nil, &out)
+	return out, err
+}
+
 // Route asks which provider should carry a payment (secret key).
 func (c *Client) Route(ctx context.Context, req RouteRequest) (*RouteResponse, error) {
 	var out *RouteResponse

@@ -266,6 +266,36 @@ func (e PaymentEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for PaymentLinkSuccess.
+const (
+	PaymentLinkSuccessTrue PaymentLinkSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the PaymentLinkSuccess enum.
+func (e PaymentLinkSuccess) Valid() bool {
+	switch e {
+	case PaymentLinkSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentLinkCheckSuccess.
+const (
+	PaymentLinkCheckSuccessTrue PaymentLinkCheckSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the PaymentLinkCheckSuccess enum.
+func (e PaymentLinkCheckSuccess) Valid() bool {
+	switch e {
+	case PaymentLinkCheckSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxIssue.
 const (
 	Echec  SandboxIssue = "echec"
@@ -944,6 +974,58 @@ type PaymentEvent struct {
 // PaymentEventEvent defines model for PaymentEvent.Event.
 type PaymentEventEvent string
 
+// PaymentLink defines model for PaymentLink.
+type PaymentLink struct {
+	Active bool `json:"active"`
+
+	// Amount In major units of the currency, as a JSON number.
+	Amount Amount `json:"amount"`
+
+	// Currency ISO 4217 code of an accepted currency.
+	Currency Currency `json:"currency"`
+
+	// Id `pl_...`
+	Id string `json:"id"`
+
+	// Slug The last segment of `url`.
+	Slug    string             `json:"slug"`
+	Success PaymentLinkSuccess `json:"success"`
+	Title   string             `json:"title"`
+
+	// Url The hosted page: `{pay_url}/l/{slug}`.
+	Url string `json:"url"`
+}
+
+// PaymentLinkSuccess defines model for PaymentLink.Success.
+type PaymentLinkSuccess bool
+
+// PaymentLinkCheck defines model for PaymentLinkCheck.
+type PaymentLinkCheck struct {
+	Paid bool `json:"paid"`
+
+	// Status Examples: WAITING, PENDING, SUCCESS, CANCELLED
+	Status  string                  `json:"status"`
+	Success PaymentLinkCheckSuccess `json:"success"`
+
+	// Transaction The payment that paid the link (its checkout session), when paid.
+	Transaction *struct {
+		// Amount In major units of the currency, as a JSON number.
+		Amount Amount `json:"amount"`
+
+		// Currency ISO 4217 code of an accepted currency.
+		Currency      Currency `json:"currency"`
+		CustomerEmail string   `json:"customerEmail"`
+		CustomerName  string   `json:"customerName"`
+
+		// Id The checkout session's id.
+		Id     string     `json:"id"`
+		PaidAt *time.Time `json:"paidAt"`
+	} `json:"transaction,omitempty"`
+}
+
+// PaymentLinkCheckSuccess defines model for PaymentLinkCheck.Success.
+type PaymentLinkCheckSuccess bool
+
 // RankedProvider defines model for RankedProvider.
 type RankedProvider struct {
 	Provider string `json:"provider"`
@@ -1384,6 +1466,16 @@ type VerifyPaymentJSONBody struct {
 	TransactionId string `json:"transactionId"`
 }
 
+// PayPaymentLinkFormdataBody defines parameters for PayPaymentLink.
+type PayPaymentLinkFormdataBody struct {
+	Email *string `form:"email,omitempty" json:"email,omitempty"`
+
+	// Method `gatewayId|code` of the chosen method.
+	Method *string `form:"method,omitempty" json:"method,omitempty"`
+	Name   *string `form:"name,omitempty" json:"name,omitempty"`
+	Phone  *string `form:"phone,omitempty" json:"phone,omitempty"`
+}
+
 // SimulateOnCheckoutPageFormdataBody defines parameters for SimulateOnCheckoutPage.
 type SimulateOnCheckoutPageFormdataBody struct {
 	// Cancel Present (any value): cancel the session.
@@ -1410,6 +1502,16 @@ type CreateCheckoutSessionParams struct {
 type ListCheckoutSessionMethodsParams struct {
 	// Country ISO 3166-1 alpha-2 code in any case (`ci`, `SN`) or a country name (`Côte d'Ivoire`, `Senegal`). A code of a country Cauri does not serve yields the card methods alone.
 	Country *string `form:"country,omitempty" json:"country,omitempty"`
+}
+
+// CreatePaymentLinkJSONBody defines parameters for CreatePaymentLink.
+type CreatePaymentLinkJSONBody struct {
+	// Amount In major units of the currency, as a JSON number.
+	Amount Amount `json:"amount"`
+
+	// Currency Defaults to the workspace's currency.
+	Currency *Currency `json:"currency,omitempty"`
+	Title    string    `json:"title"`
 }
 
 // RouteOverviewParams defines parameters for RouteOverview.
@@ -1615,6 +1717,9 @@ type SettleSandboxSessionJSONRequestBody = SandboxRequest
 // VerifyPaymentJSONRequestBody defines body for VerifyPayment for application/json ContentType.
 type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 
+// PayPaymentLinkFormdataRequestBody defines body for PayPaymentLink for application/x-www-form-urlencoded ContentType.
+type PayPaymentLinkFormdataRequestBody PayPaymentLinkFormdataBody
+
 // SimulateOnCheckoutPageFormdataRequestBody defines body for SimulateOnCheckoutPage for application/x-www-form-urlencoded ContentType.
 type SimulateOnCheckoutPageFormdataRequestBody SimulateOnCheckoutPageFormdataBody
 
@@ -1623,6 +1728,9 @@ type CreateCheckoutSessionJSONRequestBody = CreateSessionRequest
 
 // UpdateWebhookConfigJSONRequestBody defines body for UpdateWebhookConfig for application/json ContentType.
 type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
+
+// CreatePaymentLinkJSONRequestBody defines body for CreatePaymentLink for application/json ContentType.
+type CreatePaymentLinkJSONRequestBody CreatePaymentLinkJSONBody
 
 // RoutePaymentJSONRequestBody defines body for RoutePayment for application/json ContentType.
 type RoutePaymentJSONRequestBody = RouteRequest

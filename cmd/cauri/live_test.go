@@ -153,6 +153,22 @@ func TestRun_LivePaymentMetrics(t *testing.T) {
 					break
 				}
 			}
+			// A payment link, and the command that takes its page offline.
+			link, err := api.CreatePaymentLink(ctx, "Robe wax", "15000", "")
+			if err != nil || !link.Active || link.Currency != "XOF" {
+				t.Fatalf("link = %+v, %v", link, err)
+			}
+			if check, err := api.CheckPaymentLink(ctx, link.Id); err != nil || check.Status != "WAITING" || check.Paid {
+				t.Fatalf("check = %+v, %v", check, err)
+			}
+			if out := cli("", "link", "deactivate", "--workspace", ws, link.Id); !strings.Contains(out, `"active":false`) {
+				t.Fatalf("link deactivate = %s", out)
+			}
+			if res, err := http.Get(link.Url); err != nil || res.StatusCode != http.StatusGone {
+				t.Fatalf("inactive link page = %v, %v", res, err)
+			} else {
+				res.Body.Close()
+			}
 			list, err := api.ListTransfers(ctx, client.TransferStatusSucceeded, 10)
 			if err != nil || list.Count != 3 {
 				t.Fatalf("list = %+v, %v", list, err)

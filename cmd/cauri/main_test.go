@@ -249,6 +249,8 @@ func TestRun_Errors(t *testing.T) {
 		{[]string{"workspace", "verify"}, "exactly one workspace id"},
 		{[]string{"migrate"}, "CAURI_MASTER_KEY is required with PostgreSQL"},
 		{[]string{"routing"}, "want a subcommand: simulate"},
+		{[]string{"link"}, "want a subcommand: activate or deactivate"},
+		{[]string{"link", "deactivate", "pl_x"}, "want --workspace ID"},
 		{[]string{"routing", "simulate", "--payments", "0"}, "at least 1"},
 		{[]string{"workspace", "set-daily-cap", "ws_x"}, "and a value"},
 	} {

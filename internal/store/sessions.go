@@ -11,7 +11,7 @@ import (
 
 const sessionColumns = `id, workspace_id, livemode, status, amount, currency, customer_name, customer_email,
 	customer_phone, description, success_url, cancel_url, merchant_name, merchant_logo, metadata, provider,
-	created_at, updated_at, completed_at`
+	created_at, updated_at, completed_at, link_id`
 
 func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 	var s cauri.Session
@@ -20,7 +20,7 @@ func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 	var completed sql.NullInt64
 	if err := row.Scan(&s.ID, &s.WorkspaceID, &s.Livemode, &status, &s.Amount, &cur, &s.CustomerName, &s.CustomerEmail,
 		&s.CustomerPhone, &s.Description, &s.SuccessURL, &s.CancelURL, &s.MerchantName, &s.MerchantLogo, &md, &s.Provider,
-		&created, &updated, &completed); err != nil {
+		&created, &updated, &completed, &s.LinkID); err != nil {
 		return nil, err
 	}
 	s.Status, s.Currency = cauri.SessionStatus(status), cauri.Currency(cur)
@@ -55,10 +55,11 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 				return err
 			}
 		}
-		_, err := t.exec(ctx, `INSERT INTO checkout_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := t.exec(ctx, `INSERT INTO checkout_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.WorkspaceID, sess.Livemode, string(sess.Status), sess.Amount, string(sess.Currency), sess.CustomerName,
 			sess.CustomerEmail, sess.CustomerPhone, sess.Description, sess.SuccessURL, sess.CancelURL, sess.MerchantName,
-			sess.MerchantLogo, string(md), sess.Provider, micros(sess.CreatedAt), micros(sess.UpdatedAt), nullMicros(sess.CompletedAt))
+			sess.MerchantLogo, string(md), sess.Provider, micros(sess.CreatedAt), micros(sess.UpdatedAt), nullMicros(sess.CompletedAt),
+			sess.LinkID)
 		return err
 	})
 	if err != nil {

@@ -142,18 +142,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		for _, m := range methods {
-			if seen[m.Flag+m.Name] {
-				continue
-			}
-			seen[m.Flag+m.Name] = true
-			pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
-			if pm.Card {
-				pm.Label = m.Name
-			}
-			d.Methods = append(d.Methods, pm)
-		}
+		d.Methods = pageMethods(methods)
 	}
 	switch sess.Status {
 	case cauri.SessionSuccess:
@@ -166,6 +155,25 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
 	}
 	return s.pages.ExecuteTemplate(w, "checkout.html", d)
+}
+
+// pageMethods is one choice per operator and country (the service picks the
+// gateway) and one per card method.
+func pageMethods(methods []checkout.Method) []pageMethod {
+	var out []pageMethod
+	seen := map[string]bool{}
+	for _, m := range methods {
+		if seen[m.Flag+m.Name] {
+			continue
+		}
+		seen[m.Flag+m.Name] = true
+		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
+		if pm.Card {
+			pm.Label = m.Name
+		}
+		out = append(out, pm)
+	}
+	return out
 }
 
 // setPageHeaders keeps the page from being framed, sniffed or leaking its
@@ -262,8 +270,10 @@ var texts = map[string]map[string]string{
 		"choose":           "Choose how to pay", "phone": "Mobile Money number", "waiting": "Confirm the payment on your phone…",
 		"phone_hint": "The number that will confirm the payment",
 		"processing": "Processing…", "network": "Network error; please try again.",
-		"cancel":   "Cancel and return to the merchant",
-		"continue": "Continue to the payment page",
+		"cancel":        "Cancel and return to the merchant",
+		"continue":      "Continue to the payment page",
+		"link_inactive": "This payment link is no longer active. Please contact the merchant.",
+		"name":          "Your name", "email": "Your e-mail address",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -275,7 +285,9 @@ var texts = map[string]map[string]string{
 		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",
 		"phone_hint": "Le numéro qui confirmera le paiement",
 		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
-		"cancel":   "Annuler et retourner chez le marchand",
-		"continue": "Continuer vers la page de paiement",
+		"cancel":        "Annuler et retourner chez le marchand",
+		"continue":      "Continuer vers la page de paiement",
+		"link_inactive": "Ce lien de paiement n'est plus actif. Contactez le marchand.",
+		"name":          "Votre nom", "email": "Votre adresse e-mail",
 	},
 }

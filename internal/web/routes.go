@@ -16,6 +16,10 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.api(s.sessionStatus))
 	mux.Handle("GET /v1/checkout/sessions/{id}/methods", s.api(s.sessionMethods))
 
+	// Payment links (SPEC section 4, Payment links).
+	mux.Handle("POST /v1/payment-links", s.api(s.createLink))
+	mux.Handle("GET /v1/payment-links/{id}/check", s.api(s.checkLink))
+
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.api(s.route))
 	mux.Handle("GET /v1/route", s.api(s.routeOverview))
@@ -45,6 +49,8 @@ func (s *Server) routes(mux router) {
 	// Hosted pages and their assets.
 	mux.Handle("GET "+s.payPath+"/{id}", s.page(s.checkoutPage))
 	mux.Handle("POST "+s.payPath+"/{id}", s.page(s.checkoutPagePost))
+	mux.Handle("GET "+s.payPath+"/l/{slug}", s.page(s.linkPage))
+	mux.Handle("POST "+s.payPath+"/l/{slug}", s.page(s.linkPagePost))
 	mux.Handle("GET /static/logos/{file}", s.page(s.logo))
 	mux.Handle("GET /static/", staticFiles())
 

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+func TestPaymentLinks_API(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Links shop", true)
+		_ = ws
+		live := bearer(keys["live_secret"])
+		r := e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, live...)
+		if r.status != 200 || r.body["success"] != true || r.str("currency") != "XOF" || r.body["amount"] != 15000.0 ||
+			!strings.HasSuffix(r.str("url"), "/pay/l/"+r.str("slug")) || !strings.HasPrefix(r.str("id"), "pl_") || r.body["active"] != true {
+			t.Fatalf("create = %d %s", r.status, r.raw)
+		}
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 1}, bearer(keys["test_secret"])...), 403, "production only")
+		if r := e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 1}, bearer(keys["test_secret"])...); r.str("code") != "test_mode" {
+			t.Fatalf("test key = %s; want code test_mode", r.raw)
+		}
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 1}, bearer(e.keys["live_secret"])...), 403, "production only") // unverified
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 1}, bearer(keys["live_public"])...), 401, "secret key")
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"amount": 1}, live...), 400, "title is required")
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x"}, live...), 400, "amount is required")
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": "12"}, live...), 400, "amount must be a number")
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 12.5}, live...), 400, "whole number")
+		c := e.do("GET", "/v1/payment-links/"+r.str("id")+"/check", nil, live...)
+		if c.status != 200 || c.body["paid"] != false || c.str("status") != "WAITING" || c.body["transaction"] != nil {
+			t.Fatalf("check = %d %s", c.status, c.raw)
+		}
+		wantError(t, e.do("GET", "/v1/payment-links/pl_nope/check", nil, live...), 404, "not found")
+		wantError(t, e.do("GET", "/v1/payment-links/"+r.str("id")+"/check", nil, bearer(e.keys["live_secret"])...), 404, "not found") // another workspace
+		var limited response
+		for i := 0; i < 61 && limited.status != 429; i++ {
+			limited = e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 100}, live...)
+		}
+		wantStatus(t, limited, 429)
+	})
+}
+
+func TestPaymentLinks_Page(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		g, _, simURL := e.addSimulatedGateway(ws, "SN")
+		live := bearer(keys["live_secret"])
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Atelier couture", "amount": 7500}, live...)
+		page := e.do("GET", "/pay/l/"+l.str("slug"), nil)
+		if page.status != 200 || !strings.Contains(page.raw, "Atelier couture") || !strings.Contains(page.raw, `id="link-pay"`) ||
+			!strings.Contains(page.raw, `name="email"`) || !strings.Contains(page.raw, "Chez Fatou") {
+			t.Fatalf("page = %d %s", page.status, page.raw)
+		}
+		wantStatus(t, e.do("GET", "/pay/l/nope", nil), 404)
+		form := func(v url.Values) response {
+			return e.do("POST", "/pay/l/"+l.str("slug"), v.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+		}
+		pay := url.Values{"name": {"Fatou Sow"}, "email": {"fatou@example.com"}, "phone": {"77 123 45 67"}, "method": {g.ID + "|WAVE_SEN"}}
+		bad := url.Values{"name": {""}, "email": {"fatou@example.com"}, "phone": {"77 123 45 67"}, "method": {g.ID + "|WAVE_SEN"}}
+		if r := form(bad); r.status != 400 || !strings.Contains(r.raw, "are required") {
+			t.Fatalf("no name = %d %s", r.status, r.raw)
+		}
+		wrong := url.Values{"name": {"Fatou"}, "email": {"fatou@example.com"}, "phone": {"+2250707123456"}, "method": {g.ID + "|WAVE_SEN"}}
+		if r := form(wrong); r.status != 400 || !strings.Contains(r.raw, "not a phone number of SN") {
+			t.Fatalf("wrong phone = %d %s", r.status, r.raw)
+		}
+		// Paying: a session attached to the link, then its page.
+		req, _ := http.NewRequest("POST", e.url+"/pay/l/"+l.str("slug"), strings.NewReader(pay.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		sessionID := strings.TrimPrefix(res.Header.Get("Location"), e.url+"/pay/")
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(sessionID, "cs_") {
+			t.Fatalf("pay = %d to %q", res.StatusCode, res.Header.Get("Location"))
+		}
+		s := e.do("GET", "/v1/checkout/sessions/"+sessionID+"/status", nil, live...)
+		md, _ := s.body["metadata"].(map[string]any)
+		if s.str("customer_name") != "Fatou Sow" || s.str("customer_phone") != "+221771234567" || md["payment_link"] != l.str("id") || s.body["amount"] != 7500.0 {
+			t.Fatalf("session = %s", s.raw)
+		}
+		if c := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, live...); c.str("status") != "PENDING" || c.body["paid"] != false {
+			t.Fatalf("check while waiting = %s", c.raw)
+		}
+		attempts, _ := st.Attempts(context.Background(), sessionID)
+		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		e.clock.Add(9e9)
+		c := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, live...)
+		tx, _ := c.body["transaction"].(map[string]any)
+		if c.str("status") != "SUCCESS" || c.body["paid"] != true || tx["id"] != sessionID || tx["customerName"] != "Fatou Sow" ||
+			tx["customerEmail"] != "fatou@example.com" || tx["amount"] != 7500.0 {
+			t.Fatalf("check after paying = %s", c.raw)
+		}
+		// Deactivated: the page says so and takes no payment; reactivated, it does.
+		if _, err := st.SetLinkActive(context.Background(), ws.ID, l.str("id"), false, e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.do("GET", "/pay/l/"+l.str("slug"), nil); r.status != 410 || !strings.Contains(r.raw, `id="inactive"`) || strings.Contains(r.raw, `id="link-pay"`) {
+			t.Fatalf("inactive page = %d %s", r.status, r.raw)
+		}
+		if r := form(pay); r.status != 409 || !strings.Contains(r.raw, "no longer active") {
+			t.Fatalf("paying an inactive link = %d %s", r.status, r.raw)
+		}
+		st.SetLinkActive(context.Background(), ws.ID, l.str("id"), true, e.clock.Now())
+		wantStatus(t, e.do("GET", "/pay/l/"+l.str("slug"), nil), 200)
+	})
+}
