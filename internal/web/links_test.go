@@ -6,9 +6,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/chromedp"
 )
 
 func TestPaymentLinks_API(t *testing.T) {
@@ -112,5 +114,53 @@ func TestPaymentLinks_Page(t *testing.T) {
 		}
 		st.SetLinkActive(context.Background(), ws.ID, l.str("id"), true, e.clock.Now())
 		wantStatus(t, e.do("GET", "/pay/l/"+l.str("slug"), nil), 200)
+	})
+}
+
+// TestBrowser_PayALink pays a payment link end to end in Chromium: the
+// customer fills in the link's page, lands on the session's page, confirms
+// on the phone (the simulator settles) and sees the success.
+func TestBrowser_PayALink(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		_, sim, _ := e.addSimulatedGateway(ws, "SN")
+		sim.SettleAfter = 300 * time.Millisecond
+		ctx := browser(t)
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Atelier couture", "amount": 7500}, bearer(keys["live_secret"])...)
+		stopClock := make(chan struct{})
+		defer close(stopClock)
+		go func() { // the page polls; the service checks the aggregator at most every 8 s of its clock
+			for {
+				select {
+				case <-stopClock:
+					return
+				case <-time.After(500 * time.Millisecond):
+					e.clock.Add(9 * time.Second)
+				}
+			}
+		}()
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(l.str("url")),
+			chromedp.WaitVisible(chromedp.ID("link-pay")),
+			chromedp.SendKeys(chromedp.ID("name"), "Fatou Sow"),
+			chromedp.SendKeys(chromedp.ID("email"), "fatou@example.com"),
+			chromedp.Click(chromedp.CSS(`input[name=method][value$="|WAVE_SEN"]`)),
+			chromedp.SendKeys(chromedp.ID("phone"), "77 123 45 67"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "link-page")
+		if err := chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("pay-button")),
+			chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "link-paid")
+		if c := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, bearer(keys["live_secret"])...); c.str("status") != "SUCCESS" {
+			t.Fatalf("check = %s", c.raw)
+		}
 	})
 }
