@@ -196,16 +196,16 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for MethodType.
 const (
-	CARD        MethodType = "CARD"
-	MOBILEMONEY MethodType = "MOBILE_MONEY"
+	MethodTypeCARD        MethodType = "CARD"
+	MethodTypeMOBILEMONEY MethodType = "MOBILE_MONEY"
 )
 
 // Valid indicates whether the value is a known member of the MethodType enum.
 func (e MethodType) Valid() bool {
 	switch e {
-	case CARD:
+	case MethodTypeCARD:
 		return true
-	case MOBILEMONEY:
+	case MethodTypeMOBILEMONEY:
 		return true
 	default:
 		return false
@@ -592,16 +592,16 @@ func (e WebhookConfigSuccess) Valid() bool {
 
 // Defines values for WebhookConfigUpdateMode.
 const (
-	Live WebhookConfigUpdateMode = "live"
-	Test WebhookConfigUpdateMode = "test"
+	WebhookConfigUpdateModeLive WebhookConfigUpdateMode = "live"
+	WebhookConfigUpdateModeTest WebhookConfigUpdateMode = "test"
 )
 
 // Valid indicates whether the value is a known member of the WebhookConfigUpdateMode enum.
 func (e WebhookConfigUpdateMode) Valid() bool {
 	switch e {
-	case Live:
+	case WebhookConfigUpdateModeLive:
 		return true
-	case Test:
+	case WebhookConfigUpdateModeTest:
 		return true
 	default:
 		return false
@@ -647,6 +647,111 @@ const (
 func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
 	switch e {
 	case GatewayCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardSelectWorkspaceFormdataBodyMode.
+const (
+	DashboardSelectWorkspaceFormdataBodyModeLive DashboardSelectWorkspaceFormdataBodyMode = "live"
+	DashboardSelectWorkspaceFormdataBodyModeTest DashboardSelectWorkspaceFormdataBodyMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the DashboardSelectWorkspaceFormdataBodyMode enum.
+func (e DashboardSelectWorkspaceFormdataBodyMode) Valid() bool {
+	switch e {
+	case DashboardSelectWorkspaceFormdataBodyModeLive:
+		return true
+	case DashboardSelectWorkspaceFormdataBodyModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportTransactionsParamsFormat.
+const (
+	Csv  ExportTransactionsParamsFormat = "csv"
+	Json ExportTransactionsParamsFormat = "json"
+)
+
+// Valid indicates whether the value is a known member of the ExportTransactionsParamsFormat enum.
+func (e ExportTransactionsParamsFormat) Valid() bool {
+	switch e {
+	case Csv:
+		return true
+	case Json:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportTransactionsParamsStatus.
+const (
+	ExportTransactionsParamsStatusALL       ExportTransactionsParamsStatus = "ALL"
+	ExportTransactionsParamsStatusCANCELLED ExportTransactionsParamsStatus = "CANCELLED"
+	ExportTransactionsParamsStatusFAILED    ExportTransactionsParamsStatus = "FAILED"
+	ExportTransactionsParamsStatusPENDING   ExportTransactionsParamsStatus = "PENDING"
+	ExportTransactionsParamsStatusREFUNDED  ExportTransactionsParamsStatus = "REFUNDED"
+	ExportTransactionsParamsStatusSUCCESS   ExportTransactionsParamsStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ExportTransactionsParamsStatus enum.
+func (e ExportTransactionsParamsStatus) Valid() bool {
+	switch e {
+	case ExportTransactionsParamsStatusALL:
+		return true
+	case ExportTransactionsParamsStatusCANCELLED:
+		return true
+	case ExportTransactionsParamsStatusFAILED:
+		return true
+	case ExportTransactionsParamsStatusPENDING:
+		return true
+	case ExportTransactionsParamsStatusREFUNDED:
+		return true
+	case ExportTransactionsParamsStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportTransactions200JSONResponseBodyDataPaymentType.
+const (
+	ExportTransactions200JSONResponseBodyDataPaymentTypeCARD        ExportTransactions200JSONResponseBodyDataPaymentType = "CARD"
+	ExportTransactions200JSONResponseBodyDataPaymentTypeEmpty       ExportTransactions200JSONResponseBodyDataPaymentType = ""
+	ExportTransactions200JSONResponseBodyDataPaymentTypeMOBILEMONEY ExportTransactions200JSONResponseBodyDataPaymentType = "MOBILE_MONEY"
+	ExportTransactions200JSONResponseBodyDataPaymentTypeSANDBOX     ExportTransactions200JSONResponseBodyDataPaymentType = "SANDBOX"
+)
+
+// Valid indicates whether the value is a known member of the ExportTransactions200JSONResponseBodyDataPaymentType enum.
+func (e ExportTransactions200JSONResponseBodyDataPaymentType) Valid() bool {
+	switch e {
+	case ExportTransactions200JSONResponseBodyDataPaymentTypeCARD:
+		return true
+	case ExportTransactions200JSONResponseBodyDataPaymentTypeEmpty:
+		return true
+	case ExportTransactions200JSONResponseBodyDataPaymentTypeMOBILEMONEY:
+		return true
+	case ExportTransactions200JSONResponseBodyDataPaymentTypeSANDBOX:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportTransactions200JSONResponseBodyObject.
+const (
+	ExportTransactions200JSONResponseBodyObjectList ExportTransactions200JSONResponseBodyObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the ExportTransactions200JSONResponseBodyObject enum.
+func (e ExportTransactions200JSONResponseBodyObject) Valid() bool {
+	switch e {
+	case ExportTransactions200JSONResponseBodyObjectList:
 		return true
 	default:
 		return false
@@ -1417,6 +1522,9 @@ type NotFound = Error
 // PageBadRequest defines model for PageBadRequest.
 type PageBadRequest = PageError
 
+// PageForbidden defines model for PageForbidden.
+type PageForbidden = PageError
+
 // PageInternal defines model for PageInternal.
 type PageInternal = PageError
 
@@ -1465,6 +1573,28 @@ type VerifyPaymentJSONBody struct {
 	// TransactionId The session id.
 	TransactionId string `json:"transactionId"`
 }
+
+// DashboardLoginFormdataBody defines parameters for DashboardLogin.
+type DashboardLoginFormdataBody struct {
+	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Email    *string `form:"email,omitempty" json:"email,omitempty"`
+	Password *string `form:"password,omitempty" json:"password,omitempty"`
+}
+
+// DashboardLogoutFormdataBody defines parameters for DashboardLogout.
+type DashboardLogoutFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// DashboardSelectWorkspaceFormdataBody defines parameters for DashboardSelectWorkspace.
+type DashboardSelectWorkspaceFormdataBody struct {
+	Csrf      *string                                   `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Mode      *DashboardSelectWorkspaceFormdataBodyMode `form:"mode,omitempty" json:"mode,omitempty"`
+	Workspace *string                                   `form:"workspace,omitempty" json:"workspace,omitempty"`
+}
+
+// DashboardSelectWorkspaceFormdataBodyMode defines parameters for DashboardSelectWorkspace.
+type DashboardSelectWorkspaceFormdataBodyMode string
 
 // PayPaymentLinkFormdataBody defines parameters for PayPaymentLink.
 type PayPaymentLinkFormdataBody struct {
@@ -1525,6 +1655,35 @@ type RouteOverviewParams struct {
 	// Currency ISO 4217; defaults to the country's.
 	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
 }
+
+// ExportTransactionsParams defines parameters for ExportTransactions.
+type ExportTransactionsParams struct {
+	Format *ExportTransactionsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Status ALL or absent: every status.
+	Status *ExportTransactionsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// From YYYY-MM-DD, inclusive (UTC).
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To YYYY-MM-DD, inclusive through 23:59:59.999 (UTC).
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Search Case-insensitive, in the order id, customer name and e-mail.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+}
+
+// ExportTransactionsParamsFormat defines parameters for ExportTransactions.
+type ExportTransactionsParamsFormat string
+
+// ExportTransactionsParamsStatus defines parameters for ExportTransactions.
+type ExportTransactionsParamsStatus string
+
+// ExportTransactions200JSONResponseBodyDataPaymentType defines parameters for ExportTransactions.
+type ExportTransactions200JSONResponseBodyDataPaymentType string
+
+// ExportTransactions200JSONResponseBodyObject defines parameters for ExportTransactions.
+type ExportTransactions200JSONResponseBodyObject string
 
 // ListTransfersParams defines parameters for ListTransfers.
 type ListTransfersParams struct {
@@ -1716,6 +1875,15 @@ type SettleSandboxSessionJSONRequestBody = SandboxRequest
 
 // VerifyPaymentJSONRequestBody defines body for VerifyPayment for application/json ContentType.
 type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
+
+// DashboardLoginFormdataRequestBody defines body for DashboardLogin for application/x-www-form-urlencoded ContentType.
+type DashboardLoginFormdataRequestBody DashboardLoginFormdataBody
+
+// DashboardLogoutFormdataRequestBody defines body for DashboardLogout for application/x-www-form-urlencoded ContentType.
+type DashboardLogoutFormdataRequestBody DashboardLogoutFormdataBody
+
+// DashboardSelectWorkspaceFormdataRequestBody defines body for DashboardSelectWorkspace for application/x-www-form-urlencoded ContentType.
+type DashboardSelectWorkspaceFormdataRequestBody DashboardSelectWorkspaceFormdataBody
 
 // PayPaymentLinkFormdataRequestBody defines body for PayPaymentLink for application/x-www-form-urlencoded ContentType.
 type PayPaymentLinkFormdataRequestBody PayPaymentLinkFormdataBody

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	neturl "net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,6 +170,36 @@ func TestRun_LivePaymentMetrics(t *testing.T) {
 				t.Fatalf("inactive link page = %v, %v", res, err)
 			} else {
 				res.Body.Close()
+			}
+			// A dashboard user, who signs in and exports the workspace's transactions.
+			if out := cli("", "user", "create", "--email", "awa@example.com", "--password", "correct horse battery", "--workspace", ws); !strings.Contains(out, `"created":true`) {
+				t.Fatalf("user create = %s", out)
+			}
+			jar, _ := cookiejar.New(nil)
+			browser := &http.Client{Jar: jar}
+			if res, err := browser.Get(base + "/dashboard/login"); err == nil {
+				res.Body.Close()
+			}
+			u, _ := neturl.Parse(base)
+			csrfToken := ""
+			for _, c := range jar.Cookies(u) {
+				if c.Name == "cauri_csrf" {
+					csrfToken = c.Value
+				}
+			}
+			res, err = browser.PostForm(base+"/dashboard/login", neturl.Values{"email": {"awa@example.com"}, "password": {"correct horse battery"}, "csrf": {csrfToken}})
+			if err != nil || res.StatusCode != 200 { // followed to the dashboard
+				t.Fatalf("login = %v, %v", res, err)
+			}
+			res.Body.Close()
+			res, err = browser.Get(base + "/v1/transactions/export?status=SUCCESS")
+			if err != nil {
+				t.Fatal(err)
+			}
+			exported, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !strings.Contains(string(exported), sess.Id) {
+				t.Fatalf("export = %d %s; want the paid session", res.StatusCode, exported)
 			}
 			list, err := api.ListTransfers(ctx, client.TransferStatusSucceeded, 10)
 			if err != nil || list.Count != 3 {

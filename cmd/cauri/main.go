@@ -45,6 +45,8 @@ Commands:
                              connect one of the merchant's aggregator accounts (credentials as a JSON object)
   gateway list --workspace ID
   gateway disable|enable|remove --workspace ID GATEWAY_ID
+  user create --email E --password P --workspace ID
+                             a dashboard user of a workspace (sign in at /dashboard)
   link deactivate|activate --workspace ID LINK_ID
                              take a payment link's page offline, or back online
   simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return gatewayCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "link":
 		return linkCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "user":
+		return userCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
 	case "routing":

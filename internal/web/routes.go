@@ -20,6 +20,16 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /v1/payment-links", s.api(s.createLink))
 	mux.Handle("GET /v1/payment-links/{id}/check", s.api(s.checkLink))
 
+	// Transactions (SPEC section 4): the export, for the dashboard.
+	mux.Handle("GET /v1/transactions/export", s.api(s.exportTransactions))
+
+	// The merchant dashboard.
+	mux.Handle("GET /dashboard/login", s.page(s.loginPage))
+	mux.Handle("POST /dashboard/login", s.page(s.login))
+	mux.Handle("POST /dashboard/logout", s.page(s.logout))
+	mux.Handle("GET /dashboard", s.page(s.dashboard))
+	mux.Handle("POST /dashboard/workspace", s.page(s.selectWorkspace))
+
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.api(s.route))
 	mux.Handle("GET /v1/route", s.api(s.routeOverview))

@@ -1,0 +1,216 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base32"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// The merchant dashboard's sign-in: an e-mail address and a password
+// (bcrypt), a session cookie holding a random token (the store keeps its
+// hash), CSRF protection by a second cookie echoed in every form (the
+// double-submit pattern, with SameSite cookies), and throttling.
+const (
+	sessionCookie = "cauri_session"
+	csrfCookie    = "cauri_csrf"
+)
+
+var (
+	limitLoginIP    = ratelimit.PerMinute("login_ip", 20)
+	limitLoginEmail = ratelimit.PerMinute("login_email", 5)
+)
+
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// secureCookies: cookies are Secure when the service is served over https.
+func (s *Server) secureCookies() bool { return strings.HasPrefix(s.PayURL, "https://") }
+
+func (s *Server) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration, sameSite http.SameSite) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: int(maxAge.Seconds()), HttpOnly: true,
+		Secure: s.secureCookies(), SameSite: sameSite})
+}
+
+// csrfToken returns the request's CSRF token, setting the cookie first if
+// the browser has none yet.
+func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 52 {
+		return c.Value
+	}
+	t := randomToken()
+	s.setCookie(w, csrfCookie, t, 0, http.SameSiteStrictMode)
+	return t
+}
+
+// checkCSRF refuses a form whose token does not match the cookie's.
+func checkCSRF(r *http.Request) error {
+	c, err := r.Cookie(csrfCookie)
+	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostForm.Get("csrf"))) != 1 {
+		return cauri.Errorf(cauri.EForbidden, "This form expired or did not come from the dashboard; reload the page and try again")
+	}
+	return nil
+}
+
+// dashboardSession reads the signed-in session of a request.
+func (s *Server) dashboardSession(r *http.Request) (string, *store.DashboardSession, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return "", nil, cauri.Errorf(cauri.EUnauthorized, "Not signed in to the dashboard")
+	}
+	d, err := s.Store.DashboardSessionByToken(r.Context(), c.Value, s.Now())
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		return "", nil, cauri.Errorf(cauri.EUnauthorized, "Your dashboard session expired; sign in again")
+	}
+	return c.Value, d, err
+}
+
+type loginData struct {
+	T     map[string]string
+	Lang  string
+	CSRF  string
+	Email string
+	Error string
+}
+
+// loginPage is GET /dashboard/login.
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderLogin(w, r, "", nil)
+}
+
+func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, email string, refused error) error {
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	d := loginData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Email: email}
+	if refused != nil {
+		d.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
+	return s.pages.ExecuteTemplate(w, "login.html", d)
+}
+
+// login is POST /dashboard/login: 20 tries a minute per IP, 5 per address.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return s.renderLogin(w, r, "", cauri.Errorf(cauri.EInvalid, "Invalid form"))
+	}
+	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
+	if err := checkCSRF(r); err != nil {
+		return s.renderLogin(w, r, email, err)
+	}
+	if err := s.limitByIP(w, r, limitLoginIP); err != nil {
+		return s.renderLogin(w, r, email, err)
+	}
+	if err := s.limit(w, r, limitLoginEmail, "per address", email, ""); err != nil {
+		return s.renderLogin(w, r, email, err)
+	}
+	wrong := cauri.Errorf(cauri.EUnauthorized, "Wrong e-mail address or password")
+	u, hash, err := s.Store.UserByEmail(r.Context(), email)
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		bcrypt.CompareHashAndPassword(dummyHash(), []byte(r.PostForm.Get("password"))) // the same time either way
+		return s.renderLogin(w, r, email, wrong)
+	}
+	if err != nil {
+		return err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(r.PostForm.Get("password"))) != nil {
+		return s.renderLogin(w, r, email, wrong)
+	}
+	d := store.DashboardSession{UserID: u.ID, Livemode: true, ExpiresAt: s.Now().Add(cauri.DashboardSessionLifetime)}
+	if list, err := s.Store.UserWorkspaces(r.Context(), u.ID); err == nil && len(list) == 1 {
+		d.WorkspaceID = list[0].ID // one workspace: selected; several: the user picks
+	}
+	token := randomToken()
+	if err := s.Store.CreateDashboardSession(r.Context(), token, d, s.Now()); err != nil {
+		return err
+	}
+	s.setCookie(w, sessionCookie, token, cauri.DashboardSessionLifetime, http.SameSiteLaxMode)
+	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	return nil
+}
+
+// dummyHash is compared when the address is unknown, so that timing does
+// not tell which addresses have an account.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("cauri-dummy-password"), bcrypt.DefaultCost)
+	return h
+})
+
+// logout is POST /dashboard/logout.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
+	r.ParseForm()
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		if err := s.Store.DeleteDashboardSession(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
+	s.setCookie(w, sessionCookie, "", -time.Second, http.SameSiteLaxMode)
+	http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+	return nil
+}
+
+type dashboardData struct {
+	T          map[string]string
+	Lang       string
+	CSRF       string
+	Workspaces []*cauri.Workspace
+	Selected   string
+	Livemode   bool
+}
+
+// dashboard is GET /dashboard: the workspace and mode, and the export.
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
+	_, d, err := s.dashboardSession(r)
+	if cauri.ErrorCode(err) == cauri.EUnauthorized {
+		http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	list, err := s.Store.UserWorkspaces(r.Context(), d.UserID)
+	if err != nil {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	return s.pages.ExecuteTemplate(w, "dashboard.html", dashboardData{T: t, Lang: lang, CSRF: s.csrfToken(w, r),
+		Workspaces: list, Selected: d.WorkspaceID, Livemode: d.Livemode})
+}
+
+// selectWorkspace is POST /dashboard/workspace: the workspace and mode
+// (live or test data) the dashboard shows.
+func (s *Server) selectWorkspace(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return cauri.Errorf(cauri.EInvalid, "Invalid form")
+	}
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	token, _, err := s.dashboardSession(r)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.SetDashboardWorkspace(r.Context(), token, r.PostForm.Get("workspace"), r.PostForm.Get("mode") != "test"); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,214 @@
+package web
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// browserish is an HTTP client with a cookie jar that does not follow
+// redirects, as a browser on the dashboard would be, minus the redirects.
+type browserish struct {
+	t   *testing.T
+	e   *env
+	c   *http.Client
+	jar *cookiejar.Jar
+}
+
+func (e *env) newBrowserish() *browserish {
+	jar, _ := cookiejar.New(nil)
+	return &browserish{t: e.t, e: e, jar: jar, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browserish) get(path string) (*http.Response, string) {
+	b.t.Helper()
+	res, err := b.c.Get(b.e.url + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}
+
+func (b *browserish) post(path string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	res, err := b.c.PostForm(b.e.url+path, form)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}
+
+// csrf reads the CSRF cookie the pages set.
+func (b *browserish) csrf() string {
+	u, _ := url.Parse(b.e.url)
+	for _, c := range b.jar.Cookies(u) {
+		if c.Name == csrfCookie {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func (b *browserish) login(email, password string) *http.Response {
+	b.get("/dashboard/login")
+	res, _ := b.post("/dashboard/login", url.Values{"email": {email}, "password": {password}, "csrf": {b.csrf()}})
+	return res
+}
+
+func addUser(t *testing.T, st *store.Store, email, password string, workspaces ...string) {
+	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	for _, ws := range workspaces {
+		if _, _, err := st.CreateUser(context.Background(), &cauri.User{ID: cauri.NewID("usr_"), Email: email, CreatedAt: time.Now()}, string(hash), ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDashboard_SignIn(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		addUser(t, st, "awa@example.com", "correct horse battery", e.ws.ID)
+		b := e.newBrowserish()
+		if res, _ := b.get("/dashboard"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/login" {
+			t.Fatalf("dashboard without a session = %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+		// No CSRF token: refused.
+		if res, body := b.post("/dashboard/login", url.Values{"email": {"awa@example.com"}, "password": {"correct horse battery"}}); res.StatusCode != 403 || !strings.Contains(body, "expired") {
+			t.Fatalf("login without CSRF = %d", res.StatusCode)
+		}
+		b.get("/dashboard/login")
+		if res, body := b.post("/dashboard/login", url.Values{"email": {"awa@example.com"}, "password": {"wrong password!"}, "csrf": {b.csrf()}}); res.StatusCode != 401 || !strings.Contains(body, "Wrong e-mail address or password") {
+			t.Fatalf("wrong password = %d", res.StatusCode)
+		}
+		res := b.login("Awa@Example.com", "correct horse battery")
+		var session *http.Cookie
+		for _, c := range res.Cookies() {
+			if c.Name == sessionCookie {
+				session = c
+			}
+		}
+		if res.StatusCode != http.StatusSeeOther || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
+			t.Fatalf("login = %d, cookie %+v", res.StatusCode, session)
+		}
+		if res, body := b.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(body, `id="export"`) || !strings.Contains(body, "Boutique Adjoa") {
+			t.Fatalf("dashboard = %d %s", res.StatusCode, body)
+		}
+		// Logging out ends the session.
+		b.post("/dashboard/logout", url.Values{"csrf": {b.csrf()}})
+		if res, _ := b.get("/v1/transactions/export"); res.StatusCode != 401 {
+			t.Fatalf("export after logout = %d", res.StatusCode)
+		}
+		// Throttling: 5 tries a minute per address.
+		other := e.newBrowserish()
+		var last *http.Response
+		for range 6 {
+			last = other.login("awa@example.com", "not the password")
+		}
+		if last.StatusCode != 429 {
+			t.Fatalf("sixth try = %d; want 429", last.StatusCode)
+		}
+	})
+}
+
+func TestExport(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Export shop", true)
+		other, otherKeys := e.newWorkspace("Other shop", true)
+		addUser(t, st, "awa@example.com", "correct horse battery", ws.ID, other.ID)
+		// Live sessions, one per day, and a test one.
+		names := []string{"Awa Diop", "=HYPERLINK(\"http://evil\")", "Jean, \"le grand\"", "awa ba"}
+		var ids []string
+		for i, n := range names {
+			ids = append(ids, e.mustSession(keys["live_secret"], map[string]any{"amount": 1000 * (i + 1), "customer_name": n,
+				"customer_email": "c" + string(rune('a'+i)) + "@example.com", "metadata": map[string]string{"order_id": "ORD-" + string(rune('A'+i))}}))
+			e.clock.Add(24 * time.Hour)
+		}
+		e.mustSession(keys["test_secret"], map[string]any{"amount": 99, "customer_name": "Test only"})
+		e.mustSession(otherKeys["live_secret"], map[string]any{"amount": 77, "customer_name": "Other workspace"})
+
+		// An API key is refused; without a session, 401.
+		wantError(t, e.do("GET", "/v1/transactions/export", nil, bearer(keys["live_secret"])...), 401, "dashboard")
+		wantError(t, e.do("GET", "/v1/transactions/export", nil), 401, "Not signed in")
+		b := e.newBrowserish()
+		b.login("awa@example.com", "correct horse battery")
+		// Two workspaces: none selected yet.
+		if res, body := b.get("/v1/transactions/export"); res.StatusCode != 400 || !strings.Contains(body, "No workspace is selected") {
+			t.Fatalf("export without a workspace = %d %s", res.StatusCode, body)
+		}
+		if res, _ := b.post("/dashboard/workspace", url.Values{"workspace": {ws.ID}, "mode": {"live"}}); res.StatusCode != 403 {
+			t.Fatalf("select without CSRF = %d", res.StatusCode)
+		}
+		if res, _ := b.post("/dashboard/workspace", url.Values{"workspace": {e.ws.ID}, "mode": {"live"}, "csrf": {b.csrf()}}); res.StatusCode != 403 {
+			t.Fatalf("select a workspace the user is not in = %d", res.StatusCode)
+		}
+		b.post("/dashboard/workspace", url.Values{"workspace": {ws.ID}, "mode": {"live"}, "csrf": {b.csrf()}})
+
+		res, body := b.get("/v1/transactions/export")
+		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if err != nil || res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") || len(rows) != 5 {
+			t.Fatalf("csv = %d %v %q", res.StatusCode, err, body)
+		}
+		if strings.Join(rows[0], ",") != "ID,Order ID,Status,Amount,Currency,Provider,Payment Type,Customer Name,Customer Email,Customer Phone,Provider Ref,Created At,Completed At" {
+			t.Fatalf("header = %v", rows[0])
+		}
+		if rows[1][0] != ids[3] || rows[4][0] != ids[0] {
+			t.Fatalf("order = %v ... %v; want newest first", rows[1][0], rows[4][0])
+		}
+		if rows[3][7] != `'=HYPERLINK("http://evil")` || rows[2][7] != `Jean, "le grand"` || rows[4][1] != "ORD-A" || rows[4][3] != "1000" {
+			t.Fatalf("cells = %v / %v / %v", rows[3], rows[2], rows[4])
+		}
+		if !strings.Contains(body, "\r\n") || strings.Contains(body, "Test only") || strings.Contains(body, "Other workspace") {
+			t.Fatal("CRLF rows, and only this workspace's live data")
+		}
+		// Filters.
+		day := func(i int) string { return time.Date(2026, 11, 22+i, 0, 0, 0, 0, time.UTC).Format("2006-01-02") }
+		count := func(q string) int {
+			res, body := b.get("/v1/transactions/export?format=json&" + q)
+			var out struct {
+				Data  []map[string]any
+				Count int
+			}
+			if res.StatusCode != 200 || json.Unmarshal([]byte(body), &out) != nil || len(out.Data) != out.Count {
+				t.Fatalf("json %s = %d %s", q, res.StatusCode, body)
+			}
+			return out.Count
+		}
+		for q, want := range map[string]int{
+			"": 4, "status=ALL": 4, "status=PENDING": 4, "status=SUCCESS": 0,
+			"from=" + day(1): 3, "to=" + day(1): 2, "from=" + day(1) + "&to=" + day(2): 2, "to=" + day(0): 1,
+			"search=awa": 2, "search=AWA": 2, "search=ord-c": 1, "search=cb@example": 1, "search=%25": 0, "search=_": 0,
+		} {
+			if got := count(q); got != want {
+				t.Errorf("export %q = %d rows; want %d", q, got, want)
+			}
+		}
+		for _, q := range []string{"format=xml", "status=PAID", "from=22-11-2026", "to=2026-13-40", "from=" + day(2) + "&to=" + day(1)} {
+			if res, _ := b.get("/v1/transactions/export?" + q); res.StatusCode != 400 {
+				t.Errorf("export %q = %d; want 400", q, res.StatusCode)
+			}
+		}
+		// The test data switch.
+		b.post("/dashboard/workspace", url.Values{"workspace": {ws.ID}, "mode": {"test"}, "csrf": {b.csrf()}})
+		if _, body := b.get("/v1/transactions/export"); !strings.Contains(body, "Test only") || strings.Contains(body, "Awa Diop") {
+			t.Fatalf("test export = %s", body)
+		}
+	})
+}
