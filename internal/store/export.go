@@ -15,6 +15,7 @@ type ExportFilter struct {
 	From, To time.Time           // [From, To); zero for open
 	Search   string              // case-insensitive, in the order id, customer name and e-mail
 	Limit    int
+	Offset   int // rows skipped, for the dashboard's pages
 }
 
 // ExportRow is one transaction of an export: the session, and from its
@@ -58,8 +59,8 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 			OR LOWER(s.customer_email) LIKE ? ESCAPE '\')`
 		args = append(args, like, like, like)
 	}
-	q += ` ORDER BY s.created_at DESC, s.id DESC LIMIT ?`
-	args = append(args, f.Limit)
+	q += ` ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`
+	args = append(args, f.Limit, f.Offset)
 	return s.read(ctx, func(t *tx) error {
 		rows, err := t.query(ctx, q, args...)
 		if err != nil {

@@ -36,6 +36,16 @@ func (s *Store) Link(ctx context.Context, workspaceID, id string) (*cauri.Paymen
 	return s.link(ctx, `id = ? AND workspace_id = ?`, id, workspaceID)
 }
 
+// Links lists a workspace's payment links, newest first.
+func (s *Store) Links(ctx context.Context, workspaceID string) ([]*cauri.PaymentLink, error) {
+	var out []*cauri.PaymentLink
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, scanLink, `SELECT `+linkColumns+` FROM payment_links WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
+		return err
+	})
+	return out, err
+}
+
 // LinkBySlug reads a payment link by its page's slug.
 func (s *Store) LinkBySlug(ctx context.Context, slug string) (*cauri.PaymentLink, error) {
 	return s.link(ctx, `slug = ?`, slug)

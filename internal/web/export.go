@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -85,46 +86,11 @@ func (s *Server) exportTransactions(w http.ResponseWriter, r *http.Request) erro
 	if d.WorkspaceID == "" {
 		return cauri.Errorf(cauri.EInvalid, "No workspace is selected in this dashboard session; pick one on the dashboard")
 	}
-	q := r.URL.Query()
-	f := store.ExportFilter{Search: strings.TrimSpace(q.Get("search")), Limit: MaxExport}
-	format := q.Get("format")
-	if format == "" {
-		format = "csv"
+	f, format, err := transactionFilter(r.URL.Query())
+	if err != nil {
+		return err
 	}
-	if format != "csv" && format != "json" {
-		return cauri.Errorf(cauri.EInvalid, "format must be csv or json")
-	}
-	switch st := strings.ToUpper(q.Get("status")); st {
-	case "", "ALL":
-	case "PENDING", "SUCCESS", "FAILED", "CANCELLED", "REFUNDED":
-		f.Status = cauri.SessionStatus(st)
-	default:
-		return cauri.Errorf(cauri.EInvalid, "status must be ALL, PENDING, SUCCESS, FAILED, CANCELLED or REFUNDED")
-	}
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-		end  bool
-	}{{"from", &f.From, false}, {"to", &f.To, true}} {
-		v := q.Get(p.name)
-		if v == "" {
-			continue
-		}
-		day, err := time.Parse("2006-01-02", v)
-		if err != nil {
-			return cauri.Errorf(cauri.EInvalid, "%s must be a date YYYY-MM-DD", p.name)
-		}
-		if p.end {
-			day = day.AddDate(0, 0, 1) // inclusive through 23:59:59.999
-		}
-		*p.dst = day
-	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
-		return cauri.Errorf(cauri.EInvalid, "from must not be after to")
-	}
-	if len(f.Search) > 200 {
-		return cauri.Errorf(cauri.EInvalid, "search is longer than 200 characters")
-	}
+	f.Limit = MaxExport
 	name := fmt.Sprintf("transactions-%s-%s", map[bool]string{true: "live", false: "test"}[d.Livemode], s.Now().UTC().Format("2006-01-02"))
 	if format == "json" {
 		return s.exportJSON(w, r, d, f, name)
@@ -141,6 +107,51 @@ func (s *Server) exportTransactions(w http.ResponseWriter, r *http.Request) erro
 	})
 	out.Flush()
 	return s.streamed(r, err)
+}
+
+// transactionFilter reads the export's (and the transactions page's)
+// filters: format, status, from, to, search.
+func transactionFilter(q url.Values) (store.ExportFilter, string, error) {
+	f := store.ExportFilter{Search: strings.TrimSpace(q.Get("search"))}
+	format := q.Get("format")
+	if format == "" {
+		format = "csv"
+	}
+	if format != "csv" && format != "json" {
+		return f, "", cauri.Errorf(cauri.EInvalid, "format must be csv or json")
+	}
+	switch st := strings.ToUpper(q.Get("status")); st {
+	case "", "ALL":
+	case "PENDING", "SUCCESS", "FAILED", "CANCELLED", "REFUNDED":
+		f.Status = cauri.SessionStatus(st)
+	default:
+		return f, "", cauri.Errorf(cauri.EInvalid, "status must be ALL, PENDING, SUCCESS, FAILED, CANCELLED or REFUNDED")
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+		end  bool
+	}{{"from", &f.From, false}, {"to", &f.To, true}} {
+		v := q.Get(p.name)
+		if v == "" {
+			continue
+		}
+		day, err := time.Parse("2006-01-02", v)
+		if err != nil {
+			return f, "", cauri.Errorf(cauri.EInvalid, "%s must be a date YYYY-MM-DD", p.name)
+		}
+		if p.end {
+			day = day.AddDate(0, 0, 1) // inclusive through 23:59:59.999
+		}
+		*p.dst = day
+	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		return f, "", cauri.Errorf(cauri.EInvalid, "from must not be after to")
+	}
+	if len(f.Search) > 200 {
+		return f, "", cauri.Errorf(cauri.EInvalid, "search is longer than 200 characters")
+	}
+	return f, format, nil
 }
 
 // exportJSON streams {"object": "list", "data": [...], "count": n}.
