@@ -214,13 +214,13 @@ func (e MethodType) Valid() bool {
 
 // Defines values for PageErrorSuccess.
 const (
-	False PageErrorSuccess = false
+	PageErrorSuccessFalse PageErrorSuccess = false
 )
 
 // Valid indicates whether the value is a known member of the PageErrorSuccess enum.
 func (e PageErrorSuccess) Valid() bool {
 	switch e {
-	case False:
+	case PageErrorSuccessFalse:
 		return true
 	default:
 		return false
@@ -647,6 +647,24 @@ const (
 func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
 	switch e {
 	case GatewayCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardLinkSwitchFormdataBodyActive.
+const (
+	DashboardLinkSwitchFormdataBodyActiveFalse DashboardLinkSwitchFormdataBodyActive = "false"
+	DashboardLinkSwitchFormdataBodyActiveTrue  DashboardLinkSwitchFormdataBodyActive = "true"
+)
+
+// Valid indicates whether the value is a known member of the DashboardLinkSwitchFormdataBodyActive enum.
+func (e DashboardLinkSwitchFormdataBodyActive) Valid() bool {
+	switch e {
+	case DashboardLinkSwitchFormdataBodyActiveFalse:
+		return true
+	case DashboardLinkSwitchFormdataBodyActiveTrue:
 		return true
 	default:
 		return false
@@ -1574,6 +1592,15 @@ type VerifyPaymentJSONBody struct {
 	TransactionId string `json:"transactionId"`
 }
 
+// DashboardLinkSwitchFormdataBody defines parameters for DashboardLinkSwitch.
+type DashboardLinkSwitchFormdataBody struct {
+	Active *DashboardLinkSwitchFormdataBodyActive `form:"active,omitempty" json:"active,omitempty"`
+	Csrf   *string                                `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// DashboardLinkSwitchFormdataBodyActive defines parameters for DashboardLinkSwitch.
+type DashboardLinkSwitchFormdataBodyActive string
+
 // DashboardLoginFormdataBody defines parameters for DashboardLogin.
 type DashboardLoginFormdataBody struct {
 	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -1584,6 +1611,15 @@ type DashboardLoginFormdataBody struct {
 // DashboardLogoutFormdataBody defines parameters for DashboardLogout.
 type DashboardLogoutFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// DashboardTransactionsParams defines parameters for DashboardTransactions.
+type DashboardTransactionsParams struct {
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+	From   *string `form:"from,omitempty" json:"from,omitempty"`
+	To     *string `form:"to,omitempty" json:"to,omitempty"`
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+	Page   *int    `form:"page,omitempty" json:"page,omitempty"`
 }
 
 // DashboardSelectWorkspaceFormdataBody defines parameters for DashboardSelectWorkspace.
@@ -1875,6 +1911,9 @@ type SettleSandboxSessionJSONRequestBody = SandboxRequest
 
 // VerifyPaymentJSONRequestBody defines body for VerifyPayment for application/json ContentType.
 type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
+
+// DashboardLinkSwitchFormdataRequestBody defines body for DashboardLinkSwitch for application/x-www-form-urlencoded ContentType.
+type DashboardLinkSwitchFormdataRequestBody DashboardLinkSwitchFormdataBody
 
 // DashboardLoginFormdataRequestBody defines body for DashboardLogin for application/x-www-form-urlencoded ContentType.
 type DashboardLoginFormdataRequestBody DashboardLoginFormdataBody

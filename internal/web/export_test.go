@@ -107,7 +107,8 @@ func TestDashboard_SignIn(t *testing.T) {
 		if res.StatusCode != http.StatusSeeOther || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
 			t.Fatalf("login = %d, cookie %+v", res.StatusCode, session)
 		}
-		if res, body := b.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(body, `id="export"`) || !strings.Contains(body, "Boutique Adjoa") {
+		if res, body := b.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(body, `id="export"`) || !strings.Contains(body, "Boutique Adjoa") ||
+			!strings.Contains(body, "Export transactions") || !strings.Contains(body, "Sign out") {
 			t.Fatalf("dashboard = %d %s", res.StatusCode, body)
 		}
 		// Logging out ends the session.
@@ -209,6 +210,64 @@ func TestExport(t *testing.T) {
 		b.post("/dashboard/workspace", url.Values{"workspace": {ws.ID}, "mode": {"test"}, "csrf": {b.csrf()}})
 		if _, body := b.get("/v1/transactions/export"); !strings.Contains(body, "Test only") || strings.Contains(body, "Awa Diop") {
 			t.Fatalf("test export = %s", body)
+		}
+	})
+}
+
+func TestDashboard_Pages(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Pages shop", true)
+		addUser(t, st, "awa@example.com", "correct horse battery", ws.ID)
+		for i := range 55 {
+			e.mustSession(keys["live_secret"], map[string]any{"amount": 100 + i, "customer_name": "Client " + string(rune('A'+i%26)),
+				"metadata": map[string]string{"order_id": "ORD-" + string(rune('A'+i%26))}})
+			e.clock.Add(time.Minute)
+		}
+		other, otherKeys := e.newWorkspace("Other", true)
+		_ = other
+		e.do("POST", "/v1/payment-links", map[string]any{"title": "Not mine", "amount": 1}, bearer(otherKeys["live_secret"])...)
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, bearer(keys["live_secret"])...)
+
+		b := e.newBrowserish()
+		if res, _ := b.get("/dashboard/transactions"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/login" {
+			t.Fatalf("signed out = %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+		b.login("awa@example.com", "correct horse battery")
+		res, body := b.get("/dashboard/transactions")
+		if res.StatusCode != 200 || strings.Count(body, "<tr data-id=") != 50 || !strings.Contains(body, `id="next"`) || strings.Contains(body, `id="prev"`) {
+			t.Fatalf("first page = %d, %d rows", res.StatusCode, strings.Count(body, "<tr data-id="))
+		}
+		if _, body := b.get("/dashboard/transactions?page=1"); strings.Count(body, "<tr data-id=") != 5 || !strings.Contains(body, `id="prev"`) {
+			t.Fatalf("second page = %d rows", strings.Count(body, "<tr data-id="))
+		}
+		if _, body := b.get("/dashboard/transactions?search=client+b"); strings.Count(body, "<tr data-id=") != 3 ||
+			!strings.Contains(body, `href="/v1/transactions/export?search=client&#43;b"`) {
+			t.Fatalf("search = %d rows: %s", strings.Count(body, "<tr data-id="), body)
+		}
+		if res, body := b.get("/dashboard/transactions?from=nope"); res.StatusCode != 400 || !strings.Contains(body, "YYYY-MM-DD") {
+			t.Fatalf("bad filter = %d", res.StatusCode)
+		}
+		// Links: only this workspace's, and the switch.
+		res, body = b.get("/dashboard/links")
+		if res.StatusCode != 200 || !strings.Contains(body, "Robe wax") || strings.Contains(body, "Not mine") {
+			t.Fatalf("links = %d %s", res.StatusCode, body)
+		}
+		if res, _ := b.post("/dashboard/links/"+l.str("id"), url.Values{"active": {"false"}}); res.StatusCode != 403 {
+			t.Fatalf("switch without CSRF = %d", res.StatusCode)
+		}
+		b.post("/dashboard/links/"+l.str("id"), url.Values{"active": {"false"}, "csrf": {b.csrf()}})
+		if res, _ := b.get("/pay/l/" + l.str("slug")); res.StatusCode != http.StatusGone {
+			t.Fatalf("deactivated link page = %d", res.StatusCode)
+		}
+		// Another workspace's link cannot be switched from this session.
+		mine := e.do("POST", "/v1/payment-links", map[string]any{"title": "x", "amount": 1}, bearer(otherKeys["live_secret"])...)
+		if res, _ := b.post("/dashboard/links/"+mine.str("id"), url.Values{"active": {"false"}, "csrf": {b.csrf()}}); res.StatusCode != 404 {
+			t.Fatalf("another workspace's link = %d", res.StatusCode)
+		}
+		b.post("/dashboard/links/"+l.str("id"), url.Values{"active": {"true"}, "csrf": {b.csrf()}})
+		if res, _ := b.get("/pay/l/" + l.str("slug")); res.StatusCode != 200 {
+			t.Fatalf("reactivated link page = %d", res.StatusCode)
 		}
 	})
 }

@@ -21,7 +21,9 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 func parseTemplates() (*template.Template, error) {
-	return template.New("").Funcs(template.FuncMap{}).ParseFS(templateFS, "templates/*.html")
+	return template.New("").Funcs(template.FuncMap{
+		"statuses": func() []string { return []string{"PENDING", "SUCCESS", "FAILED", "CANCELLED", "REFUNDED"} },
+	}).ParseFS(templateFS, "templates/*.html")
 }
 
 func staticFiles() http.Handler {
@@ -274,6 +276,13 @@ var texts = map[string]map[string]string{
 		"continue":      "Continue to the payment page",
 		"link_inactive": "This payment link is no longer active. Please contact the merchant.",
 		"name":          "Your name", "email": "Your e-mail address",
+		"sign_in": "Sign in", "sign_out": "Sign out", "password": "Password", "dashboard": "Dashboard", "workspace": "Workspace",
+		"data": "Data", "live": "Live", "test": "Test", "show": "Show", "export": "Export transactions", "status": "Status",
+		"from": "From", "to": "To", "search": "Order, name or e-mail", "format": "Format",
+		"transactions": "Transactions", "links": "Payment links", "date": "Date", "order": "Order", "customer": "Customer",
+		"amount": "Amount", "provider": "Provider", "nothing": "No transaction matches.", "newer": "Newer", "older": "Older",
+		"title_col": "Title", "page": "Page", "state": "State", "active": "Active", "inactive": "Inactive",
+		"deactivate": "Deactivate", "reactivate": "Reactivate", "no_links": "No payment link yet (POST /v1/payment-links).",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -289,5 +298,13 @@ var texts = map[string]map[string]string{
 		"continue":      "Continuer vers la page de paiement",
 		"link_inactive": "Ce lien de paiement n'est plus actif. Contactez le marchand.",
 		"name":          "Votre nom", "email": "Votre adresse e-mail",
+		"sign_in": "Se connecter", "sign_out": "Se déconnecter", "password": "Mot de passe", "dashboard": "Tableau de bord",
+		"workspace": "Espace", "data": "Données", "live": "Production", "test": "Test", "show": "Afficher",
+		"export": "Exporter les transactions", "status": "Statut", "from": "Du", "to": "Au", "search": "Commande, nom ou e-mail",
+		"format":       "Format",
+		"transactions": "Transactions", "links": "Liens de paiement", "date": "Date", "order": "Commande", "customer": "Client",
+		"amount": "Montant", "provider": "Agrégateur", "nothing": "Aucune transaction ne correspond.", "newer": "Plus récentes",
+		"older": "Plus anciennes", "title_col": "Titre", "page": "Page", "state": "État", "active": "Actif", "inactive": "Inactif",
+		"deactivate": "Désactiver", "reactivate": "Réactiver", "no_links": "Aucun lien de paiement (POST /v1/payment-links).",
 	},
 }

@@ -29,6 +29,9 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /dashboard/logout", s.page(s.logout))
 	mux.Handle("GET /dashboard", s.page(s.dashboard))
 	mux.Handle("POST /dashboard/workspace", s.page(s.selectWorkspace))
+	mux.Handle("GET /dashboard/transactions", s.page(s.transactionsPage))
+	mux.Handle("GET /dashboard/links", s.page(s.linksPage))
+	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
 
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.api(s.route))

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// TestBrowser_Dashboard signs in, filters transactions, downloads the
+// export and deactivates a payment link, in Chromium.
+func TestBrowser_Dashboard(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Adjoa", true)
+		addUser(t, st, "adjoa@example.com", "correct horse battery", ws.ID)
+		for i, name := range []string{"Awa Diop", "Kofi Mensah", "Awa Ba"} {
+			e.mustSession(keys["live_secret"], map[string]any{"amount": 5000 * (i + 1), "customer_name": name})
+		}
+		e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, bearer(keys["live_secret"])...)
+		ctx := browser(t)
+		downloads := t.TempDir()
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard"),
+			chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+				_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+					Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
+				return err
+			}),
+			chromedp.WaitVisible(chromedp.ID("login")),
+			chromedp.SendKeys(chromedp.ID("email"), "adjoa@example.com"),
+			chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+			chromedp.Click(chromedp.ID("sign-in")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.ID("nav-transactions")),
+			chromedp.Click(chromedp.ID("nav-transactions")),
+			chromedp.WaitVisible(chromedp.ID("transactions")),
+			chromedp.SendKeys(chromedp.ID("search"), "awa"),
+			chromedp.Click(chromedp.ID("filter")),
+			chromedp.WaitVisible(chromedp.CSS(`#search[value="awa"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("transactions")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "dashboard-transactions")
+		if !strings.Contains(rows, "Awa Diop") || !strings.Contains(rows, "Awa Ba") || strings.Contains(rows, "Kofi") {
+			t.Fatalf("filtered rows = %q", rows)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("export-link"))); err != nil {
+			t.Fatal(err)
+		}
+		var csvFile []byte
+		for deadline := time.Now().Add(10 * time.Second); csvFile == nil && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			files, _ := filepath.Glob(filepath.Join(downloads, "*.csv"))
+			if len(files) == 1 {
+				csvFile, _ = os.ReadFile(files[0])
+			}
+		}
+		if !strings.HasPrefix(string(csvFile), "ID,Order ID,Status") || strings.Count(string(csvFile), "\r\n") != 3 || strings.Contains(string(csvFile), "Kofi") {
+			t.Fatalf("downloaded export = %q", csvFile)
+		}
+		err = chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard/links"),
+			chromedp.WaitVisible(chromedp.ID("links")),
+			chromedp.Click(chromedp.CSS("button.toggle")),
+			chromedp.WaitVisible(chromedp.ID("links")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var state string // the form posts, the page comes back with the new state
+		for deadline := time.Now().Add(10 * time.Second); state != "Inactive" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			state, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("td.state")))
+		}
+		screenshot(t, ctx, "dashboard-links")
+		if state != "Inactive" {
+			t.Fatalf("link state after the switch = %q", state)
+		}
+	})
+}

@@ -1,0 +1,165 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// pageSize is how many rows a dashboard list shows at once.
+const pageSize = 50
+
+// signedIn is a dashboard page's caller: the session, with a workspace
+// selected. Without a session the page sends to the sign-in; without a
+// workspace, to the dashboard's home to pick one.
+func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (string, *store.DashboardSession, *cauri.Workspace, bool, error) {
+	token, d, err := s.dashboardSession(r)
+	if cauri.ErrorCode(err) == cauri.EUnauthorized {
+		http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+		return "", nil, nil, false, nil
+	}
+	if err != nil {
+		return "", nil, nil, false, err
+	}
+	if d.WorkspaceID == "" {
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+		return "", nil, nil, false, nil
+	}
+	ws, err := s.Store.Workspace(r.Context(), d.WorkspaceID)
+	return token, d, ws, err == nil, err
+}
+
+type txRow struct {
+	ID, OrderID, Customer, Amount, Status, Provider, Created string
+}
+
+type transactionsData struct {
+	T          map[string]string
+	Lang       string
+	Workspace  string
+	Livemode   bool
+	Rows       []txRow
+	Query      url.Values
+	ExportURL  string
+	Next, Prev string
+	Error      string
+}
+
+// transactionsPage is GET /dashboard/transactions: the selected workspace's
+// transactions of the selected mode, filtered as the export is (status,
+// from, to, search), 50 a page, with the export of the same filters.
+func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error {
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	q := r.URL.Query()
+	data := transactionsData{T: t, Lang: lang, Workspace: ws.Name, Livemode: d.Livemode, Query: q}
+	f, _, ferr := transactionFilter(q)
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page < 0 {
+		page = 0
+	}
+	if ferr != nil {
+		data.Error = cauri.ErrorMessage(ferr)
+		w.WriteHeader(http.StatusBadRequest)
+		return s.pages.ExecuteTemplate(w, "transactions.html", data)
+	}
+	f.Limit, f.Offset = pageSize+1, page*pageSize
+	err = s.Store.ExportTransactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+		if len(data.Rows) < pageSize {
+			e := newExportRow(row)
+			customer := e.CustomerName
+			if customer == "" {
+				customer = e.CustomerEmail
+			}
+			data.Rows = append(data.Rows, txRow{ID: e.ID, OrderID: e.OrderID, Customer: customer,
+				Amount: displayAmount(row.Session.Amount, row.Session.Currency), Status: string(e.Status), Provider: e.Provider,
+				Created: row.Session.CreatedAt.UTC().Format("2006-01-02 15:04")})
+		} else {
+			next := cloneQuery(q)
+			next.Set("page", strconv.Itoa(page+1))
+			data.Next = "/dashboard/transactions?" + next.Encode()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if page > 0 {
+		prev := cloneQuery(q)
+		prev.Set("page", strconv.Itoa(page-1))
+		data.Prev = "/dashboard/transactions?" + prev.Encode()
+	}
+	export := cloneQuery(q)
+	export.Del("page")
+	data.ExportURL = "/v1/transactions/export?" + export.Encode()
+	return s.pages.ExecuteTemplate(w, "transactions.html", data)
+}
+
+func cloneQuery(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+type linkRow struct {
+	ID, Title, Amount, URL string
+	Active                 bool
+}
+
+type linksData struct {
+	T         map[string]string
+	Lang      string
+	CSRF      string
+	Workspace string
+	Links     []linkRow
+}
+
+// linksPage is GET /dashboard/links: the workspace's payment links, each
+// with its switch.
+func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
+	_, _, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	links, err := s.Store.Links(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	data := linksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name}
+	for _, l := range links {
+		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: displayAmount(l.Amount, l.Currency),
+			URL: s.linkURL() + "/" + l.Slug, Active: l.Active})
+	}
+	return s.pages.ExecuteTemplate(w, "links.html", data)
+}
+
+// linkSwitch is POST /dashboard/links/{id}: deactivate or reactivate.
+func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return cauri.Errorf(cauri.EInvalid, "Invalid form")
+	}
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	_, _, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	if _, err := s.Store.SetLinkActive(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("active") == "true", s.Now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
+	return nil
+}
