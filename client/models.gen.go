@@ -1622,6 +1622,11 @@ type DashboardTransactionsParams struct {
 	Page   *int    `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// DashboardTransfersParams defines parameters for DashboardTransfers.
+type DashboardTransfersParams struct {
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+}
+
 // DashboardSelectWorkspaceFormdataBody defines parameters for DashboardSelectWorkspace.
 type DashboardSelectWorkspaceFormdataBody struct {
 	Csrf      *string                                   `form:"csrf,omitempty" json:"csrf,omitempty"`

@@ -163,3 +163,43 @@ func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request) error {
 	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
 	return nil
 }
+
+type transferRow struct {
+	ID, Created, Recipient, Phone, Amount, Status, Provider, Failure string
+}
+
+type transfersData struct {
+	T         map[string]string
+	Lang      string
+	Workspace string
+	Status    string
+	Rows      []transferRow
+}
+
+// transfersPage is GET /dashboard/transfers: the workspace's latest 200
+// transfers (always live), of one status when asked.
+func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
+	_, _, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	status := cauri.TransferStatus(r.URL.Query().Get("status"))
+	switch status {
+	case "", cauri.TransferProcessing, cauri.TransferSucceeded, cauri.TransferFailed:
+	default:
+		status = ""
+	}
+	list, err := s.Store.Transfers(r.Context(), ws.ID, true, status, 200)
+	if err != nil {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	data := transfersData{T: t, Lang: lang, Workspace: ws.Name, Status: string(status)}
+	for _, tr := range list {
+		data.Rows = append(data.Rows, transferRow{ID: tr.ID, Created: tr.CreatedAt.UTC().Format("2006-01-02 15:04"),
+			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: displayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
+			Provider: tr.Provider, Failure: tr.FailureCode})
+	}
+	return s.pages.ExecuteTemplate(w, "transfers.html", data)
+}

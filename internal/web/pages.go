@@ -283,6 +283,7 @@ var texts = map[string]map[string]string{
 		"amount": "Amount", "provider": "Provider", "nothing": "No transaction matches.", "newer": "Newer", "older": "Older",
 		"title_col": "Title", "page": "Page", "state": "State", "active": "Active", "inactive": "Inactive",
 		"deactivate": "Deactivate", "reactivate": "Reactivate", "no_links": "No payment link yet (POST /v1/payment-links).",
+		"transfers": "Transfers", "recipient": "Recipient", "all": "All", "no_transfers": "No transfer.",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -306,5 +307,6 @@ var texts = map[string]map[string]string{
 		"amount": "Montant", "provider": "Agrégateur", "nothing": "Aucune transaction ne correspond.", "newer": "Plus récentes",
 		"older": "Plus anciennes", "title_col": "Titre", "page": "Page", "state": "État", "active": "Actif", "inactive": "Inactif",
 		"deactivate": "Désactiver", "reactivate": "Réactiver", "no_links": "Aucun lien de paiement (POST /v1/payment-links).",
+		"transfers": "Transferts", "recipient": "Bénéficiaire", "all": "Tous", "no_transfers": "Aucun transfert.",
 	},
 }

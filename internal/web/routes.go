@@ -31,6 +31,7 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /dashboard/workspace", s.page(s.selectWorkspace))
 	mux.Handle("GET /dashboard/transactions", s.page(s.transactionsPage))
 	mux.Handle("GET /dashboard/links", s.page(s.linksPage))
+	mux.Handle("GET /dashboard/transfers", s.page(s.transfersPage))
 	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
 
 	// Routing (SPEC section 4, Routing).

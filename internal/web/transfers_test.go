@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -289,6 +290,16 @@ func TestTransfers_Outcomes(t *testing.T) {
 		wantCode(t, te.do("GET", "/v1/transfers?limit=0", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
 		wantCode(t, te.do("GET", "/v1/transfers?limit=201", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
 		wantCode(t, te.do("GET", "/v1/transfers?status=pending", nil, bearer(te.keys["live_secret"])...), 400, "invalid_body")
+		// The dashboard's transfers page lists them, by status.
+		addUser(t, st, "payroll@example.com", "correct horse battery", te.ws.ID)
+		b := te.newBrowserish()
+		b.login("payroll@example.com", "correct horse battery")
+		if res, body := b.get("/dashboard/transfers"); res.StatusCode != 200 || strings.Count(body, "<tr data-id=") != 3 || !strings.Contains(body, "(rejected)") {
+			t.Fatalf("transfers page = %d, %d rows", res.StatusCode, strings.Count(body, "<tr data-id="))
+		}
+		if _, body := b.get("/dashboard/transfers?status=failed"); strings.Count(body, "<tr data-id=") != 1 {
+			t.Fatalf("failed transfers = %d rows", strings.Count(body, "<tr data-id="))
+		}
 		opts := te.do("GET", "/v1/transfers?options=1", nil, bearer(te.keys["live_secret"])...)
 		if opts.str("object") != "transfer_options" || fmt.Sprint(opts.body["currencies"]) != "[XOF]" {
 			t.Fatalf("options = %s", opts.raw)
