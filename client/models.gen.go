@@ -1592,6 +1592,11 @@ type VerifyPaymentJSONBody struct {
 	TransactionId string `json:"transactionId"`
 }
 
+// DashboardResendFormdataBody defines parameters for DashboardResend.
+type DashboardResendFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // DashboardLinkSwitchFormdataBody defines parameters for DashboardLinkSwitch.
 type DashboardLinkSwitchFormdataBody struct {
 	Active *DashboardLinkSwitchFormdataBodyActive `form:"active,omitempty" json:"active,omitempty"`
@@ -1613,6 +1618,11 @@ type DashboardLogoutFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
+// DashboardAcknowledgeFormdataBody defines parameters for DashboardAcknowledge.
+type DashboardAcknowledgeFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // DashboardTransactionsParams defines parameters for DashboardTransactions.
 type DashboardTransactionsParams struct {
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
@@ -1625,6 +1635,19 @@ type DashboardTransactionsParams struct {
 // DashboardTransfersParams defines parameters for DashboardTransfers.
 type DashboardTransfersParams struct {
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// DashboardWebhooksParams defines parameters for DashboardWebhooks.
+type DashboardWebhooksParams struct {
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// DashboardSaveWebhooksFormdataBody defines parameters for DashboardSaveWebhooks.
+type DashboardSaveWebhooksFormdataBody struct {
+	Csrf    *string   `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Events  *[]string `form:"events,omitempty" json:"events,omitempty"`
+	TestUrl *string   `form:"test_url,omitempty" json:"test_url,omitempty"`
+	Url     *string   `form:"url,omitempty" json:"url,omitempty"`
 }
 
 // DashboardSelectWorkspaceFormdataBody defines parameters for DashboardSelectWorkspace.
@@ -1917,6 +1940,9 @@ type SettleSandboxSessionJSONRequestBody = SandboxRequest
 // VerifyPaymentJSONRequestBody defines body for VerifyPayment for application/json ContentType.
 type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 
+// DashboardResendFormdataRequestBody defines body for DashboardResend for application/x-www-form-urlencoded ContentType.
+type DashboardResendFormdataRequestBody DashboardResendFormdataBody
+
 // DashboardLinkSwitchFormdataRequestBody defines body for DashboardLinkSwitch for application/x-www-form-urlencoded ContentType.
 type DashboardLinkSwitchFormdataRequestBody DashboardLinkSwitchFormdataBody
 
@@ -1925,6 +1951,12 @@ type DashboardLoginFormdataRequestBody DashboardLoginFormdataBody
 
 // DashboardLogoutFormdataRequestBody defines body for DashboardLogout for application/x-www-form-urlencoded ContentType.
 type DashboardLogoutFormdataRequestBody DashboardLogoutFormdataBody
+
+// DashboardAcknowledgeFormdataRequestBody defines body for DashboardAcknowledge for application/x-www-form-urlencoded ContentType.
+type DashboardAcknowledgeFormdataRequestBody DashboardAcknowledgeFormdataBody
+
+// DashboardSaveWebhooksFormdataRequestBody defines body for DashboardSaveWebhooks for application/x-www-form-urlencoded ContentType.
+type DashboardSaveWebhooksFormdataRequestBody DashboardSaveWebhooksFormdataBody
 
 // DashboardSelectWorkspaceFormdataRequestBody defines body for DashboardSelectWorkspace for application/x-www-form-urlencoded ContentType.
 type DashboardSelectWorkspaceFormdataRequestBody DashboardSelectWorkspaceFormdataBody

@@ -358,6 +358,7 @@ type Notification struct {
 	DeliveryID string
 	Message    string
 	CreatedAt  time.Time
+	Read       bool // acknowledged by the merchant
 }
 
 // Notifications lists a workspace's notifications, newest first.
@@ -367,12 +368,23 @@ func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notifi
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Notification, error) {
 			var n Notification
 			var created int64
-			err := row.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created)
-			n.CreatedAt = fromMicros(created)
+			var read sql.NullInt64
+			err := row.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created, &read)
+			n.CreatedAt, n.Read = fromMicros(created), read.Valid
 			return n, err
-		}, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at FROM notifications
+		}, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at, read_at FROM notifications
 			WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
 		return err
 	})
 	return out, err
+}
+
+// AcknowledgeNotification marks a workspace's notification read.
+func (s *Store) AcknowledgeNotification(ctx context.Context, workspaceID, id string, now time.Time) error {
+	n, err := s.update(ctx, `UPDATE notifications SET read_at = ? WHERE id = ? AND workspace_id = ? AND read_at IS NULL`,
+		micros(now), id, workspaceID)
+	if err == nil && n == 0 {
+		return errNotFound("No unread notification %s", printable(id))
+	}
+	return err
 }

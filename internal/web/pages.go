@@ -284,6 +284,9 @@ var texts = map[string]map[string]string{
 		"title_col": "Title", "page": "Page", "state": "State", "active": "Active", "inactive": "Inactive",
 		"deactivate": "Deactivate", "reactivate": "Reactivate", "no_links": "No payment link yet (POST /v1/payment-links).",
 		"transfers": "Transfers", "recipient": "Recipient", "all": "All", "no_transfers": "No transfer.",
+		"webhooks": "Webhooks", "acknowledge": "Dismiss", "webhook_url": "Webhook URL", "test_webhook_url": "Test webhook URL (optional)",
+		"events": "Events", "save": "Save", "event": "Event", "object": "Object", "result": "Last answer", "resend": "Resend",
+		"no_deliveries": "No delivery.",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -308,5 +311,8 @@ var texts = map[string]map[string]string{
 		"older": "Plus anciennes", "title_col": "Titre", "page": "Page", "state": "État", "active": "Actif", "inactive": "Inactif",
 		"deactivate": "Désactiver", "reactivate": "Réactiver", "no_links": "Aucun lien de paiement (POST /v1/payment-links).",
 		"transfers": "Transferts", "recipient": "Bénéficiaire", "all": "Tous", "no_transfers": "Aucun transfert.",
+		"webhooks": "Webhooks", "acknowledge": "Masquer", "webhook_url": "URL des webhooks", "test_webhook_url": "URL des webhooks de test (facultative)",
+		"events": "Événements", "save": "Enregistrer", "event": "Événement", "object": "Objet", "result": "Dernière réponse",
+		"resend": "Renvoyer", "no_deliveries": "Aucun envoi.",
 	},
 }

@@ -32,6 +32,10 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /dashboard/transactions", s.page(s.transactionsPage))
 	mux.Handle("GET /dashboard/links", s.page(s.linksPage))
 	mux.Handle("GET /dashboard/transfers", s.page(s.transfersPage))
+	mux.Handle("GET /dashboard/webhooks", s.page(s.webhooksPage))
+	mux.Handle("POST /dashboard/webhooks", s.page(s.saveWebhooks))
+	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.page(s.resendFromDashboard))
+	mux.Handle("POST /dashboard/notifications/{id}/read", s.page(s.acknowledge))
 	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
 
 	// Routing (SPEC section 4, Routing).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -403,6 +404,37 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 		if err != nil || len(notes) != 1 || notes[0].DeliveryID != did || notes[0].Kind != store.NotificationDeliveryFailed {
 			t.Fatalf("notifications = %+v, %v; want one for the failed delivery", notes, err)
 		}
+		// The dashboard shows the notification and the failed delivery.
+		addUser(t, st, "adjoa@example.com", "correct horse battery", e.ws.ID)
+		b := e.newBrowserish()
+		b.login("adjoa@example.com", "correct horse battery")
+		b.post("/dashboard/workspace", url.Values{"workspace": {e.ws.ID}, "mode": {"test"}, "csrf": {b.csrf()}})
+		t.Run("Dashboard", func(t *testing.T) {
+			res, body := b.get("/dashboard/webhooks")
+			if res.StatusCode != 200 || !strings.Contains(body, `class="notice notification" data-id="`+notes[0].ID) ||
+				!strings.Contains(body, `<tr data-id="`+did) || !strings.Contains(body, "failed (10)") || !strings.Contains(body, "500 Internal Server Error") {
+				t.Fatalf("webhooks page = %d %s", res.StatusCode, body)
+			}
+			if res, _ := b.post("/dashboard/notifications/"+notes[0].ID+"/read", url.Values{}); res.StatusCode != 403 {
+				t.Fatalf("dismiss without CSRF = %d", res.StatusCode)
+			}
+			if res, _ := b.post("/dashboard/notifications/"+notes[0].ID+"/read", url.Values{"csrf": {b.csrf()}}); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("dismiss = %d", res.StatusCode)
+			}
+			if _, body := b.get("/dashboard/webhooks"); strings.Contains(body, "notification") {
+				t.Fatal("a dismissed notification is still shown")
+			}
+			if res, _ := b.post("/dashboard/notifications/"+notes[0].ID+"/read", url.Values{"csrf": {b.csrf()}}); res.StatusCode != 404 {
+				t.Fatalf("dismiss twice = %d", res.StatusCode)
+			}
+			// The configuration form: a private address is refused, shown on the page.
+			if res, body := b.post("/dashboard/webhooks", url.Values{"url": {"http://10.0.0.1/hook"}, "events": {"payment.completed"}, "csrf": {b.csrf()}}); res.StatusCode != 400 || !strings.Contains(body, `id="error"`) {
+				t.Fatalf("private address = %d", res.StatusCode)
+			}
+			if res, _ := b.post("/dashboard/webhooks", url.Values{"url": {rc.url}, "events": {}, "csrf": {b.csrf()}}); res.StatusCode != 400 {
+				t.Fatalf("no event = %d", res.StatusCode)
+			}
+		})
 		t.Run("ResendFailed", func(t *testing.T) {
 			mu.Lock()
 			failing = false
@@ -419,6 +451,14 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 			}
 			if err := webhook.Verify(last.body, last.header, key, e.clock.Now()); err != nil {
 				t.Fatalf("resend signature: %v", err)
+			}
+		})
+		t.Run("DashboardResend", func(t *testing.T) {
+			if res, _ := b.post("/dashboard/deliveries/"+did+"/resend", url.Values{"csrf": {b.csrf()}}); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("resend from the dashboard = %d", res.StatusCode)
+			}
+			if _, body := b.get("/dashboard/webhooks"); !strings.Contains(body, "delivered (12)") {
+				t.Fatalf("after the dashboard's resend: %s", body)
 			}
 		})
 	})

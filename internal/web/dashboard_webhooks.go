@@ -1,0 +1,172 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+type deliveryRow struct {
+	ID, Created, Event, Object, Status, Result string
+	Attempts                                   int
+}
+
+type eventChoice struct {
+	Name     string
+	Selected bool
+}
+
+type webhooksData struct {
+	T             map[string]string
+	Lang          string
+	CSRF          string
+	Workspace     string
+	Livemode      bool
+	URL, TestURL  string
+	Events        []eventChoice
+	Notifications []store.Notification
+	Deliveries    []deliveryRow
+	Status        string
+	Error         string
+}
+
+// webhooksPage is GET /dashboard/webhooks: the addresses and the event
+// selection, the unread notifications of failed deliveries, and the
+// delivery log of the selected data (latest 50, of one status when asked)
+// with a resend button each.
+func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderWebhooks(w, r, nil)
+}
+
+func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused error) error {
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	cfg, err := s.Store.WebhookConfig(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	status := r.URL.Query().Get("status")
+	if !slices.Contains([]string{"pending", "delivered", "failed"}, status) {
+		status = ""
+	}
+	list, err := s.Store.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{Status: status, Limit: 50})
+	if err != nil {
+		return err
+	}
+	notes, err := s.Store.Notifications(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	data := webhooksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name, Livemode: d.Livemode, URL: cfg.URL,
+		TestURL: cfg.TestURL, Status: status}
+	for _, e := range cauri.EventNames {
+		data.Events = append(data.Events, eventChoice{Name: e, Selected: len(cfg.Events) == 0 || slices.Contains(cfg.Events, e)})
+	}
+	for _, n := range notes {
+		if !n.Read && n.Livemode == d.Livemode {
+			data.Notifications = append(data.Notifications, n)
+		}
+	}
+	for _, dl := range list {
+		row := deliveryRow{ID: dl.ID, Created: dl.CreatedAt.UTC().Format("2006-01-02 15:04"), Event: dl.Event,
+			Object: dl.TransactionID + dl.TransferID, Status: string(dl.Status), Attempts: dl.Attempts}
+		switch {
+		case dl.LastStatusCode != nil:
+			row.Result = strings.TrimSpace(fmt.Sprintf("%d %s", *dl.LastStatusCode, http.StatusText(*dl.LastStatusCode)))
+		case dl.LastError != nil:
+			row.Result = *dl.LastError
+		}
+		data.Deliveries = append(data.Deliveries, row)
+	}
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
+	return s.pages.ExecuteTemplate(w, "webhooks.html", data)
+}
+
+// saveWebhooks is POST /dashboard/webhooks: the live and test addresses
+// (public https or http only, as PATCH /v1/config/webhook checks them) and
+// the events.
+func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if err := r.ParseForm(); err != nil {
+		return cauri.Errorf(cauri.EInvalid, "Invalid form")
+	}
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	_, _, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	url, testURL := strings.TrimSpace(r.PostForm.Get("url")), strings.TrimSpace(r.PostForm.Get("test_url"))
+	for _, u := range []string{url, testURL} {
+		if u != "" {
+			if err := s.Guard.CheckURL(r.Context(), u); err != nil {
+				return s.renderWebhooks(w, r, err)
+			}
+		}
+	}
+	events, err := cauri.ParseEvents(r.PostForm["events"])
+	if err != nil || len(events) == 0 {
+		return s.renderWebhooks(w, r, cauri.Errorf(cauri.EInvalid, "Choose at least one event"))
+	}
+	if _, err := s.Store.UpdateWebhookConfig(r.Context(), ws.ID, func(cfg *cauri.WebhookConfig) error {
+		cfg.URL, cfg.TestURL, cfg.Events = url, testURL, events
+		return nil
+	}); err != nil {
+		return s.renderWebhooks(w, r, err)
+	}
+	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
+	return nil
+}
+
+// resendFromDashboard is POST /dashboard/deliveries/{id}/resend: one
+// attempt now, as the API's resend (its per-minute limit included).
+func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) error {
+	r.ParseForm()
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	if err := s.limit(w, r, limitResend, "per workspace", ws.ID, "rate_limited"); err != nil {
+		return err
+	}
+	if _, err := s.Store.Delivery(r.Context(), ws.ID, d.Livemode, r.PathValue("id")); err != nil {
+		return err
+	}
+	if _, err := s.Worker.Resend(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
+	return nil
+}
+
+// acknowledge is POST /dashboard/notifications/{id}/read.
+func (s *Server) acknowledge(w http.ResponseWriter, r *http.Request) error {
+	r.ParseForm()
+	if err := checkCSRF(r); err != nil {
+		return err
+	}
+	_, _, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	if err := s.Store.AcknowledgeNotification(r.Context(), ws.ID, r.PathValue("id"), s.Now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
+	return nil
+}
