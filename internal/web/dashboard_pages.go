@@ -203,3 +203,62 @@ func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	return s.pages.ExecuteTemplate(w, "transfers.html", data)
 }
+
+type attemptRow struct {
+	Created, Gateway, Provider, Operator, Phone, Status, Reason, Route, ProviderRef string
+}
+
+type transactionData struct {
+	T          map[string]string
+	Lang       string
+	Workspace  string
+	Session    cauri.SessionObject
+	Amount     string
+	Attempts   []attemptRow
+	Deliveries []deliveryRow
+}
+
+// transactionPage is GET /dashboard/transactions/{id}: a session with its
+// attempts (the gateway that served each, and why it was chosen) and its
+// webhook deliveries. Another workspace's, or the other mode's, is 404.
+func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request) error {
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	sess, err := s.Store.Session(r.Context(), r.PathValue("id"))
+	if err == nil && (sess.WorkspaceID != ws.ID || sess.Livemode != d.Livemode) {
+		err = cauri.Errorf(cauri.ENotFound, "Transaction not found")
+	}
+	if err != nil {
+		return err
+	}
+	attempts, err := s.Store.Attempts(r.Context(), sess.ID)
+	if err != nil {
+		return err
+	}
+	gateways, err := s.Store.Gateways(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, g := range gateways {
+		names[g.ID] = g.Name
+	}
+	deliveries, err := s.Store.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{TransactionID: sess.ID, Limit: 200})
+	if err != nil {
+		return err
+	}
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	data := transactionData{T: t, Lang: lang, Workspace: ws.Name, Session: sess.Object(s.PayURL), Amount: displayAmount(sess.Amount, sess.Currency)}
+	for _, a := range attempts {
+		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
+			Provider: a.Provider, Operator: a.Operator, Phone: a.Phone, Status: string(a.Status), Reason: a.Reason, Route: a.RouteReason,
+			ProviderRef: a.ProviderRef})
+	}
+	for _, dl := range deliveries {
+		data.Deliveries = append(data.Deliveries, newDeliveryRow(dl))
+	}
+	return s.pages.ExecuteTemplate(w, "transaction.html", data)
+}

@@ -76,21 +76,25 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused 
 		}
 	}
 	for _, dl := range list {
-		row := deliveryRow{ID: dl.ID, Created: dl.CreatedAt.UTC().Format("2006-01-02 15:04"), Event: dl.Event,
-			Object: dl.TransactionID + dl.TransferID, Status: string(dl.Status), Attempts: dl.Attempts}
-		switch {
-		case dl.LastStatusCode != nil:
-			row.Result = strings.TrimSpace(fmt.Sprintf("%d %s", *dl.LastStatusCode, http.StatusText(*dl.LastStatusCode)))
-		case dl.LastError != nil:
-			row.Result = *dl.LastError
-		}
-		data.Deliveries = append(data.Deliveries, row)
+		data.Deliveries = append(data.Deliveries, newDeliveryRow(dl))
 	}
 	if refused != nil {
 		data.Error = cauri.ErrorMessage(refused)
 		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
 	}
 	return s.pages.ExecuteTemplate(w, "webhooks.html", data)
+}
+
+func newDeliveryRow(dl *cauri.Delivery) deliveryRow {
+	row := deliveryRow{ID: dl.ID, Created: dl.CreatedAt.UTC().Format("2006-01-02 15:04"), Event: dl.Event,
+		Object: dl.TransactionID + dl.TransferID, Status: string(dl.Status), Attempts: dl.Attempts}
+	switch {
+	case dl.LastStatusCode != nil:
+		row.Result = strings.TrimSpace(fmt.Sprintf("%d %s", *dl.LastStatusCode, http.StatusText(*dl.LastStatusCode)))
+	case dl.LastError != nil:
+		row.Result = *dl.LastError
+	}
+	return row
 }
 
 // saveWebhooks is POST /dashboard/webhooks: the live and test addresses

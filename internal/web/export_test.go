@@ -271,3 +271,30 @@ func TestDashboard_Pages(t *testing.T) {
 		}
 	})
 }
+
+func TestDashboard_TransactionPage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Detail shop", true)
+		g, _, _ := e.addSimulatedGateway(ws, "SN")
+		addUser(t, st, "awa@example.com", "correct horse battery", ws.ID)
+		id := e.mustSession(keys["live_public"], map[string]any{"amount": 5000, "customer_name": "Awa Diop", "metadata": map[string]string{"order_id": "ORD-9"}})
+		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "771234567"}), 200)
+		test := e.mustSession(keys["test_secret"], `{"amount": 100}`)
+		b := e.newBrowserish()
+		b.login("awa@example.com", "correct horse battery")
+		res, body := b.get("/dashboard/transactions/" + id)
+		if res.StatusCode != 200 || !strings.Contains(body, "Awa Diop") || !strings.Contains(body, "ORD-9") || !strings.Contains(body, "pawaPay (pawapay)") ||
+			!strings.Contains(body, "wave &#43;221771234567") || !strings.Contains(body, "only_provider:") {
+			t.Fatalf("transaction page = %d %s", res.StatusCode, body)
+		}
+		if _, list := b.get("/dashboard/transactions"); !strings.Contains(list, `href="/dashboard/transactions/`+id+`"`) {
+			t.Fatal("the list does not link to the transaction")
+		}
+		for _, other := range []string{test, e.mustSession(e.keys["test_secret"], `{"amount": 1}`), "cs_nope"} {
+			if res, _ := b.get("/dashboard/transactions/" + other); res.StatusCode != 404 {
+				t.Fatalf("transaction %s of another mode or workspace = %d", other, res.StatusCode)
+			}
+		}
+	})
+}

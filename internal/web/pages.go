@@ -287,6 +287,7 @@ var texts = map[string]map[string]string{
 		"webhooks": "Webhooks", "acknowledge": "Dismiss", "webhook_url": "Webhook URL", "test_webhook_url": "Test webhook URL (optional)",
 		"events": "Events", "save": "Save", "event": "Event", "object": "Object", "result": "Last answer", "resend": "Resend",
 		"no_deliveries": "No delivery.",
+		"attempts":      "Payment attempts", "operator": "Operator", "why": "Why this gateway", "no_attempts": "No attempt.",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -314,5 +315,6 @@ var texts = map[string]map[string]string{
 		"webhooks": "Webhooks", "acknowledge": "Masquer", "webhook_url": "URL des webhooks", "test_webhook_url": "URL des webhooks de test (facultative)",
 		"events": "Événements", "save": "Enregistrer", "event": "Événement", "object": "Objet", "result": "Dernière réponse",
 		"resend": "Renvoyer", "no_deliveries": "Aucun envoi.",
+		"attempts": "Tentatives de paiement", "operator": "Opérateur", "why": "Pourquoi cet agrégateur", "no_attempts": "Aucune tentative.",
 	},
 }

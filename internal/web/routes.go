@@ -30,6 +30,7 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /dashboard", s.page(s.dashboard))
 	mux.Handle("POST /dashboard/workspace", s.page(s.selectWorkspace))
 	mux.Handle("GET /dashboard/transactions", s.page(s.transactionsPage))
+	mux.Handle("GET /dashboard/transactions/{id}", s.page(s.transactionPage))
 	mux.Handle("GET /dashboard/links", s.page(s.linksPage))
 	mux.Handle("GET /dashboard/transfers", s.page(s.transfersPage))
 	mux.Handle("GET /dashboard/webhooks", s.page(s.webhooksPage))
