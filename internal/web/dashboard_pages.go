@@ -32,6 +32,20 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (string, *stor
 	return token, d, ws, err == nil, err
 }
 
+// signedInForm is signedIn for a dashboard form: the body read (small),
+// its CSRF token checked, then the session and its workspace.
+func (s *Server) signedInForm(w http.ResponseWriter, r *http.Request) (*store.DashboardSession, *cauri.Workspace, bool, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, 8192)
+	if err := r.ParseForm(); err != nil {
+		return nil, nil, false, cauri.Errorf(cauri.EInvalid, "Invalid form")
+	}
+	if err := checkCSRF(r); err != nil {
+		return nil, nil, false, err
+	}
+	_, d, ws, ok, err := s.signedIn(w, r)
+	return d, ws, ok, err
+}
+
 type txRow struct {
 	ID, OrderID, Customer, Amount, Status, Provider, Created string
 }
@@ -146,14 +160,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
 
 // linkSwitch is POST /dashboard/links/{id}: deactivate or reactivate.
 func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
-		return cauri.Errorf(cauri.EInvalid, "Invalid form")
-	}
-	if err := checkCSRF(r); err != nil {
-		return err
-	}
-	_, _, ws, ok, err := s.signedIn(w, r)
+	_, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}

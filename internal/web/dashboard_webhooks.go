@@ -101,14 +101,7 @@ func newDeliveryRow(dl *cauri.Delivery) deliveryRow {
 // (public https or http only, as PATCH /v1/config/webhook checks them) and
 // the events.
 func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, 8192)
-	if err := r.ParseForm(); err != nil {
-		return cauri.Errorf(cauri.EInvalid, "Invalid form")
-	}
-	if err := checkCSRF(r); err != nil {
-		return err
-	}
-	_, _, ws, ok, err := s.signedIn(w, r)
+	_, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}
@@ -137,11 +130,7 @@ func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
 // resendFromDashboard is POST /dashboard/deliveries/{id}/resend: one
 // attempt now, as the API's resend (its per-minute limit included).
 func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) error {
-	r.ParseForm()
-	if err := checkCSRF(r); err != nil {
-		return err
-	}
-	_, d, ws, ok, err := s.signedIn(w, r)
+	d, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}
@@ -160,11 +149,7 @@ func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) err
 
 // acknowledge is POST /dashboard/notifications/{id}/read.
 func (s *Server) acknowledge(w http.ResponseWriter, r *http.Request) error {
-	r.ParseForm()
-	if err := checkCSRF(r); err != nil {
-		return err
-	}
-	_, _, ws, ok, err := s.signedIn(w, r)
+	_, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}
