@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -48,6 +49,9 @@ func (s *Store) Links(ctx context.Context, workspaceID string) ([]*cauri.Payment
 
 // LinkBySlug reads a payment link by its page's slug.
 func (s *Store) LinkBySlug(ctx context.Context, slug string) (*cauri.PaymentLink, error) {
+	if len(slug) != 16 || strings.Trim(slug, "abcdefghijklmnopqrstuvwxyz234567") != "" {
+		return nil, errNotFound("Payment link not found") // not a slug NewSlug makes: no query
+	}
 	return s.link(ctx, `slug = ?`, slug)
 }
 

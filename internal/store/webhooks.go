@@ -381,6 +381,9 @@ func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notifi
 
 // AcknowledgeNotification marks a workspace's notification read.
 func (s *Store) AcknowledgeNotification(ctx context.Context, workspaceID, id string, now time.Time) error {
+	if !cauri.IsID("ntf_", id) {
+		return errNotFound("No unread notification %s", printable(id))
+	}
 	n, err := s.update(ctx, `UPDATE notifications SET read_at = ? WHERE id = ? AND workspace_id = ? AND read_at IS NULL`,
 		micros(now), id, workspaceID)
 	if err == nil && n == 0 {

@@ -87,7 +87,8 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) error {
 	if key == "" {
 		key = req.IdempotencyKey
 	}
-	if decodeErr == nil && c.key.Live && (r.Header.Get("Idempotency-Key") == "" || req.IdempotencyKey == "" || key == req.IdempotencyKey) {
+	if decodeErr == nil && c.key.Live && cauri.CheckIdempotencyKey(key) == nil &&
+		(r.Header.Get("Idempotency-Key") == "" || req.IdempotencyKey == "" || key == req.IdempotencyKey) {
 		prev, err := s.Transfers.ReplayRequest(r.Context(), c.ws, key, s.transferParams(req))
 		if err != nil || prev != nil {
 			if err == nil {

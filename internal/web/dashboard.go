@@ -118,7 +118,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return s.renderLogin(w, r, email, err)
 	}
 	wrong := cauri.Errorf(cauri.EUnauthorized, "Wrong e-mail address or password")
-	u, hash, err := s.Store.UserByEmail(r.Context(), email)
+	var u *cauri.User
+	var hash string
+	_, err := cauri.NormalizeEmail(email)
+	if err != nil {
+		err = cauri.Errorf(cauri.ENotFound, "No user") // not an address: no account has it (and no query)
+	} else {
+		u, hash, err = s.Store.UserByEmail(r.Context(), email)
+	}
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		bcrypt.CompareHashAndPassword(dummyHash(), []byte(r.PostForm.Get("password"))) // the same time either way
 		return s.renderLogin(w, r, email, wrong)

@@ -148,9 +148,11 @@ func transactionFilter(q url.Values) (store.ExportFilter, string, error) {
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		return f, "", cauri.Errorf(cauri.EInvalid, "from must not be after to")
 	}
-	if len(f.Search) > 200 {
-		return f, "", cauri.Errorf(cauri.EInvalid, "search is longer than 200 characters")
+	search, err := cauri.CleanText("search", f.Search, 200)
+	if err != nil {
+		return f, "", err
 	}
+	f.Search = search
 	return f, format, nil
 }
 

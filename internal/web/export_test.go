@@ -298,3 +298,46 @@ func TestDashboard_TransactionPage(t *testing.T) {
 		}
 	})
 }
+
+// TestDashboard_BadInput: odd bytes in every new input of the dashboard, the
+// links and the transfers are a 4xx, never a 5xx (PostgreSQL refuses NUL
+// bytes in text, so each must be stopped before a query).
+func TestDashboard_BadInput(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Odd shop", true)
+		addUser(t, st, "awa@example.com", "correct horse battery", ws.ID)
+		b := e.newBrowserish()
+		b.get("/dashboard/login")
+		if res, _ := b.post("/dashboard/login", url.Values{"email": {"a\x00@example.com"}, "password": {"x"}, "csrf": {b.csrf()}}); res.StatusCode != 401 {
+			t.Fatalf("login with a NUL = %d", res.StatusCode)
+		}
+		b.login("awa@example.com", "correct horse battery")
+		for _, path := range []string{"/v1/transactions/export?search=a%00b", "/dashboard/transactions?search=%ff%fe", "/dashboard/transactions/cs_%00",
+			"/pay/l/%00abc", "/pay/l/" + strings.Repeat("a", 16)} {
+			if res, _ := b.get(path); res.StatusCode < 400 || res.StatusCode >= 500 {
+				t.Errorf("GET %s = %d; want a 4xx", path, res.StatusCode)
+			}
+		}
+		for path, form := range map[string]url.Values{
+			"/dashboard/workspace":                 {"workspace": {"ws_\x00"}, "mode": {"live"}},
+			"/dashboard/notifications/x%00/read":   {},
+			"/dashboard/deliveries/whd_%00/resend": {},
+			"/dashboard/links/pl_%00":              {"active": {"true"}},
+		} {
+			form.Set("csrf", b.csrf())
+			if res, _ := b.post(path, form); res.StatusCode < 400 || res.StatusCode >= 500 {
+				t.Errorf("POST %s = %d; want a 4xx", path, res.StatusCode)
+			}
+		}
+		r := e.do("POST", "/v1/transfers", map[string]any{"amount": 100, "country": "SN", "operator": "wave", "phone": "771234567",
+			"idempotency_key": "a\x00b"}, bearer(keys["live_secret"])...)
+		if r.status < 400 || r.status >= 500 {
+			t.Errorf("transfer with an odd key = %d %s", r.status, r.raw)
+		}
+		r = e.do("POST", "/v1/payment-links", map[string]any{"title": "a\x00b", "amount": 100}, bearer(keys["live_secret"])...)
+		if r.status != 400 {
+			t.Errorf("link with a NUL = %d %s", r.status, r.raw)
+		}
+	})
+}
