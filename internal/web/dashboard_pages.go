@@ -62,6 +62,9 @@ type transactionsData struct {
 	Error      string
 }
 
+// maxPage bounds the page number, so its offset cannot overflow.
+const maxPage = 1 << 20
+
 // transactionsPage is GET /dashboard/transactions: the selected workspace's
 // transactions of the selected mode, filtered as the export is (status,
 // from, to, search), 50 a page, with the export of the same filters.
@@ -76,9 +79,7 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 	data := transactionsData{T: t, Lang: lang, Workspace: ws.Name, Livemode: d.Livemode, Query: q}
 	f, _, ferr := transactionFilter(q)
 	page, _ := strconv.Atoi(q.Get("page"))
-	if page < 0 {
-		page = 0
-	}
+	page = min(max(page, 0), maxPage)
 	if ferr != nil {
 		data.Error = cauri.ErrorMessage(ferr)
 		w.WriteHeader(http.StatusBadRequest)

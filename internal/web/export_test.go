@@ -319,6 +319,10 @@ func TestDashboard_BadInput(t *testing.T) {
 				t.Errorf("GET %s = %d; want a 4xx", path, res.StatusCode)
 			}
 		}
+		// A page number far out of range is an empty page, not an overflowed offset.
+		if res, _ := b.get("/dashboard/transactions?page=9223372036854775807"); res.StatusCode != 200 {
+			t.Errorf("a huge page = %d", res.StatusCode)
+		}
 		for path, form := range map[string]url.Values{
 			"/dashboard/workspace":                 {"workspace": {"ws_\x00"}, "mode": {"live"}},
 			"/dashboard/notifications/x%00/read":   {},
