@@ -1597,6 +1597,14 @@ type DashboardResendFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
+// DashboardCreateLinkFormdataBody defines parameters for DashboardCreateLink.
+type DashboardCreateLinkFormdataBody struct {
+	Amount   *string `form:"amount,omitempty" json:"amount,omitempty"`
+	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
+	Title    *string `form:"title,omitempty" json:"title,omitempty"`
+}
+
 // DashboardLinkSwitchFormdataBody defines parameters for DashboardLinkSwitch.
 type DashboardLinkSwitchFormdataBody struct {
 	Active *DashboardLinkSwitchFormdataBodyActive `form:"active,omitempty" json:"active,omitempty"`
@@ -1942,6 +1950,9 @@ type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 
 // DashboardResendFormdataRequestBody defines body for DashboardResend for application/x-www-form-urlencoded ContentType.
 type DashboardResendFormdataRequestBody DashboardResendFormdataBody
+
+// DashboardCreateLinkFormdataRequestBody defines body for DashboardCreateLink for application/x-www-form-urlencoded ContentType.
+type DashboardCreateLinkFormdataRequestBody DashboardCreateLinkFormdataBody
 
 // DashboardLinkSwitchFormdataRequestBody defines body for DashboardLinkSwitch for application/x-www-form-urlencoded ContentType.
 type DashboardLinkSwitchFormdataRequestBody DashboardLinkSwitchFormdataBody

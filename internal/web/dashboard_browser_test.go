@@ -16,7 +16,7 @@ import (
 )
 
 // TestBrowser_Dashboard signs in, filters transactions, downloads the
-// export and deactivates a payment link, in Chromium.
+// export, creates a payment link and deactivates it, in Chromium.
 func TestBrowser_Dashboard(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -25,7 +25,6 @@ func TestBrowser_Dashboard(t *testing.T) {
 		for i, name := range []string{"Awa Diop", "Kofi Mensah", "Awa Ba"} {
 			e.mustSession(keys["live_secret"], map[string]any{"amount": 5000 * (i + 1), "customer_name": name})
 		}
-		e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, bearer(keys["live_secret"])...)
 		ctx := browser(t)
 		downloads := t.TempDir()
 		err := chromedp.Do(ctx,
@@ -77,11 +76,20 @@ func TestBrowser_Dashboard(t *testing.T) {
 		}
 		err = chromedp.Do(ctx,
 			chromedp.Navigate(e.url+"/dashboard/links"),
-			chromedp.WaitVisible(chromedp.ID("links")),
-			chromedp.Click(chromedp.CSS("button.toggle")),
-			chromedp.WaitVisible(chromedp.ID("links")),
+			chromedp.WaitVisible(chromedp.ID("new-link")),
+			chromedp.SendKeys(chromedp.ID("link-title"), "Robe wax"),
+			chromedp.SendKeys(chromedp.ID("link-amount"), "15000"),
+			chromedp.Click(chromedp.ID("create-link")),
+			chromedp.WaitVisible(chromedp.CSS("button.toggle")),
 		)
 		if err != nil {
+			t.Fatal(err)
+		}
+		created, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("links")))
+		if err != nil || !strings.Contains(created, "Robe wax") || !strings.Contains(created, displayAmount(15000, ws.DefaultCurrency)) {
+			t.Fatalf("links after the form = %q, %v", created, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.toggle")), chromedp.WaitVisible(chromedp.ID("links"))); err != nil {
 			t.Fatal(err)
 		}
 		var state string // the form posts, the page comes back with the new state

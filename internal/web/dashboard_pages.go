@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -135,12 +136,18 @@ type linksData struct {
 	Lang      string
 	CSRF      string
 	Workspace string
+	Currency  cauri.Currency
+	Error     string
 	Links     []linkRow
 }
 
 // linksPage is GET /dashboard/links: the workspace's payment links, each
-// with its switch.
+// with its switch, and the form that creates one.
 func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderLinks(w, r, nil)
+}
+
+func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused error) error {
 	_, _, ws, ok, err := s.signedIn(w, r)
 	if !ok {
 		return err
@@ -151,12 +158,34 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	lang, t := pickLanguage(r)
 	setPageHeaders(w)
-	data := linksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name}
+	data := linksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name, Currency: ws.DefaultCurrency}
 	for _, l := range links {
 		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: displayAmount(l.Amount, l.Currency),
 			URL: s.linkURL() + "/" + l.Slug, Active: l.Active})
 	}
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
 	return s.pages.ExecuteTemplate(w, "links.html", data)
+}
+
+// createLinkFromDashboard is POST /dashboard/links: a payment link, checked
+// as POST /v1/payment-links checks it (production data only).
+func (s *Server) createLinkFromDashboard(w http.ResponseWriter, r *http.Request) error {
+	d, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	f := r.PostForm
+	if _, err := s.Checkout.CreateLink(r.Context(), ws, d.Livemode, f.Get("title"), strings.TrimSpace(f.Get("amount")), f.Get("currency")); err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderLinks(w, r, err)
+	}
+	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
+	return nil
 }
 
 // linkSwitch is POST /dashboard/links/{id}: deactivate or reactivate.

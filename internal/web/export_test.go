@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -268,6 +269,32 @@ func TestDashboard_Pages(t *testing.T) {
 		b.post("/dashboard/links/"+l.str("id"), url.Values{"active": {"true"}, "csrf": {b.csrf()}})
 		if res, _ := b.get("/pay/l/" + l.str("slug")); res.StatusCode != 200 {
 			t.Fatalf("reactivated link page = %d", res.StatusCode)
+		}
+		// Creating a link from the page: checked as the API checks it.
+		l0 := l.str("id")
+		if res, _ := b.post("/dashboard/links", url.Values{"title": {"Pagne"}, "amount": {"2500"}}); res.StatusCode != 403 {
+			t.Fatalf("create without CSRF = %d", res.StatusCode)
+		}
+		if res, body := b.post("/dashboard/links", url.Values{"title": {"Pagne"}, "amount": {"25.5"}, "currency": {"XOF"}, "csrf": {b.csrf()}}); res.StatusCode != 400 || !strings.Contains(body, "amount") {
+			t.Fatalf("create with a fractional XOF amount = %d %s", res.StatusCode, body)
+		}
+		if res, _ := b.post("/dashboard/links", url.Values{"title": {"Pagne"}, "amount": {"2500"}, "currency": {"XOF"}, "csrf": {b.csrf()}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create = %d", res.StatusCode)
+		}
+		links, err := st.Links(context.Background(), ws.ID)
+		if err != nil || len(links) != 2 {
+			t.Fatalf("links after create = %d, %v", len(links), err)
+		}
+		created := links[slices.IndexFunc(links, func(l *cauri.PaymentLink) bool { return l.ID != l0 })]
+		if created.Title != "Pagne" || created.Amount != 2500 || created.Currency != "XOF" || !created.Active {
+			t.Fatalf("created link = %+v", created)
+		}
+		if _, body := b.get("/dashboard/links"); !strings.Contains(body, "/l/"+created.Slug) {
+			t.Fatalf("the new link's page address is not listed: %s", body)
+		}
+		b.post("/dashboard/workspace", url.Values{"workspace": {ws.ID}, "mode": {"test"}, "csrf": {b.csrf()}})
+		if res, body := b.post("/dashboard/links", url.Values{"title": {"Pagne"}, "amount": {"2500"}, "csrf": {b.csrf()}}); res.StatusCode != 403 || !strings.Contains(body, "production only") {
+			t.Fatalf("create in test data = %d %s", res.StatusCode, body)
 		}
 	})
 }

@@ -37,6 +37,7 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /dashboard/webhooks", s.page(s.saveWebhooks))
 	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.page(s.resendFromDashboard))
 	mux.Handle("POST /dashboard/notifications/{id}/read", s.page(s.acknowledge))
+	mux.Handle("POST /dashboard/links", s.page(s.createLinkFromDashboard))
 	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
 
 	// Routing (SPEC section 4, Routing).
