@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,6 +101,80 @@ func TestBrowser_Dashboard(t *testing.T) {
 		screenshot(t, ctx, "dashboard-links")
 		if state != "Inactive" {
 			t.Fatalf("link state after the switch = %q", state)
+		}
+	})
+}
+
+// TestBrowser_DashboardResend resends a failed delivery from the webhooks
+// page, in Chromium: the receiver refused the only attempt (a worker without
+// retries), then accepts the resend.
+func TestBrowser_DashboardResend(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st, func(d *Deps) { d.Worker.Schedule = nil })
+		key := e.keys["test_secret"]
+		var mu sync.Mutex
+		failing := true
+		rc := newReceiver(t, func(_ int, w http.ResponseWriter) {
+			mu.Lock()
+			defer mu.Unlock()
+			if failing {
+				w.WriteHeader(500)
+			}
+		})
+		e.setWebhook(key, map[string]any{"webhookUrl": rc.url})
+		e.settle(e.mustSession(key, `{"amount": 100}`), "succes")
+		did := ""
+		waitFor(t, "a failed delivery", func() bool {
+			list := e.deliveries(key, "?status=failed")
+			if len(list) == 1 {
+				did = list[0]["id"].(string)
+			}
+			return did != ""
+		})
+		mu.Lock()
+		failing = false
+		mu.Unlock()
+		addUser(t, st, "adjoa@example.com", "correct horse battery", e.ws.ID)
+
+		ctx := browser(t)
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard"),
+			chromedp.WaitVisible(chromedp.ID("login")),
+			chromedp.SendKeys(chromedp.ID("email"), "adjoa@example.com"),
+			chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+			chromedp.Click(chromedp.ID("sign-in")),
+			chromedp.WaitVisible(chromedp.ID("workspace")),
+			chromedp.Click(chromedp.CSS(`input[name="mode"][value="test"]`)),
+			chromedp.Click(chromedp.ID("select")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The choice posts and the page comes back; until then the webhooks
+		// page may show live data, or its loading may be cut short.
+		testData := false
+		for deadline := time.Now().Add(10 * time.Second); !testData && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/webhooks?status=failed")) == nil {
+				testData, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("div.banner") !== null`))
+			}
+		}
+		if !testData {
+			t.Fatal("the webhooks page never showed the test data")
+		}
+		err = chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+did+`"] button.resend`)),
+			chromedp.Click(chromedp.CSS(`tr[data-id="`+did+`"] button.resend`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var status string // the form posts, the page comes back with the new state
+		for deadline := time.Now().Add(10 * time.Second); status != "delivered (2)" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			status, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`tr[data-id="`+did+`"] td.delivery-status`)))
+		}
+		screenshot(t, ctx, "dashboard-webhooks")
+		if status != "delivered (2)" || len(rc.requests()) != 2 {
+			t.Fatalf("after the resend: %q, %d requests at the receiver", status, len(rc.requests()))
 		}
 	})
 }
