@@ -145,21 +145,31 @@ func TestBrowser_DashboardResend(t *testing.T) {
 			chromedp.Click(chromedp.ID("sign-in")),
 			chromedp.WaitVisible(chromedp.ID("workspace")),
 			chromedp.Click(chromedp.CSS(`input[name="mode"][value="test"]`)),
-			chromedp.Click(chromedp.ID("select")),
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The choice posts and the page comes back; until then the webhooks
-		// page may show live data, or its loading may be cut short.
-		testData := false
-		for deadline := time.Now().Add(10 * time.Second); !testData && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/webhooks?status=failed")) == nil {
-				testData, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("div.banner") !== null`))
-			}
+		// The choice posts and the page comes back: wait for the new document
+		// (a navigation started earlier would cancel the post).
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before = true`)); err != nil {
+			t.Fatal(err)
 		}
-		if !testData {
-			t.Fatal("the webhooks page never showed the test data")
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("select"))); err != nil {
+			t.Fatal(err)
+		}
+		reloaded := false
+		for deadline := time.Now().Add(10 * time.Second); !reloaded && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			reloaded, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before !== true && document.readyState === "complete"`))
+		}
+		if !reloaded {
+			t.Fatal("the dashboard did not come back after choosing the test data")
+		}
+		err = chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard/webhooks?status=failed"),
+			chromedp.WaitVisible(chromedp.CSS("div.banner")),
+		)
+		if err != nil {
+			t.Fatal(err)
 		}
 		err = chromedp.Do(ctx,
 			chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+did+`"] button.resend`)),
