@@ -56,7 +56,11 @@ type Key struct {
 	Kind        KeyKind
 	Live        bool
 	Plaintext   string // only set right after NewKey
+	Last4       string // the part that may be shown again
 	CreatedAt   time.Time
+	// ExpiresAt is when a rolled key stops working (nil: it has not been
+	// rolled). Until then it authenticates and also signs webhooks.
+	ExpiresAt *time.Time
 }
 
 // NewKey returns a key of the form svc_{live|test}_{pub|sec}_<32 random chars>.
@@ -65,18 +69,30 @@ func NewKey(workspaceID string, kind KeyKind, live bool, now time.Time) *Key {
 	if live {
 		mode = "live"
 	}
+	plain := "svc_" + mode + "_" + string(kind) + "_" + randomString(20)
 	return &Key{
 		ID:          NewID("key_"),
 		WorkspaceID: workspaceID,
 		Kind:        kind,
 		Live:        live,
-		Plaintext:   "svc_" + mode + "_" + string(kind) + "_" + randomString(20),
+		Plaintext:   plain,
+		Last4:       plain[len(plain)-4:],
 		CreatedAt:   now.UTC(),
 	}
 }
 
-// Last4 is the part of a key that may be shown again.
-func (k *Key) Last4() string { return k.Plaintext[len(k.Plaintext)-4:] }
+// MaxKeyGrace bounds how long a rolled key stays valid (Stripe's bound).
+const MaxKeyGrace = 7 * 24 * time.Hour
+
+// Masked is how a key is shown once its plaintext is gone:
+// svc_live_sec_…abcd.
+func (k *Key) Masked() string {
+	mode := "test"
+	if k.Live {
+		mode = "live"
+	}
+	return "svc_" + mode + "_" + string(k.Kind) + "_…" + k.Last4
+}
 
 // LooksLikeKey reports whether s has the shape of a Cauri key; anything else
 // is rejected without a database look-up.

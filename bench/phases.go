@@ -247,7 +247,7 @@ func bareDelivery(rc *receiver, d time.Duration, concurrency int) result {
 	c := client(concurrency)
 	return load(func(ctx context.Context) bool {
 		req, _ := http.NewRequestWithContext(ctx, "POST", rc.url+"/bare", bytes.NewReader(body))
-		webhook.Sign(req.Header, "svc_test_sec_bench", "whd_bench", "payment.completed", time.Now(), body)
+		webhook.Sign(req.Header, []string{"svc_test_sec_bench"}, "whd_bench", "payment.completed", time.Now(), body)
 		res, err := c.Do(req)
 		if err != nil {
 			return false

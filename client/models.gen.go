@@ -653,6 +653,30 @@ func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
 	}
 }
 
+// Defines values for DashboardRollKeyFormdataBodyKey.
+const (
+	LivePub DashboardRollKeyFormdataBodyKey = "live_pub"
+	LiveSec DashboardRollKeyFormdataBodyKey = "live_sec"
+	TestPub DashboardRollKeyFormdataBodyKey = "test_pub"
+	TestSec DashboardRollKeyFormdataBodyKey = "test_sec"
+)
+
+// Valid indicates whether the value is a known member of the DashboardRollKeyFormdataBodyKey enum.
+func (e DashboardRollKeyFormdataBodyKey) Valid() bool {
+	switch e {
+	case LivePub:
+		return true
+	case LiveSec:
+		return true
+	case TestPub:
+		return true
+	case TestSec:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DashboardLinkSwitchFormdataBodyActive.
 const (
 	DashboardLinkSwitchFormdataBodyActiveFalse DashboardLinkSwitchFormdataBodyActive = "false"
@@ -1592,10 +1616,31 @@ type VerifyPaymentJSONBody struct {
 	TransactionId string `json:"transactionId"`
 }
 
+// DashboardHomeParams defines parameters for DashboardHome.
+type DashboardHomeParams struct {
+	// Days The period: 7, 30 (default) or 90 days up to today (UTC); anything else is 30.
+	Days *string `form:"days,omitempty" json:"days,omitempty"`
+
+	// Currency The currency shown (default: the workspace's, else the period's most used).
+	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
+}
+
 // DashboardResendFormdataBody defines parameters for DashboardResend.
 type DashboardResendFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
+
+// DashboardRollKeyFormdataBody defines parameters for DashboardRollKey.
+type DashboardRollKeyFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+
+	// Grace Seconds: 0, 3600, 86400, 259200 or 604800.
+	Grace *string                          `form:"grace,omitempty" json:"grace,omitempty"`
+	Key   *DashboardRollKeyFormdataBodyKey `form:"key,omitempty" json:"key,omitempty"`
+}
+
+// DashboardRollKeyFormdataBodyKey defines parameters for DashboardRollKey.
+type DashboardRollKeyFormdataBodyKey string
 
 // DashboardCreateLinkFormdataBody defines parameters for DashboardCreateLink.
 type DashboardCreateLinkFormdataBody struct {
@@ -1950,6 +1995,9 @@ type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 
 // DashboardResendFormdataRequestBody defines body for DashboardResend for application/x-www-form-urlencoded ContentType.
 type DashboardResendFormdataRequestBody DashboardResendFormdataBody
+
+// DashboardRollKeyFormdataRequestBody defines body for DashboardRollKey for application/x-www-form-urlencoded ContentType.
+type DashboardRollKeyFormdataRequestBody DashboardRollKeyFormdataBody
 
 // DashboardCreateLinkFormdataRequestBody defines body for DashboardCreateLink for application/x-www-form-urlencoded ContentType.
 type DashboardCreateLinkFormdataRequestBody DashboardCreateLinkFormdataBody

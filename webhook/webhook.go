@@ -71,22 +71,30 @@ func StandardSecret(secret string) string {
 }
 
 // Sign sets every header of a webhook request: the event, the delivery id,
-// the timestamp and both signatures, for body sent at t.
-func Sign(h http.Header, secret, deliveryID, event string, t time.Time, body []byte) {
+// the timestamp and both signatures, for body sent at t. Each secret adds a
+// signature (a v1 entry; a space-separated Standard Webhooks entry): right
+// after a key roll the request is signed with the new key and with the old
+// one while it stays valid, so receivers holding either accept it.
+func Sign(h http.Header, secrets []string, deliveryID, event string, t time.Time, body []byte) {
 	ts := t.Unix()
 	h.Set("User-Agent", UserAgent)
 	h.Set("Content-Type", "application/json")
 	h.Set(HeaderEvent, event)
 	h.Set(HeaderDelivery, deliveryID)
 	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	h.Set(HeaderSignature, fmt.Sprintf("t=%d,v1=%s", ts, Signature(secret, ts, body)))
-
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%s.%d.", deliveryID, ts)
-	mac.Write(body)
+	sig := []string{"t=" + strconv.FormatInt(ts, 10)}
+	var standard []string
+	for _, secret := range secrets {
+		sig = append(sig, "v1="+Signature(secret, ts, body))
+		mac := hmac.New(sha256.New, []byte(secret))
+		fmt.Fprintf(mac, "%s.%d.", deliveryID, ts)
+		mac.Write(body)
+		standard = append(standard, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	}
+	h.Set(HeaderSignature, strings.Join(sig, ","))
 	h.Set(HeaderStandardID, deliveryID)
 	h.Set(HeaderStandardTimestamp, strconv.FormatInt(ts, 10))
-	h.Set(HeaderStandardSignature, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	h.Set(HeaderStandardSignature, strings.Join(standard, " "))
 }
 
 // Verify checks a received request: the X-Service-Signature of body (the

@@ -17,7 +17,7 @@ func TestSignVerify(t *testing.T) {
 	at := time.Unix(1795000000, 0)
 	body := []byte(`{"id":"evt_1","event":"payment.completed"}`)
 	h := http.Header{}
-	Sign(h, secret, "whd_1", "payment.completed", at, body)
+	Sign(h, []string{secret}, "whd_1", "payment.completed", at, body)
 	if h.Get(HeaderTimestamp) != "1795000000" || h.Get("User-Agent") != UserAgent || h.Get(HeaderDelivery) != "whd_1" {
 		t.Fatalf("headers = %v", h)
 	}
@@ -67,7 +67,7 @@ func TestSignVerify(t *testing.T) {
 func TestStandardWebhooks(t *testing.T) {
 	body := []byte(`{"a":1}`)
 	h := http.Header{}
-	Sign(h, secret, "whd_9", "payment.failed", time.Unix(1795000000, 0), body)
+	Sign(h, []string{secret}, "whd_9", "payment.failed", time.Unix(1795000000, 0), body)
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(StandardSecret(secret), "whsec_"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +77,30 @@ func TestStandardWebhooks(t *testing.T) {
 	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 	if h.Get("webhook-signature") != want || h.Get("webhook-id") != "whd_9" || h.Get("webhook-timestamp") != "1795000000" {
 		t.Fatalf("standard headers = %q %q %q; want signature %q", h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature"), want)
+	}
+}
+
+// TestSignAfterRoll: signed with the new key and the old one (during a
+// roll's grace period), a request verifies with either and with no other.
+func TestSignAfterRoll(t *testing.T) {
+	const old = "svc_live_sec_oldoldoldoldoldoldold"
+	at := time.Unix(1795000000, 0)
+	body := []byte(`{"id":"evt_2"}`)
+	h := http.Header{}
+	Sign(h, []string{secret, old}, "whd_2", "payment.completed", at, body)
+	if n := strings.Count(h.Get(HeaderSignature), "v1="); n != 2 {
+		t.Fatalf("signature = %q; want two v1 entries", h.Get(HeaderSignature))
+	}
+	for _, k := range []string{secret, old} {
+		if err := Verify(body, h, k, at); err != nil {
+			t.Errorf("Verify with %s: %v", k[:13], err)
+		}
+	}
+	if err := Verify(body, h, "svc_live_sec_third", at); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("Verify with another key = %v; want ErrBadSignature", err)
+	}
+	if parts := strings.Split(h.Get(HeaderStandardSignature), " "); len(parts) != 2 || !strings.HasPrefix(parts[1], "v1,") {
+		t.Errorf("webhook-signature = %q; want two space-separated entries", h.Get(HeaderStandardSignature))
 	}
 }
 
@@ -94,7 +118,7 @@ func BenchmarkSign(b *testing.B) {
 	at := time.Unix(1795000000, 0)
 	b.ReportAllocs()
 	for b.Loop() {
-		Sign(http.Header{}, secret, "whd_1", "payment.completed", at, body)
+		Sign(http.Header{}, []string{secret}, "whd_1", "payment.completed", at, body)
 	}
 }
 
@@ -102,7 +126,7 @@ func BenchmarkVerify(b *testing.B) {
 	body := []byte(strings.Repeat(`{"id":"evt_1","event":"payment.completed","data":{}}`, 12))
 	at := time.Unix(1795000000, 0)
 	h := http.Header{}
-	Sign(h, secret, "whd_1", "payment.completed", at, body)
+	Sign(h, []string{secret}, "whd_1", "payment.completed", at, body)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := Verify(body, h, secret, at); err != nil {

@@ -190,11 +190,11 @@ func (w *Worker) Resend(ctx context.Context, id string) (*cauri.Delivery, error)
 // claim, or "" for a resend.
 func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery, error) {
 	w.init()
-	tg, err := w.Store.DeliveryTarget(ctx, id)
+	now := w.Now()
+	tg, err := w.Store.DeliveryTarget(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
-	now := w.Now()
 	manual := lease == ""
 	a := store.Attempt{At: now, URL: tg.URL, Manual: manual, Lease: lease}
 	var retryAfter time.Duration
@@ -231,7 +231,7 @@ func (w *Worker) send(ctx context.Context, tg *store.DeliveryTarget, body []byte
 		a.Error = "invalid webhook URL"
 		return 0
 	}
-	webhook.Sign(req.Header, tg.Secret, tg.Delivery.ID, tg.Delivery.Event, now, body)
+	webhook.Sign(req.Header, tg.Secrets, tg.Delivery.ID, tg.Delivery.Event, now, body)
 	start := time.Now() // a measurement, not business time
 	res, err := w.Client.Do(req)
 	a.ResponseMS = int(time.Since(start).Milliseconds())

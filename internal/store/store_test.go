@@ -49,7 +49,7 @@ func TestStore_Workspace(t *testing.T) {
 
 		t.Run("Authenticate", func(t *testing.T) {
 			for _, k := range keys {
-				gotWS, gotKey, err := s.Authenticate(ctx, k.Plaintext)
+				gotWS, gotKey, err := s.Authenticate(ctx, k.Plaintext, time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func TestStore_Workspace(t *testing.T) {
 			}
 		})
 		t.Run("ErrUnknownKey", func(t *testing.T) {
-			if _, _, err := s.Authenticate(ctx, keys[1].Plaintext+"x"); code(err) != cauri.ENotFound {
+			if _, _, err := s.Authenticate(ctx, keys[1].Plaintext+"x", time.Now()); code(err) != cauri.ENotFound {
 				t.Fatalf("err = %v; want not_found", err)
 			}
 		})
@@ -317,7 +317,7 @@ func TestStore_UpdateSession(t *testing.T) {
 func TestStore_Deliveries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
+		ws, keys := newWorkspace(t, s)
 		settle := func() *cauri.Session {
 			sess := newSession(ws, 100)
 			s.CreateSession(ctx, sess, nil)
@@ -365,9 +365,25 @@ func TestStore_Deliveries(t *testing.T) {
 			}
 		})
 		t.Run("Target", func(t *testing.T) {
-			tg, err := s.DeliveryTarget(ctx, id)
-			if err != nil || tg.URL != "https://shop.example/hook" || !strings.HasPrefix(tg.Secret, "svc_test_sec_") || tg.Event.SessionID != sess.ID {
+			tg, err := s.DeliveryTarget(ctx, id, time.Now())
+			if err != nil || tg.URL != "https://shop.example/hook" || len(tg.Secrets) != 1 || !strings.HasPrefix(tg.Secrets[0], "svc_test_sec_") || tg.Event.SessionID != sess.ID {
 				t.Fatalf("target = %+v, %v", tg, err)
+			}
+		})
+		t.Run("TargetAfterRoll", func(t *testing.T) {
+			at := t0.Add(time.Hour)
+			k, err := s.RollKey(ctx, ws.ID, cauri.KeySecret, false, time.Hour, "cli", at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := keys[3].Plaintext
+			tg, err := s.DeliveryTarget(ctx, id, at.Add(time.Minute))
+			if err != nil || len(tg.Secrets) != 2 || tg.Secrets[0] != k.Plaintext || tg.Secrets[1] != old {
+				t.Fatalf("secrets in the grace period = %d, %v; want the new key, then the old one", len(tg.Secrets), err)
+			}
+			tg, err = s.DeliveryTarget(ctx, id, at.Add(time.Hour))
+			if err != nil || len(tg.Secrets) != 1 || tg.Secrets[0] != k.Plaintext {
+				t.Fatalf("secrets after the grace period = %d, %v; want the new key only", len(tg.Secrets), err)
 			}
 		})
 		t.Run("RecordAttempt", func(t *testing.T) {

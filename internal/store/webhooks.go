@@ -162,12 +162,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, ids []string, now, until ti
 }
 
 // DeliveryTarget is what one attempt needs, read afresh at every attempt:
-// the delivery, the workspace's current address for its mode, the current
-// secret key of its mode (to sign), and the event.
+// the delivery, the workspace's current address for its mode, the secret
+// keys of its mode that work now (to sign), and the event.
 type DeliveryTarget struct {
 	Delivery *cauri.Delivery
 	URL      string
-	Secret   string
+	Secrets  []string // newest first: a rolled key signs too until it expires
 	Event    *cauri.Event
 	// Problem says why the delivery cannot be sent at all (no secret key
 	// of its mode, its event gone); the attempt records it as its error.
@@ -175,7 +175,7 @@ type DeliveryTarget struct {
 }
 
 // DeliveryTarget reads what an attempt of delivery id needs.
-func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget, error) {
+func (s *Store) DeliveryTarget(ctx context.Context, id string, now time.Time) (*DeliveryTarget, error) {
 	var tg DeliveryTarget
 	err := s.read(ctx, func(t *tx) error {
 		d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
@@ -188,7 +188,7 @@ func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget,
 			return err
 		}
 		tg.URL = cfg.URLFor(d.Livemode)
-		if tg.Secret, err = t.signingSecret(ctx, d.WorkspaceID, d.Livemode); err != nil {
+		if tg.Secrets, err = t.signingSecrets(ctx, d.WorkspaceID, d.Livemode, now); err != nil {
 			if cauri.ErrorCode(err) != cauri.ENotFound {
 				return err
 			}
@@ -208,16 +208,28 @@ func (s *Store) DeliveryTarget(ctx context.Context, id string) (*DeliveryTarget,
 	return &tg, nil
 }
 
-// signingSecret opens the newest secret key of a mode: webhooks of that
-// mode are signed with it (SPEC section 5, item 8).
-func (t *tx) signingSecret(ctx context.Context, workspaceID string, live bool) (string, error) {
-	var id, sealed string
-	err := t.queryRow(ctx, `SELECT id, sealed FROM api_keys WHERE workspace_id = ? AND kind = ? AND live = ? AND revoked_at IS NULL
-		ORDER BY created_at DESC, id LIMIT 1`, workspaceID, string(cauri.KeySecret), live).Scan(&id, &sealed)
+// signingSecrets opens the secret keys of a mode that work at now, newest
+// first: webhooks of that mode are signed with each (SPEC section 5, item 8).
+func (t *tx) signingSecrets(ctx context.Context, workspaceID string, live bool, now time.Time) ([]string, error) {
+	type sealedKey struct{ id, sealed string }
+	keys, err := queryAll(ctx, t, func(row interface{ Scan(...any) error }) (*sealedKey, error) {
+		var k sealedKey
+		return &k, row.Scan(&k.id, &k.sealed)
+	}, `SELECT id, sealed FROM api_keys WHERE workspace_id = ? AND kind = ? AND live = ? AND (revoked_at IS NULL OR revoked_at > ?)
+		ORDER BY created_at DESC, id`, workspaceID, string(cauri.KeySecret), live, micros(now))
 	if err != nil {
-		return "", notFound(err, "Workspace %s has no secret key for this mode", printable(workspaceID))
+		return nil, err
 	}
-	return t.s.vault.Open(sealed, id)
+	if len(keys) == 0 {
+		return nil, errNotFound("Workspace %s has no secret key for this mode", printable(workspaceID))
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		if out[i], err = t.s.vault.Open(k.sealed, k.id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Attempt is the outcome of one attempt to deliver.

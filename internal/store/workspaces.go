@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/vault"
@@ -21,9 +22,7 @@ func printable(id string) string {
 	return q[1 : len(q)-1]
 }
 
-// CreateWorkspace stores a workspace with its keys. Each key is kept as a
-// hash (to find it) and sealed under the master key (to sign webhooks);
-// its plaintext is not stored.
+// CreateWorkspace stores a workspace with its keys.
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
 	return s.tx(ctx, func(t *tx) error {
 		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap)
@@ -32,8 +31,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys [
 			return err
 		}
 		for _, k := range keys {
-			if _, err := t.exec(ctx, `INSERT INTO api_keys (id, workspace_id, kind, live, hash, sealed, last4, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				k.ID, ws.ID, string(k.Kind), k.Live, vault.HashKey(k.Plaintext), s.vault.Seal(k.Plaintext, k.ID), k.Last4(), micros(k.CreatedAt)); err != nil {
+			if err := t.insertKey(ctx, k); err != nil {
 				return err
 			}
 		}
@@ -104,8 +102,8 @@ func (s *Store) setWorkspace(ctx context.Context, id, column string, value any) 
 }
 
 // Authenticate finds the workspace and key of an API key by its hash.
-// An unknown or revoked key is ENotFound.
-func (s *Store) Authenticate(ctx context.Context, apiKey string) (*cauri.Workspace, *cauri.Key, error) {
+// An unknown key, or a rolled one past its grace period, is ENotFound.
+func (s *Store) Authenticate(ctx context.Context, apiKey string, now time.Time) (*cauri.Workspace, *cauri.Key, error) {
 	var ws *cauri.Workspace
 	var k cauri.Key
 	err := s.read(ctx, func(t *tx) error {
@@ -114,7 +112,7 @@ func (s *Store) Authenticate(ctx context.Context, apiKey string) (*cauri.Workspa
 		var err error
 		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, k.id, k.kind, k.live, k.created_at
 			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-			WHERE k.hash = ? AND k.revoked_at IS NULL`, vault.HashKey(apiKey)), &k.ID, &kind, &k.Live, &created)
+			WHERE k.hash = ? AND (k.revoked_at IS NULL OR k.revoked_at > ?)`, vault.HashKey(apiKey), micros(now)), &k.ID, &kind, &k.Live, &created)
 		if err != nil {
 			return notFound(err, "key not found")
 		}

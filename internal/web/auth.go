@@ -37,7 +37,7 @@ func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error
 	if !cauri.LooksLikeKey(key) {
 		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
 	}
-	ws, k, err := s.Store.Authenticate(r.Context(), key)
+	ws, k, err := s.Store.Authenticate(r.Context(), key, s.Now())
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
 	}

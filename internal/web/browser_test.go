@@ -51,7 +51,6 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// screenshot keeps a picture of the page in CAURI_SCREENSHOTS, when set.
 // waitLocation waits up to 10 s for the page to reach want (a redirect).
 func waitLocation(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
@@ -65,6 +64,7 @@ func waitLocation(t *testing.T, ctx context.Context, want string) {
 	}
 }
 
+// screenshot keeps a picture of the page in CAURI_SCREENSHOTS, when set.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	dir := os.Getenv("CAURI_SCREENSHOTS")
 	if dir == "" {

@@ -172,35 +172,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type dashboardData struct {
-	T          map[string]string
-	Lang       string
-	CSRF       string
-	Workspaces []*cauri.Workspace
-	Selected   string
-	Livemode   bool
-}
-
-// dashboard is GET /dashboard: the workspace and mode, and the export.
-func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
-	_, d, err := s.dashboardSession(r)
-	if cauri.ErrorCode(err) == cauri.EUnauthorized {
-		http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	list, err := s.Store.UserWorkspaces(r.Context(), d.UserID)
-	if err != nil {
-		return err
-	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
-	return s.pages.ExecuteTemplate(w, "dashboard.html", dashboardData{T: t, Lang: lang, CSRF: s.csrfToken(w, r),
-		Workspaces: list, Selected: d.WorkspaceID, Livemode: d.Livemode})
-}
-
 // selectWorkspace is POST /dashboard/workspace: the workspace and mode
 // (live or test data) the dashboard shows.
 func (s *Server) selectWorkspace(w http.ResponseWriter, r *http.Request) error {

@@ -47,15 +47,45 @@ func (s *Server) signedInForm(w http.ResponseWriter, r *http.Request) (*store.Da
 	return d, ws, ok, err
 }
 
+// frame is what every signed-in dashboard page shows around its content
+// (the "top" template): the page's title and navigation key, the
+// workspace, the data shown (live or test) and the banners.
+type frame struct {
+	T          map[string]string
+	Lang       string
+	CSRF       string
+	Page       string // the page's key in navPages
+	Workspace  string
+	Livemode   bool
+	Unverified bool // the workspace stays in test mode until the service verifies it
+}
+
+// frame starts a dashboard page: its language, headers and CSRF token.
+func (s *Server) frame(w http.ResponseWriter, r *http.Request, page string, ws *cauri.Workspace, livemode bool) frame {
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	f := frame{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Page: page, Livemode: livemode}
+	if ws != nil {
+		f.Workspace, f.Unverified = ws.Name, !ws.Verified
+	}
+	return f
+}
+
+type navPage struct{ Key, Path string }
+
+// navPages are the dashboard's pages, in the navigation's order.
+var navPages = []navPage{
+	{"overview", "/dashboard"}, {"transactions", "/dashboard/transactions"}, {"links", "/dashboard/links"},
+	{"transfers", "/dashboard/transfers"}, {"webhooks", "/dashboard/webhooks"}, {"gateways", "/dashboard/gateways"},
+	{"keys", "/dashboard/keys"}, {"team", "/dashboard/team"},
+}
+
 type txRow struct {
 	ID, OrderID, Customer, Amount, Status, Provider, Created string
 }
 
 type transactionsData struct {
-	T          map[string]string
-	Lang       string
-	Workspace  string
-	Livemode   bool
+	frame
 	Rows       []txRow
 	Query      url.Values
 	ExportURL  string
@@ -74,10 +104,8 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 	if !ok {
 		return err
 	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
 	q := r.URL.Query()
-	data := transactionsData{T: t, Lang: lang, Workspace: ws.Name, Livemode: d.Livemode, Query: q}
+	data := transactionsData{frame: s.frame(w, r, "transactions", ws, d.Livemode), Query: q}
 	f, _, ferr := transactionFilter(q)
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = min(max(page, 0), maxPage)
@@ -132,13 +160,10 @@ type linkRow struct {
 }
 
 type linksData struct {
-	T         map[string]string
-	Lang      string
-	CSRF      string
-	Workspace string
-	Currency  cauri.Currency
-	Error     string
-	Links     []linkRow
+	frame
+	Currency cauri.Currency
+	Error    string
+	Links    []linkRow
 }
 
 // linksPage is GET /dashboard/links: the workspace's payment links, each
@@ -148,7 +173,7 @@ func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused error) error {
-	_, _, ws, ok, err := s.signedIn(w, r)
+	_, d, ws, ok, err := s.signedIn(w, r)
 	if !ok {
 		return err
 	}
@@ -156,9 +181,7 @@ func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused err
 	if err != nil {
 		return err
 	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
-	data := linksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name, Currency: ws.DefaultCurrency}
+	data := linksData{frame: s.frame(w, r, "links", ws, d.Livemode), Currency: ws.DefaultCurrency}
 	for _, l := range links {
 		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: displayAmount(l.Amount, l.Currency),
 			URL: s.linkURL() + "/" + l.Slug, Active: l.Active})
@@ -206,11 +229,9 @@ type transferRow struct {
 }
 
 type transfersData struct {
-	T         map[string]string
-	Lang      string
-	Workspace string
-	Status    string
-	Rows      []transferRow
+	frame
+	Status string
+	Rows   []transferRow
 }
 
 // transfersPage is GET /dashboard/transfers: the workspace's latest 200
@@ -230,9 +251,7 @@ func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
-	data := transfersData{T: t, Lang: lang, Workspace: ws.Name, Status: string(status)}
+	data := transfersData{frame: s.frame(w, r, "transfers", ws, true), Status: string(status)}
 	for _, tr := range list {
 		data.Rows = append(data.Rows, transferRow{ID: tr.ID, Created: tr.CreatedAt.UTC().Format("2006-01-02 15:04"),
 			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: displayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
@@ -246,9 +265,7 @@ type attemptRow struct {
 }
 
 type transactionData struct {
-	T          map[string]string
-	Lang       string
-	Workspace  string
+	frame
 	Session    cauri.SessionObject
 	Amount     string
 	Attempts   []attemptRow
@@ -286,9 +303,7 @@ func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
-	data := transactionData{T: t, Lang: lang, Workspace: ws.Name, Session: sess.Object(s.PayURL), Amount: displayAmount(sess.Amount, sess.Currency)}
+	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: displayAmount(sess.Amount, sess.Currency)}
 	for _, a := range attempts {
 		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
 			Provider: a.Provider, Operator: a.Operator, Phone: a.Phone, Status: string(a.Status), Reason: a.Reason, Route: a.RouteReason,

@@ -21,11 +21,7 @@ type eventChoice struct {
 }
 
 type webhooksData struct {
-	T             map[string]string
-	Lang          string
-	CSRF          string
-	Workspace     string
-	Livemode      bool
+	frame
 	URL, TestURL  string
 	Events        []eventChoice
 	Notifications []store.Notification
@@ -63,9 +59,7 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused 
 	if err != nil {
 		return err
 	}
-	lang, t := pickLanguage(r)
-	setPageHeaders(w)
-	data := webhooksData{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Workspace: ws.Name, Livemode: d.Livemode, URL: cfg.URL,
+	data := webhooksData{frame: s.frame(w, r, "webhooks", ws, d.Livemode), URL: cfg.URL,
 		TestURL: cfg.TestURL, Status: status}
 	for _, e := range cauri.EventNames {
 		data.Events = append(data.Events, eventChoice{Name: e, Selected: len(cfg.Events) == 0 || slices.Contains(cfg.Events, e)})

@@ -108,8 +108,8 @@ func TestDashboard_SignIn(t *testing.T) {
 		if res.StatusCode != http.StatusSeeOther || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
 			t.Fatalf("login = %d, cookie %+v", res.StatusCode, session)
 		}
-		if res, body := b.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(body, `id="export"`) || !strings.Contains(body, "Boutique Adjoa") ||
-			!strings.Contains(body, "Export transactions") || !strings.Contains(body, "Sign out") {
+		if res, body := b.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(body, `id="volume-chart"`) || !strings.Contains(body, "Boutique Adjoa") ||
+			!strings.Contains(body, `aria-current="page">Overview`) || !strings.Contains(body, "Sign out") {
 			t.Fatalf("dashboard = %d %s", res.StatusCode, body)
 		}
 		// Logging out ends the session.

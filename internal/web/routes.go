@@ -39,6 +39,8 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /dashboard/notifications/{id}/read", s.page(s.acknowledge))
 	mux.Handle("POST /dashboard/links", s.page(s.createLinkFromDashboard))
 	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
+	mux.Handle("GET /dashboard/keys", s.page(s.keysPage))
+	mux.Handle("POST /dashboard/keys", s.page(s.rollKey))
 
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.api(s.route))
