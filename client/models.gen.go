@@ -5,6 +5,7 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -647,6 +648,57 @@ const (
 func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
 	switch e {
 	case GatewayCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardAddGatewayFormdataBodyLive.
+const (
+	DashboardAddGatewayFormdataBodyLiveTrue DashboardAddGatewayFormdataBodyLive = "true"
+)
+
+// Valid indicates whether the value is a known member of the DashboardAddGatewayFormdataBodyLive enum.
+func (e DashboardAddGatewayFormdataBodyLive) Valid() bool {
+	switch e {
+	case DashboardAddGatewayFormdataBodyLiveTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardGatewaySwitchFormdataBodyEnabled.
+const (
+	DashboardGatewaySwitchFormdataBodyEnabledFalse DashboardGatewaySwitchFormdataBodyEnabled = "false"
+	DashboardGatewaySwitchFormdataBodyEnabledTrue  DashboardGatewaySwitchFormdataBodyEnabled = "true"
+)
+
+// Valid indicates whether the value is a known member of the DashboardGatewaySwitchFormdataBodyEnabled enum.
+func (e DashboardGatewaySwitchFormdataBodyEnabled) Valid() bool {
+	switch e {
+	case DashboardGatewaySwitchFormdataBodyEnabledFalse:
+		return true
+	case DashboardGatewaySwitchFormdataBodyEnabledTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardGatewayOperatorFormdataBodyEnabled.
+const (
+	DashboardGatewayOperatorFormdataBodyEnabledFalse DashboardGatewayOperatorFormdataBodyEnabled = "false"
+	DashboardGatewayOperatorFormdataBodyEnabledTrue  DashboardGatewayOperatorFormdataBodyEnabled = "true"
+)
+
+// Valid indicates whether the value is a known member of the DashboardGatewayOperatorFormdataBodyEnabled enum.
+func (e DashboardGatewayOperatorFormdataBodyEnabled) Valid() bool {
+	switch e {
+	case DashboardGatewayOperatorFormdataBodyEnabledFalse:
+		return true
+	case DashboardGatewayOperatorFormdataBodyEnabledTrue:
 		return true
 	default:
 		return false
@@ -1630,6 +1682,45 @@ type DashboardResendFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
+// DashboardGatewaysParams defines parameters for DashboardGateways.
+type DashboardGatewaysParams struct {
+	Provider *string `form:"provider,omitempty" json:"provider,omitempty"`
+}
+
+// DashboardAddGatewayFormdataBody defines parameters for DashboardAddGateway.
+type DashboardAddGatewayFormdataBody struct {
+	// Countries Comma-separated ISO codes.
+	Countries            *string                              `form:"countries,omitempty" json:"countries,omitempty"`
+	Csrf                 *string                              `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Live                 *DashboardAddGatewayFormdataBodyLive `form:"live,omitempty" json:"live,omitempty"`
+	Name                 *string                              `form:"name,omitempty" json:"name,omitempty"`
+	Provider             *string                              `form:"provider,omitempty" json:"provider,omitempty"`
+	AdditionalProperties map[string]string                    `json:"-"`
+}
+
+// DashboardAddGatewayFormdataBodyLive defines parameters for DashboardAddGateway.
+type DashboardAddGatewayFormdataBodyLive string
+
+// DashboardGatewaySwitchFormdataBody defines parameters for DashboardGatewaySwitch.
+type DashboardGatewaySwitchFormdataBody struct {
+	Csrf    *string                                    `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Enabled *DashboardGatewaySwitchFormdataBodyEnabled `form:"enabled,omitempty" json:"enabled,omitempty"`
+}
+
+// DashboardGatewaySwitchFormdataBodyEnabled defines parameters for DashboardGatewaySwitch.
+type DashboardGatewaySwitchFormdataBodyEnabled string
+
+// DashboardGatewayOperatorFormdataBody defines parameters for DashboardGatewayOperator.
+type DashboardGatewayOperatorFormdataBody struct {
+	Country  *string                                      `form:"country,omitempty" json:"country,omitempty"`
+	Csrf     *string                                      `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Enabled  *DashboardGatewayOperatorFormdataBodyEnabled `form:"enabled,omitempty" json:"enabled,omitempty"`
+	Operator *string                                      `form:"operator,omitempty" json:"operator,omitempty"`
+}
+
+// DashboardGatewayOperatorFormdataBodyEnabled defines parameters for DashboardGatewayOperator.
+type DashboardGatewayOperatorFormdataBodyEnabled string
+
 // DashboardRollKeyFormdataBody defines parameters for DashboardRollKey.
 type DashboardRollKeyFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -1996,6 +2087,15 @@ type VerifyPaymentJSONRequestBody VerifyPaymentJSONBody
 // DashboardResendFormdataRequestBody defines body for DashboardResend for application/x-www-form-urlencoded ContentType.
 type DashboardResendFormdataRequestBody DashboardResendFormdataBody
 
+// DashboardAddGatewayFormdataRequestBody defines body for DashboardAddGateway for application/x-www-form-urlencoded ContentType.
+type DashboardAddGatewayFormdataRequestBody DashboardAddGatewayFormdataBody
+
+// DashboardGatewaySwitchFormdataRequestBody defines body for DashboardGatewaySwitch for application/x-www-form-urlencoded ContentType.
+type DashboardGatewaySwitchFormdataRequestBody DashboardGatewaySwitchFormdataBody
+
+// DashboardGatewayOperatorFormdataRequestBody defines body for DashboardGatewayOperator for application/x-www-form-urlencoded ContentType.
+type DashboardGatewayOperatorFormdataRequestBody DashboardGatewayOperatorFormdataBody
+
 // DashboardRollKeyFormdataRequestBody defines body for DashboardRollKey for application/x-www-form-urlencoded ContentType.
 type DashboardRollKeyFormdataRequestBody DashboardRollKeyFormdataBody
 
@@ -2061,3 +2161,131 @@ type TransferFailedJSONRequestBody = TransferEvent
 
 // TransferSucceededJSONRequestBody defines body for TransferSucceeded for application/json ContentType.
 type TransferSucceededJSONRequestBody = TransferEvent
+
+// Getter for additional properties for DashboardAddGatewayFormdataBody. Returns the specified
+// element and whether it was found
+func (a DashboardAddGatewayFormdataBody) Get(fieldName string) (value string, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for DashboardAddGatewayFormdataBody
+func (a *DashboardAddGatewayFormdataBody) Set(fieldName string, value string) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]string)
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for DashboardAddGatewayFormdataBody to handle AdditionalProperties
+func (a *DashboardAddGatewayFormdataBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["countries"]; found {
+		err = json.Unmarshal(raw, &a.Countries)
+		if err != nil {
+			return fmt.Errorf("error reading 'countries': %w", err)
+		}
+		delete(object, "countries")
+	}
+
+	if raw, found := object["csrf"]; found {
+		err = json.Unmarshal(raw, &a.Csrf)
+		if err != nil {
+			return fmt.Errorf("error reading 'csrf': %w", err)
+		}
+		delete(object, "csrf")
+	}
+
+	if raw, found := object["live"]; found {
+		err = json.Unmarshal(raw, &a.Live)
+		if err != nil {
+			return fmt.Errorf("error reading 'live': %w", err)
+		}
+		delete(object, "live")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["provider"]; found {
+		err = json.Unmarshal(raw, &a.Provider)
+		if err != nil {
+			return fmt.Errorf("error reading 'provider': %w", err)
+		}
+		delete(object, "provider")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]string)
+		for fieldName, fieldBuf := range object {
+			var fieldVal string
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for DashboardAddGatewayFormdataBody to handle AdditionalProperties
+func (a DashboardAddGatewayFormdataBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Countries != nil {
+		object["countries"], err = json.Marshal(a.Countries)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'countries': %w", err)
+		}
+	}
+
+	if a.Csrf != nil {
+		object["csrf"], err = json.Marshal(a.Csrf)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'csrf': %w", err)
+		}
+	}
+
+	if a.Live != nil {
+		object["live"], err = json.Marshal(a.Live)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'live': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Provider != nil {
+		object["provider"], err = json.Marshal(a.Provider)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'provider': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}

@@ -89,7 +89,7 @@ func gatewayCommand(ctx context.Context, args []string, getenv func(string) stri
 			}
 			return printJSON(stdout, map[string]any{"id": pos[0], "removed": true})
 		}
-		g, err := st.SetGatewayEnabled(ctx, *workspaceID, pos[0], args[0] == "enable")
+		g, err := st.SetGatewayEnabled(ctx, *workspaceID, pos[0], args[0] == "enable", time.Now())
 		if err != nil {
 			return errors.New(cauri.ErrorMessage(err))
 		}
@@ -125,9 +125,6 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 	if err != nil {
 		return err
 	}
-	if err := p.CheckCredentials(creds); err != nil {
-		return errors.New(cauri.ErrorMessage(err))
-	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -143,18 +140,12 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 			list = append(list, c)
 		}
 	}
-	routes, err := p.Routes(list)
+	g, err := p.NewGateway(*workspaceID, *name, *live, list, creds, time.Now())
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}
-	if *name == "" {
-		*name = p.Name
-	}
-	g := &cauri.Gateway{
-		ID: cauri.NewID("gw_"), WorkspaceID: *workspaceID, Provider: p.Key, Name: *name, Live: *live,
-		BaseURL: strings.TrimRight(*baseURL, "/"), Collect: *collect && p.Collect, Payout: *payout && p.CanPayOut(creds),
-		Enabled: true, Routes: routes, CreatedAt: time.Now().UTC(),
-	}
+	g.BaseURL = strings.TrimRight(*baseURL, "/")
+	g.Collect, g.Payout = g.Collect && *collect, g.Payout && *payout
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err

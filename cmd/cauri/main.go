@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -65,6 +66,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
 	}
+	// The administration's changes are recorded in the audit log as the
+	// command line's, with the operating system's user where known.
+	user := "unknown"
+	if getenv != nil {
+		user = cmp.Or(getenv("USER"), user)
+	}
+	ctx = store.WithActor(ctx, "cli:"+user)
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stderr)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
@@ -144,4 +145,36 @@ func (p *Provider) Routes(countries []string) ([]cauri.GatewayRoute, error) {
 		return out[i].Operator < out[j].Operator
 	})
 	return out, nil
+}
+
+// NewGateway checks a merchant's account of the provider and returns it as
+// a gateway of the workspace: the credentials complete and known (each a
+// short line of text), the countries served (all when none is given), each
+// of their operators enabled, collecting where the provider collects and
+// paying out where these credentials can. The command line and the
+// dashboard add gateways through it.
+func (p *Provider) NewGateway(workspaceID, name string, live bool, countries []string, creds map[string]string, now time.Time) (*cauri.Gateway, error) {
+	if err := p.CheckCredentials(creds); err != nil {
+		return nil, err
+	}
+	for f, v := range creds {
+		if _, err := cauri.CleanText("credential "+f, v, 4096); err != nil || strings.ContainsAny(v, "\r\n") {
+			return nil, cauri.Errorf(cauri.EInvalid, "credential %q must be one line of text of at most 4096 characters", f)
+		}
+	}
+	name, err := cauri.CleanText("name", name, 200)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = p.Name
+	}
+	routes, err := p.Routes(countries)
+	if err != nil {
+		return nil, err
+	}
+	return &cauri.Gateway{
+		ID: cauri.NewID("gw_"), WorkspaceID: workspaceID, Provider: p.Key, Name: name, Live: live,
+		Collect: p.Collect, Payout: p.CanPayOut(creds), Enabled: true, Routes: routes, CreatedAt: now.UTC(),
+	}, nil
 }

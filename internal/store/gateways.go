@@ -30,7 +30,11 @@ func (s *Store) CreateGateway(ctx context.Context, g *cauri.Gateway, credentials
 			routes, credentials, credential_hints, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			g.ID, g.WorkspaceID, g.Provider, g.Name, g.Live, g.BaseURL, g.Collect, g.Payout, g.Enabled,
 			string(routes), s.vault.Seal(string(creds), g.ID), string(hints), micros(g.CreatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return t.audit(ctx, g.CreatedAt, "gateway.added", g.WorkspaceID, map[string]any{"gateway": g.ID, "provider": g.Provider,
+			"name": g.Name, "live": g.Live, "credentials": g.CredentialHints})
 	})
 }
 
@@ -123,16 +127,17 @@ func (s *Store) GatewayCredentials(ctx context.Context, id string) (map[string]s
 	return creds, json.Unmarshal([]byte(plain), &creds)
 }
 
-// SetGatewayEnabled turns a gateway on or off.
-func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, enabled bool) (*cauri.Gateway, error) {
-	if err := s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ? WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`,
+// SetGatewayEnabled turns a gateway on or off (audited).
+func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, enabled bool, now time.Time) (*cauri.Gateway, error) {
+	action := map[bool]string{true: "gateway.enabled", false: "gateway.disabled"}[enabled]
+	if err := s.changeGateway(ctx, workspaceID, id, now, action, `UPDATE gateways SET enabled = ? WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`,
 		enabled, id, workspaceID); err != nil {
 		return nil, err
 	}
 	return s.Gateway(ctx, workspaceID, id)
 }
 
-// RemoveGateway removes a gateway and destroys its credentials. The row
+// RemoveGateway removes a gateway and destroys its credentials (audited). The row
 // stays, so that payments it made keep naming it.
 //
 // A gateway with a payment waiting cannot be removed: its credentials are
@@ -150,11 +155,13 @@ func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now t
 	if waiting > 0 {
 		return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
 	}
-	return s.changeGateway(ctx, workspaceID, id, `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
+	return s.changeGateway(ctx, workspaceID, id, now, "gateway.removed", `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
 		WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)
 }
 
-func (s *Store) changeGateway(ctx context.Context, workspaceID, id, q string, args ...any) error {
+// changeGateway runs q, which changes gateway id of the workspace, and
+// audits it as action.
+func (s *Store) changeGateway(ctx context.Context, workspaceID, id string, now time.Time, action, q string, args ...any) error {
 	if !cauri.IsID("gw_", id) {
 		return errNotFound("Gateway %s not found", printable(id))
 	}
@@ -166,6 +173,107 @@ func (s *Store) changeGateway(ctx context.Context, workspaceID, id, q string, ar
 		if n, _ := res.RowsAffected(); n == 0 {
 			return errNotFound("Gateway %s not found", id)
 		}
+		return t.audit(ctx, now, action, workspaceID, map[string]any{"gateway": id})
+	})
+}
+
+// SetGatewayOperator turns one operator of one country on or off on a
+// gateway: a disabled operator is neither offered on the hosted page nor
+// used for transfers through this gateway (audited).
+func (s *Store) SetGatewayOperator(ctx context.Context, workspaceID, id, country, operator string, enabled bool, now time.Time) (*cauri.Gateway, error) {
+	if !cauri.IsID("gw_", id) {
+		return nil, errNotFound("Gateway %s not found", printable(id))
+	}
+	err := s.tx(ctx, func(t *tx) error {
+		var raw string
+		if err := t.queryRow(ctx, `SELECT routes FROM gateways WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`+s.forUpdate(),
+			id, workspaceID).Scan(&raw); err != nil {
+			return notFound(err, "Gateway %s not found", id)
+		}
+		var routes []cauri.GatewayRoute
+		if err := json.Unmarshal([]byte(raw), &routes); err != nil {
+			return err
+		}
+		found := false
+		for i := range routes {
+			if routes[i].Country == country && routes[i].Operator == operator {
+				routes[i].Enabled, found = enabled, true
+			}
+		}
+		if !found {
+			return errNotFound("Gateway %s does not serve operator %s in %s", id, printable(operator), printable(country))
+		}
+		b, _ := json.Marshal(routes)
+		if _, err := t.exec(ctx, `UPDATE gateways SET routes = ? WHERE id = ?`, string(b), id); err != nil {
+			return err
+		}
+		return t.audit(ctx, now, "gateway.operator", workspaceID, map[string]any{"gateway": id, "country": country,
+			"operator": operator, "enabled": enabled})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Gateway(ctx, workspaceID, id)
+}
+
+// GatewayHealth is how a gateway's payments fared over a recent period.
+type GatewayHealth struct {
+	Tally
+	Pending       int
+	LastFailure   string // the aggregator's words
+	LastFailureAt *time.Time
+	LastSuccessAt *time.Time
+}
+
+// GatewaysHealth tallies each of a workspace's gateways' payment attempts
+// created since, with the latest failure's words.
+func (s *Store) GatewaysHealth(ctx context.Context, workspaceID string, since time.Time) (map[string]*GatewayHealth, error) {
+	out := map[string]*GatewayHealth{}
+	err := s.read(ctx, func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT a.gateway_id, a.status, COUNT(*), MAX(a.updated_at) FROM gateways g
+			JOIN payment_attempts a ON a.gateway_id = g.id AND a.created_at >= ?
+			WHERE g.workspace_id = ? GROUP BY a.gateway_id, a.status`, micros(since), workspaceID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, status string
+			var n int
+			var latest int64
+			if err := rows.Scan(&id, &status, &n, &latest); err != nil {
+				return err
+			}
+			h := out[id]
+			if h == nil {
+				h = &GatewayHealth{}
+				out[id] = h
+			}
+			at := fromMicros(latest)
+			switch cauri.AttemptStatus(status) {
+			case cauri.AttemptPending:
+				h.Pending += n
+			case cauri.AttemptSucceeded:
+				h.LastSuccessAt = &at
+			case cauri.AttemptFailed:
+				h.LastFailureAt = &at
+			}
+			h.add(status == string(cauri.AttemptSucceeded), status == string(cauri.AttemptFailed), n, 0)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for id, h := range out {
+			if h.LastFailureAt == nil {
+				continue
+			}
+			if err := t.queryRow(ctx, `SELECT reason FROM payment_attempts WHERE gateway_id = ? AND status = ? AND created_at >= ?
+				ORDER BY updated_at DESC LIMIT 1`, id, string(cauri.AttemptFailed), micros(since)).Scan(&h.LastFailure); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
+	return out, err
 }

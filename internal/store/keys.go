@@ -50,7 +50,7 @@ func scanKey(row interface{ Scan(...any) error }) (*cauri.Key, error) {
 // made (its plaintext is in the result, to be shown once), and the keys it
 // replaces keep working for grace (0: they stop at once), never longer
 // than they already would. The roll is audited.
-func (s *Store) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration, actor string, now time.Time) (*cauri.Key, error) {
+func (s *Store) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration, now time.Time) (*cauri.Key, error) {
 	if kind != cauri.KeyPublic && kind != cauri.KeySecret {
 		return nil, cauri.Errorf(cauri.EInvalid, "key kind must be pub or sec")
 	}
@@ -79,8 +79,7 @@ func (s *Store) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyK
 		if err := t.insertKey(ctx, k); err != nil {
 			return err
 		}
-		return t.audit(ctx, Audit{Actor: actor, Action: "key.rolled", WorkspaceID: workspaceID,
-			Detail: map[string]any{"key": k.Masked(), "grace_seconds": int64(grace / time.Second), "replaced": replaced}}, now)
+		return t.audit(ctx, now, "key.rolled", workspaceID, map[string]any{"key": k.Masked(), "grace_seconds": int64(grace / time.Second), "replaced": replaced})
 	})
 	if err != nil {
 		return nil, err
@@ -98,17 +97,30 @@ type Audit struct {
 	Detail      map[string]any
 }
 
-// audit adds an entry to the audit log, in the transaction of the action.
-func (t *tx) audit(ctx context.Context, a Audit, now time.Time) error {
-	detail, err := json.Marshal(a.Detail)
+type actorKey struct{}
+
+// WithActor tells the store who acts in ctx ("user:usr_...", "cli",
+// "partner:..."): the audit log records it with each action.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// audit adds an entry to the audit log, in the transaction of the action;
+// the actor comes from ctx (WithActor), "system" when none is set.
+func (t *tx) audit(ctx context.Context, now time.Time, action, workspaceID string, detail map[string]any) error {
+	actor, _ := ctx.Value(actorKey{}).(string)
+	if actor == "" {
+		actor = "system"
+	}
+	if detail == nil {
+		detail = map[string]any{}
+	}
+	b, err := json.Marshal(detail)
 	if err != nil {
 		return err
 	}
-	if a.Detail == nil {
-		detail = []byte("{}")
-	}
 	_, err = t.exec(ctx, `INSERT INTO audit_log (id, at, actor, action, workspace_id, detail) VALUES (?, ?, ?, ?, ?, ?)`,
-		cauri.NewID("aud_"), micros(now), a.Actor, a.Action, a.WorkspaceID, string(detail))
+		cauri.NewID("aud_"), micros(now), actor, action, workspaceID, string(b))
 	return err
 }
 

@@ -20,7 +20,7 @@ func TestStore_RollKey(t *testing.T) {
 		oldSec, oldPub := keys[1], keys[0] // live secret, live public
 		now := t0.Add(time.Hour)
 
-		k, err := s.RollKey(ctx, ws.ID, cauri.KeySecret, true, 24*time.Hour, "user:usr_test", now)
+		k, err := s.RollKey(store.WithActor(ctx, "user:usr_test"), ws.ID, cauri.KeySecret, true, 24*time.Hour, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestStore_RollKey(t *testing.T) {
 		}
 
 		t.Run("RollAgainWithoutGraceStopsBoth", func(t *testing.T) {
-			k2, err := s.RollKey(ctx, ws.ID, cauri.KeySecret, true, 0, "cli", now.Add(time.Minute))
+			k2, err := s.RollKey(store.WithActor(ctx, "cli"), ws.ID, cauri.KeySecret, true, 0, now.Add(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestStore_RollKey(t *testing.T) {
 				{"ws_nope", cauri.KeySecret, 0, cauri.ENotFound},
 				{cauri.NewID("ws_"), cauri.KeySecret, 0, cauri.ENotFound},
 			} {
-				if _, err := s.RollKey(ctx, tc.ws, tc.kind, true, tc.grace, "cli", now); code(err) != tc.want {
+				if _, err := s.RollKey(ctx, tc.ws, tc.kind, true, tc.grace, now); code(err) != tc.want {
 					t.Errorf("RollKey(%q, %q, %s) err = %v; want %s", tc.ws, tc.kind, tc.grace, err, tc.want)
 				}
 			}

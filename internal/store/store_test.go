@@ -372,7 +372,7 @@ func TestStore_Deliveries(t *testing.T) {
 		})
 		t.Run("TargetAfterRoll", func(t *testing.T) {
 			at := t0.Add(time.Hour)
-			k, err := s.RollKey(ctx, ws.ID, cauri.KeySecret, false, time.Hour, "cli", at)
+			k, err := s.RollKey(ctx, ws.ID, cauri.KeySecret, false, time.Hour, at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -425,7 +425,7 @@ func TestStore_Gateways(t *testing.T) {
 		if _, err := s.Gateway(ctx, other.ID, g.ID); code(err) != cauri.ENotFound {
 			t.Fatalf("another workspace reads the gateway: %v", err)
 		}
-		if d, err := s.SetGatewayEnabled(ctx, ws.ID, g.ID, false); err != nil || d.Enabled {
+		if d, err := s.SetGatewayEnabled(ctx, ws.ID, g.ID, false, t0); err != nil || d.Enabled {
 			t.Fatalf("disable = %+v, %v", d, err)
 		}
 		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0); err != nil {

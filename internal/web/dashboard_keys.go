@@ -69,7 +69,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, newKey strin
 // that answers; the keys it replaces keep working for the grace period
 // picked (grace, in seconds: 0, 1 hour, 24 hours, 3 or 7 days).
 func (s *Server) rollKey(w http.ResponseWriter, r *http.Request) error {
-	d, ws, ok, err := s.signedInForm(w, r)
+	_, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}
@@ -79,7 +79,7 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request) error {
 	if gerr != nil || !offered || (mode != "live" && mode != "test") || (kind != string(cauri.KeySecret) && kind != string(cauri.KeyPublic)) {
 		return s.renderKeys(w, r, "", cauri.Errorf(cauri.EInvalid, "Pick the key to roll (live or test, secret or public) and a grace period among those offered"))
 	}
-	k, err := s.Store.RollKey(r.Context(), ws.ID, cauri.KeyKind(kind), mode == "live", time.Duration(grace)*time.Second, "user:"+d.UserID, s.Now())
+	k, err := s.Store.RollKey(r.Context(), ws.ID, cauri.KeyKind(kind), mode == "live", time.Duration(grace)*time.Second, s.Now())
 	if err != nil {
 		return err
 	}

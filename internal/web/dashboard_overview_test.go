@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -29,22 +28,11 @@ func section(t *testing.T, body, id, end string) string {
 // back to the defaults.
 func TestDashboard_Overview(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Overview shop", true)
 		g, _, simURL := e.addSimulatedGateway(ws, "SN")
 		addUser(t, st, "fatou@example.com", "correct horse battery", ws.ID)
-		pay := func(amount int, phone string) {
-			t.Helper()
-			id := e.mustSession(keys["live_public"], map[string]any{"amount": amount})
-			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": phone}), 200)
-			attempts, err := st.Attempts(ctx, id)
-			if err != nil || len(attempts) != 1 {
-				t.Fatalf("attempts = %v, %v", attempts, err)
-			}
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
-			wantStatus(t, e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}), 200)
-		}
+		pay := func(amount int, phone string) { e.payLive(keys["live_public"], g.ID, simURL, amount, phone) }
 		pay(5000, "771234567")
 		e.clock.Add(24 * time.Hour)
 		pay(3000, "771234567")

@@ -29,6 +29,8 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (string, *stor
 		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 		return "", nil, nil, false, nil
 	}
+	// The page's changes are the user's: the audit log records them so.
+	*r = *r.WithContext(store.WithActor(r.Context(), "user:"+d.UserID))
 	ws, err := s.Store.Workspace(r.Context(), d.WorkspaceID)
 	return token, d, ws, err == nil, err
 }

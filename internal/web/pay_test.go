@@ -45,6 +45,22 @@ func (e *env) addGateway(ws *cauri.Workspace, provider string, sim http.Handler,
 	return g, srv.URL
 }
 
+// payLive pays a new live session of amount through the Wave of Senegal
+// of pawaPay gateway gw, served by the simulator at simURL: initiated from
+// the hosted page, settled as the number says, then verified.
+func (e *env) payLive(publicKey, gw, simURL string, amount int, phone string) string {
+	e.t.Helper()
+	id := e.mustSession(publicKey, map[string]any{"amount": amount})
+	wantStatus(e.t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": gw, "code": "WAVE_SEN", "phone": phone}), 200)
+	attempts, err := e.store.Attempts(context.Background(), id)
+	if err != nil || len(attempts) != 1 {
+		e.t.Fatalf("attempts = %v, %v", attempts, err)
+	}
+	simControl(e.t, simURL, "/_sim/settle/"+attempts[0].Reference)
+	wantStatus(e.t, e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}), 200)
+	return id
+}
+
 func simControl(t *testing.T, base, path string) {
 	t.Helper()
 	res, err := http.Post(base+path, "", nil)

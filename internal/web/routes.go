@@ -40,6 +40,10 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /dashboard/links", s.page(s.createLinkFromDashboard))
 	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
 	mux.Handle("GET /dashboard/keys", s.page(s.keysPage))
+	mux.Handle("GET /dashboard/gateways", s.page(s.gatewaysPage))
+	mux.Handle("POST /dashboard/gateways", s.page(s.addGateway))
+	mux.Handle("POST /dashboard/gateways/{id}", s.page(s.gatewaySwitch))
+	mux.Handle("POST /dashboard/gateways/{id}/operators", s.page(s.gatewayOperator))
 	mux.Handle("POST /dashboard/keys", s.page(s.rollKey))
 
 	// Routing (SPEC section 4, Routing).

@@ -107,9 +107,9 @@ func TestTransfers_Codes(t *testing.T) {
 		wantCode(t, te.send(with(wave, "phone", "12")), 400, "telephone_invalide")
 		wantCode(t, te.send(with(wave, "currency", "GHS")), 400, "devise_invalide")
 		wantCode(t, te.send(with(wave, "currency", "ABC")), 400, "devise_invalide")
-		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false)
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false, te.clock.Now())
 		wantCode(t, te.send(wave), 400, "methode_desactivee")
-		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, true)
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, true, te.clock.Now())
 		// 402: the wallet lacks funds; the transfer is kept failed.
 		r := te.send(with(wave, "phone", "+221770000049"))
 		wantCode(t, r, 402, "solde_insuffisant")
@@ -124,7 +124,7 @@ func TestTransfers_Codes(t *testing.T) {
 		// 500: the aggregator could not be reached; nothing was created.
 		before := te.do("GET", "/v1/transfers", nil, bearer(te.keys["live_secret"])...).body["count"]
 		down := *te.g
-		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false)
+		st.SetGatewayEnabled(ctx, te.ws.ID, te.g.ID, false, te.clock.Now())
 		// Nothing listens on 127.0.0.1:1: the connection is refused.
 		gw2 := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: te.ws.ID, Provider: "pawapay", Name: "pawaPay down", Live: true,
 			BaseURL: "http://127.0.0.1:1", Collect: true, Payout: true, Enabled: true, Routes: te.g.Routes, CreatedAt: te.clock.Now()}
@@ -135,8 +135,8 @@ func TestTransfers_Codes(t *testing.T) {
 		if after := te.do("GET", "/v1/transfers", nil, bearer(te.keys["live_secret"])...).body["count"]; after != before {
 			t.Fatalf("transfers %v -> %v after a 500; want none created", before, after)
 		}
-		st.SetGatewayEnabled(ctx, te.ws.ID, gw2.ID, false)
-		st.SetGatewayEnabled(ctx, te.ws.ID, down.ID, true)
+		st.SetGatewayEnabled(ctx, te.ws.ID, gw2.ID, false, te.clock.Now())
+		st.SetGatewayEnabled(ctx, te.ws.ID, down.ID, true, te.clock.Now())
 		if r := te.send(wave, "Idempotency-Key", "after-500"); r.status != 201 {
 			t.Fatalf("the key of a transfer never created = %d %s; want it usable", r.status, r.raw)
 		}

@@ -1,4 +1,5 @@
--- Key rolls, invitations to a workspace, and the audit log.
+-- Key rolls, invitations to a workspace, the audit log, and an index for
+-- the gateways' health.
 
 -- +goose Up
 -- A rolled key keeps working until api_keys.revoked_at (now + the grace
@@ -29,6 +30,10 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_log_workspace ON audit_log (workspace_id, at);
 
+-- A gateway's recent attempts, for its health on the dashboard.
+CREATE INDEX payment_attempts_gateway ON payment_attempts (gateway_id, created_at);
+
 -- +goose Down
+DROP INDEX payment_attempts_gateway;
 DROP TABLE audit_log;
 DROP TABLE invitations;

@@ -1,0 +1,189 @@
+package web
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+type operatorRow struct {
+	Country, Operator, Name string
+	Enabled                 bool
+}
+
+type gatewayRow struct {
+	ID, Name, Provider             string
+	Live, Enabled, Collect, Payout bool
+	Credentials                    []string // each field with the hint of its value
+	Operators                      []operatorRow
+	Attempts, Pending              int
+	Rate, LastFailure, LastFailAt  string
+	Down                           bool // its aggregator stopped answering (the routing engine's view)
+}
+
+type credentialField struct {
+	Name     string
+	Optional bool
+}
+
+type gatewaysData struct {
+	frame
+	Gateways  []gatewayRow
+	Providers []*gateway.Provider
+	// Adding is the provider whose form is open, with its fields.
+	Adding    *gateway.Provider
+	Fields    []credentialField
+	Countries string // of the provider being added, for the hint
+	Name      string // the form's values, kept after a refusal (never the credentials)
+	Live      bool
+	Error     string
+}
+
+// gatewaysPage is GET /dashboard/gateways: the workspace's gateways, each
+// with its credentials (hints only), its switch, its operators (each with
+// its switch) and its health over the last 24 hours; and the form that
+// connects an account (?provider=KEY opens that provider's fields).
+func (s *Server) gatewaysPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderGateways(w, r, r.URL.Query().Get("provider"), nil)
+}
+
+func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding string, refused error) error {
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	list, err := s.Store.Gateways(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	health, err := s.Store.GatewaysHealth(r.Context(), ws.ID, s.Now().Add(-24*time.Hour))
+	if err != nil {
+		return err
+	}
+	data := gatewaysData{frame: s.frame(w, r, "gateways", ws, d.Livemode), Live: true}
+	for _, k := range gateway.Keys() {
+		p, _ := gateway.Lookup(k)
+		data.Providers = append(data.Providers, p)
+	}
+	if p, ok := gateway.Lookup(adding); ok {
+		data.Adding = p
+		for _, f := range p.Credentials {
+			data.Fields = append(data.Fields, credentialField{Name: f})
+		}
+		for _, f := range p.OptionalCredentials {
+			data.Fields = append(data.Fields, credentialField{Name: f, Optional: true})
+		}
+		data.Countries = strings.Join(slices.Sorted(maps.Keys(p.Operators)), ", ")
+	}
+	for _, g := range list {
+		row := gatewayRow{ID: g.ID, Name: g.Name, Provider: g.Provider, Live: g.Live, Enabled: g.Enabled, Collect: g.Collect,
+			Payout: g.Payout, Rate: "–"}
+		if p, ok := gateway.Lookup(g.Provider); ok {
+			row.Provider = p.Name
+		}
+		if s.Router != nil {
+			row.Down = s.Router.Down(g.Provider)
+		}
+		for _, f := range slices.Sorted(maps.Keys(g.CredentialHints)) {
+			row.Credentials = append(row.Credentials, f+" "+g.CredentialHints[f])
+		}
+		for _, rt := range g.Routes {
+			name := rt.Operator
+			if op := catalog.OperatorByKey(rt.Operator); op != nil {
+				name = op.Name
+			}
+			row.Operators = append(row.Operators, operatorRow{Country: rt.Country, Operator: rt.Operator, Name: name, Enabled: rt.Enabled})
+		}
+		if h := health[g.ID]; h != nil {
+			row.Attempts, row.Pending, row.Rate, row.LastFailure = h.Total, h.Pending, rateText(h.Tally), h.LastFailure
+			if h.LastFailureAt != nil {
+				row.LastFailAt = h.LastFailureAt.UTC().Format("2006-01-02 15:04")
+			}
+		}
+		data.Gateways = append(data.Gateways, row)
+	}
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		if r.Method == http.MethodPost {
+			data.Name, data.Live = r.PostForm.Get("name"), r.PostForm.Get("live") == "true"
+		}
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
+	return s.pages.ExecuteTemplate(w, "gateways.html", data)
+}
+
+// addGateway is POST /dashboard/gateways: connects one of the merchant's
+// aggregator accounts, checked as `cauri gateway add` checks it (provider,
+// credentials complete and known, countries served). The credentials are
+// sealed at once and never shown again; a refusal shows the form again
+// without them.
+func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
+	_, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	f := r.PostForm
+	p, found := gateway.Lookup(f.Get("provider"))
+	if !found {
+		return s.renderGateways(w, r, "", cauri.Errorf(cauri.EInvalid, "Pick an aggregator among %s", strings.Join(gateway.Keys(), ", ")))
+	}
+	creds := map[string]string{}
+	for k, v := range f {
+		if name, ok := strings.CutPrefix(k, "cred."); ok && len(v) == 1 && strings.TrimSpace(v[0]) != "" {
+			creds[name] = strings.TrimSpace(v[0])
+		}
+	}
+	var countries []string
+	for _, c := range strings.Split(f.Get("countries"), ",") {
+		if c = strings.ToUpper(strings.TrimSpace(c)); c != "" {
+			countries = append(countries, c)
+		}
+	}
+	g, err := p.NewGateway(ws.ID, f.Get("name"), f.Get("live") == "true", countries, creds, s.Now())
+	if err == nil {
+		err = s.Store.CreateGateway(r.Context(), g, creds)
+	}
+	if err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderGateways(w, r, p.Key, err)
+	}
+	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
+	return nil
+}
+
+// gatewaySwitch is POST /dashboard/gateways/{id}: enabled=true or false.
+func (s *Server) gatewaySwitch(w http.ResponseWriter, r *http.Request) error {
+	_, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	if _, err := s.Store.SetGatewayEnabled(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("enabled") == "true", s.Now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
+	return nil
+}
+
+// gatewayOperator is POST /dashboard/gateways/{id}/operators: one
+// operator of one country (country, operator) on or off (enabled).
+func (s *Server) gatewayOperator(w http.ResponseWriter, r *http.Request) error {
+	_, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	f := r.PostForm
+	if _, err := s.Store.SetGatewayOperator(r.Context(), ws.ID, r.PathValue("id"), f.Get("country"), f.Get("operator"),
+		f.Get("enabled") == "true", s.Now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
+	return nil
+}
