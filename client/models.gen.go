@@ -1721,6 +1721,13 @@ type DashboardGatewayOperatorFormdataBody struct {
 // DashboardGatewayOperatorFormdataBodyEnabled defines parameters for DashboardGatewayOperator.
 type DashboardGatewayOperatorFormdataBodyEnabled string
 
+// DashboardAcceptInvitationFormdataBody defines parameters for DashboardAcceptInvitation.
+type DashboardAcceptInvitationFormdataBody struct {
+	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Email    *string `form:"email,omitempty" json:"email,omitempty"`
+	Password *string `form:"password,omitempty" json:"password,omitempty"`
+}
+
 // DashboardRollKeyFormdataBody defines parameters for DashboardRollKey.
 type DashboardRollKeyFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -1764,6 +1771,17 @@ type DashboardLogoutFormdataBody struct {
 
 // DashboardAcknowledgeFormdataBody defines parameters for DashboardAcknowledge.
 type DashboardAcknowledgeFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// DashboardInviteFormdataBody defines parameters for DashboardInvite.
+type DashboardInviteFormdataBody struct {
+	Csrf  *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Email *string `form:"email,omitempty" json:"email,omitempty"`
+}
+
+// DashboardRevokeInvitationFormdataBody defines parameters for DashboardRevokeInvitation.
+type DashboardRevokeInvitationFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
@@ -2096,6 +2114,9 @@ type DashboardGatewaySwitchFormdataRequestBody DashboardGatewaySwitchFormdataBod
 // DashboardGatewayOperatorFormdataRequestBody defines body for DashboardGatewayOperator for application/x-www-form-urlencoded ContentType.
 type DashboardGatewayOperatorFormdataRequestBody DashboardGatewayOperatorFormdataBody
 
+// DashboardAcceptInvitationFormdataRequestBody defines body for DashboardAcceptInvitation for application/x-www-form-urlencoded ContentType.
+type DashboardAcceptInvitationFormdataRequestBody DashboardAcceptInvitationFormdataBody
+
 // DashboardRollKeyFormdataRequestBody defines body for DashboardRollKey for application/x-www-form-urlencoded ContentType.
 type DashboardRollKeyFormdataRequestBody DashboardRollKeyFormdataBody
 
@@ -2113,6 +2134,12 @@ type DashboardLogoutFormdataRequestBody DashboardLogoutFormdataBody
 
 // DashboardAcknowledgeFormdataRequestBody defines body for DashboardAcknowledge for application/x-www-form-urlencoded ContentType.
 type DashboardAcknowledgeFormdataRequestBody DashboardAcknowledgeFormdataBody
+
+// DashboardInviteFormdataRequestBody defines body for DashboardInvite for application/x-www-form-urlencoded ContentType.
+type DashboardInviteFormdataRequestBody DashboardInviteFormdataBody
+
+// DashboardRevokeInvitationFormdataRequestBody defines body for DashboardRevokeInvitation for application/x-www-form-urlencoded ContentType.
+type DashboardRevokeInvitationFormdataRequestBody DashboardRevokeInvitationFormdataBody
 
 // DashboardSaveWebhooksFormdataRequestBody defines body for DashboardSaveWebhooks for application/x-www-form-urlencoded ContentType.
 type DashboardSaveWebhooksFormdataRequestBody DashboardSaveWebhooksFormdataBody

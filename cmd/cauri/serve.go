@@ -72,6 +72,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Limiter:        limiter,
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
+		BaseURL:        cfg.BaseURL,
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,
 		Registry:       reg,

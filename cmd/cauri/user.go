@@ -35,7 +35,7 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	if *workspaceID == "" {
 		return errors.New("user create: --workspace is required")
 	}
-	if len(*password) < cauri.MinPasswordLen || len(*password) > 72 {
+	if cauri.CheckPassword(*password) != nil {
 		return fmt.Errorf("user create: --password must be %d to 72 characters", cauri.MinPasswordLen)
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(*password), bcrypt.DefaultCost)

@@ -136,10 +136,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(r.PostForm.Get("password"))) != nil {
 		return s.renderLogin(w, r, email, wrong)
 	}
-	d := store.DashboardSession{UserID: u.ID, Livemode: true, ExpiresAt: s.Now().Add(cauri.DashboardSessionLifetime)}
+	d := store.DashboardSession{UserID: u.ID, Livemode: true}
 	if list, err := s.Store.UserWorkspaces(r.Context(), u.ID); err == nil && len(list) == 1 {
 		d.WorkspaceID = list[0].ID // one workspace: selected; several: the user picks
 	}
+	return s.signIn(w, r, d)
+}
+
+// signIn starts a dashboard session (12 hours) and sends to the dashboard.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, d store.DashboardSession) error {
+	d.ExpiresAt = s.Now().Add(cauri.DashboardSessionLifetime)
 	token := randomToken()
 	if err := s.Store.CreateDashboardSession(r.Context(), token, d, s.Now()); err != nil {
 		return err

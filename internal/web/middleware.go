@@ -65,7 +65,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", r.URL.Path, "request_id", id)
+				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", loggedPath(r), "request_id", id)
 				if rec.status == 0 {
 					apiError(rec, http.StatusInternalServerError, "Internal error", "")
 				}
@@ -84,7 +84,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
 			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
-			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", r.URL.Path,
+			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", loggedPath(r),
 				"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "ip", s.clientIP(r).String(), "request_id", id)
 		}()
 		next.ServeHTTP(rec, r)
@@ -195,4 +195,13 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit
 
 func notFound(w http.ResponseWriter, r *http.Request) error {
 	return cauri.Errorf(cauri.ENotFound, "No route %s %s", r.Method, r.URL.Path)
+}
+
+// loggedPath is the request's path as logs show it: an invitation's token
+// (a secret, like a key) replaced.
+func loggedPath(r *http.Request) string {
+	if t := r.PathValue("token"); t != "" {
+		return strings.Replace(r.URL.Path, t, "[token]", 1)
+	}
+	return r.URL.Path
 }

@@ -39,6 +39,7 @@ type Deps struct {
 	Limiter        ratelimit.Limiter
 	Logger         *slog.Logger
 	PayURL         string
+	BaseURL        string // where the dashboard is served ("": the pay URL's origin)
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it.
@@ -135,7 +136,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 		if errors.Is(err, context.Canceled) {
 			return // the client went away; nobody reads the answer
 		}
-		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", requestID(r))
+		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", loggedPath(r), "request_id", requestID(r))
 	}
 	shape(w, statusOf[code], cauri.ErrorMessage(err), cauri.ErrorReason(err))
 }

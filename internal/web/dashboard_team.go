@@ -1,0 +1,197 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+type invitationRow struct {
+	ID, Email, Expires string
+}
+
+type teamData struct {
+	frame
+	Members     []store.Member
+	Invitations []invitationRow
+	Link        string // the link of an invitation just made: shown this once
+	Email       string
+	Error       string
+}
+
+// teamPage is GET /dashboard/team: the workspace's members, its pending
+// invitations (each with a button to revoke it) and the form that invites
+// someone.
+func (s *Server) teamPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderTeam(w, r, "", nil)
+}
+
+func (s *Server) renderTeam(w http.ResponseWriter, r *http.Request, link string, refused error) error {
+	_, d, ws, ok, err := s.signedIn(w, r)
+	if !ok {
+		return err
+	}
+	members, err := s.Store.Members(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	pending, err := s.Store.PendingInvitations(r.Context(), ws.ID, s.Now())
+	if err != nil {
+		return err
+	}
+	data := teamData{frame: s.frame(w, r, "team", ws, d.Livemode), Members: members, Link: link}
+	for _, inv := range pending {
+		data.Invitations = append(data.Invitations, invitationRow{ID: inv.ID, Email: inv.Email,
+			Expires: inv.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")})
+	}
+	if refused != nil {
+		data.Error, data.Email = cauri.ErrorMessage(refused), r.PostForm.Get("email")
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
+	return s.pages.ExecuteTemplate(w, "team.html", data)
+}
+
+// invite is POST /dashboard/team: an invitation of an e-mail address to
+// the workspace, valid 7 days. Cauri sends no e-mail: the page that
+// answers shows the invitation's link once, for the member to pass on.
+func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
+	d, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	email, err := cauri.NormalizeEmail(r.PostForm.Get("email"))
+	if err != nil {
+		return s.renderTeam(w, r, "", err)
+	}
+	now := s.Now()
+	token := randomToken()
+	inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: d.UserID, CreatedAt: now,
+		ExpiresAt: now.Add(cauri.InvitationLifetime)}
+	if err := s.Store.CreateInvitation(r.Context(), inv, token); err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderTeam(w, r, "", err)
+	}
+	return s.renderTeam(w, r, s.dashboardURL()+"/dashboard/invitations/"+token, nil)
+}
+
+// revokeInvitation is POST /dashboard/team/invitations/{id}/revoke.
+func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request) error {
+	_, ws, ok, err := s.signedInForm(w, r)
+	if !ok {
+		return err
+	}
+	if err := s.Store.RevokeInvitation(r.Context(), ws.ID, r.PathValue("id"), s.Now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/team", http.StatusSeeOther)
+	return nil
+}
+
+// dashboardURL is where the dashboard is served: the base URL, or the pay
+// URL's origin.
+func (s *Server) dashboardURL() string {
+	if s.BaseURL != "" {
+		return s.BaseURL
+	}
+	u, _ := url.Parse(s.PayURL)
+	return u.Scheme + "://" + u.Host
+}
+
+type invitationData struct {
+	T          map[string]string
+	Lang       string
+	CSRF       string
+	Workspace  string
+	Email      string
+	HasAccount bool
+	Error      string
+}
+
+// invitationPage is GET /dashboard/invitations/{token}: whom the link
+// invites to which workspace, and the password to join with (a new one,
+// or the account's when the address has one). A link that no longer works
+// is 410.
+func (s *Server) invitationPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderInvitation(w, r, nil)
+}
+
+func (s *Server) renderInvitation(w http.ResponseWriter, r *http.Request, refused error) error {
+	lang, t := pickLanguage(r)
+	setPageHeaders(w)
+	data := invitationData{T: t, Lang: lang, CSRF: s.csrfToken(w, r)}
+	inv, workspace, hasAccount, err := s.Store.InvitationByToken(r.Context(), r.PathValue("token"), s.Now())
+	switch {
+	case cauri.ErrorCode(err) == cauri.ENotFound:
+		data.Error = t["invitation_gone"]
+		w.WriteHeader(http.StatusGone)
+		return s.pages.ExecuteTemplate(w, "invitation.html", data)
+	case err != nil:
+		return err
+	}
+	data.Workspace, data.Email, data.HasAccount = workspace, inv.Email, hasAccount
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(statusOf[cauri.ErrorCode(refused)])
+	}
+	return s.pages.ExecuteTemplate(w, "invitation.html", data)
+}
+
+// acceptInvitation is POST /dashboard/invitations/{token}: joins the
+// workspace (creating the account with the password chosen, or checking
+// the account's password), then signs in with it selected. Throttled as
+// the sign-in is.
+func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return s.renderInvitation(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
+	}
+	if err := checkCSRF(r); err != nil {
+		return s.renderInvitation(w, r, err)
+	}
+	if err := s.limitByIP(w, r, limitLoginIP); err != nil {
+		return s.renderInvitation(w, r, err)
+	}
+	token := r.PathValue("token")
+	inv, _, hasAccount, err := s.Store.InvitationByToken(r.Context(), token, s.Now())
+	if err != nil {
+		return s.renderInvitation(w, r, nil) // 410 (or the error) from the page
+	}
+	if err := s.limit(w, r, limitLoginEmail, "per address", inv.Email, ""); err != nil {
+		return s.renderInvitation(w, r, err)
+	}
+	password := r.PostForm.Get("password")
+	u := &cauri.User{ID: cauri.NewID("usr_"), Email: inv.Email, CreatedAt: s.Now()}
+	var hash string
+	if hasAccount {
+		_, known, err := s.Store.UserByEmail(r.Context(), inv.Email)
+		if err != nil {
+			return err
+		}
+		if bcrypt.CompareHashAndPassword([]byte(known), []byte(password)) != nil {
+			return s.renderInvitation(w, r, cauri.Errorf(cauri.EUnauthorized, "Wrong password for %s", inv.Email))
+		}
+	} else {
+		if err := cauri.CheckPassword(password); err != nil {
+			return s.renderInvitation(w, r, err)
+		}
+		b, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+		if err != nil {
+			return err
+		}
+		hash = string(b)
+	}
+	userID, err := s.Store.AcceptInvitation(r.Context(), token, u, hash, s.Now())
+	if err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderInvitation(w, r, err)
+	}
+	return s.signIn(w, r, store.DashboardSession{UserID: userID, WorkspaceID: inv.WorkspaceID, Livemode: true})
+}
