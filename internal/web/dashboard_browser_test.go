@@ -149,21 +149,7 @@ func TestBrowser_DashboardResend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The choice posts and the page comes back: wait for the new document
-		// (a navigation started earlier would cancel the post).
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before = true`)); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("select"))); err != nil {
-			t.Fatal(err)
-		}
-		reloaded := false
-		for deadline := time.Now().Add(10 * time.Second); !reloaded && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			reloaded, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before !== true && document.readyState === "complete"`))
-		}
-		if !reloaded {
-			t.Fatal("the dashboard did not come back after choosing the test data")
-		}
+		submit(t, ctx, chromedp.ID("select")) // the dashboard comes back with test data
 		err = chromedp.Do(ctx,
 			chromedp.Navigate(e.url+"/dashboard/webhooks?status=failed"),
 			chromedp.WaitVisible(chromedp.CSS("div.banner")),
@@ -186,5 +172,127 @@ func TestBrowser_DashboardResend(t *testing.T) {
 		if status != "delivered (2)" || len(rc.requests()) != 2 {
 			t.Fatalf("after the resend: %q, %d requests at the receiver", status, len(rc.requests()))
 		}
+	})
+}
+
+// submit clicks a form's button and waits for the page that answers (a
+// navigation started before it would cancel the post).
+func submit[S chromedp.Selectable](t *testing.T, ctx context.Context, button S) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before = true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(button)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if loaded, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.before !== true && document.readyState === "complete"`)); loaded {
+			return
+		}
+	}
+	t.Fatal("no page came back after the form was sent")
+}
+
+// overflowing lists what sticks out of the page's card on the phone's
+// screen: inputs, buttons, figures and charts must fit in it (a wide table
+// may scroll inside it).
+const overflowing = `(() => {
+	const m = document.querySelector("main").getBoundingClientRect();
+	const out = [...document.querySelectorAll("main input:not([type=hidden]), main select, main button, main .figures div, main svg.chart, main nav, main h1")]
+		.filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.right > m.right + 1 || r.left < m.left - 1); })
+		.map(e => e.tagName + "#" + (e.id || e.name || e.className));
+	if (document.documentElement.scrollWidth > window.innerWidth) out.push("page wider than the screen");
+	return out;
+})()`
+
+// TestBrowser_DashboardPages goes through every page of the dashboard on
+// a phone's screen in Chromium: each fits the screen (screenshots with
+// CAURI_SCREENSHOTS); the overview draws its charts; a key is rolled and
+// shown once; an aggregator account is connected; someone is invited.
+func TestBrowser_DashboardPages(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Adjoa", true)
+		g, _, simURL := e.addSimulatedGateway(ws, "SN")
+		for i, phone := range []string{"771234567", "771230029", "771234568"} {
+			e.payLive(keys["live_public"], g.ID, simURL, 5000*(i+1), phone)
+			e.clock.Add(26 * time.Hour)
+		}
+		addUser(t, st, "adjoa@example.com", "correct horse battery", ws.ID)
+		ctx := browser(t)
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard"),
+			chromedp.WaitVisible(chromedp.ID("login")),
+			chromedp.SendKeys(chromedp.ID("email"), "adjoa@example.com"),
+			chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "dashboard-login")
+		submit(t, ctx, chromedp.ID("sign-in"))
+		bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#volume-chart rect[height]:not([height='0'])").length`))
+		if err != nil || bars != 2 {
+			t.Fatalf("the volume chart has %d bars drawn, %v; want the 2 days that collected", bars, err)
+		}
+		for _, page := range navPages {
+			if err := chromedp.Do(ctx, chromedp.Navigate(e.url+page.Path), chromedp.WaitVisible(chromedp.ID("nav"))); err != nil {
+				t.Fatal(err)
+			}
+			out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowing))
+			if err != nil || len(out) > 0 {
+				t.Errorf("%s on a 360-px screen: %v stick out of the page, %v", page.Path, out, err)
+			}
+			current, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("nav.tabs [aria-current=page]").id`))
+			if current != "nav-"+page.Key {
+				t.Errorf("%s marks %q as the current page", page.Path, current)
+			}
+			screenshot(t, ctx, "dashboard-"+page.Key)
+		}
+
+		// Roll the test secret key: the new key is shown once.
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/keys"), chromedp.SetValue(chromedp.ID("roll-key"), "test_sec")); err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("roll-button"))
+		newKey, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("new-key")))
+		if err != nil || !strings.HasPrefix(newKey, "svc_test_sec_") {
+			t.Fatalf("new key = %q, %v", newKey, err)
+		}
+		screenshot(t, ctx, "dashboard-keys-rolled")
+		wantStatus(t, e.do("GET", "/v1/config/webhook", nil, bearer(newKey)...), 200)
+
+		// Connect a FedaPay account.
+		err = chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard/gateways"),
+			chromedp.Click(chromedp.CSS(`#providers a[href*="provider=fedapay"]`)),
+			chromedp.WaitVisible(chromedp.ID("new-gateway")),
+			chromedp.SendKeys(chromedp.ID("cred-secret_key"), "sk_sandbox_0123456789"),
+			chromedp.SendKeys(chromedp.ID("gateway-countries"), "BJ"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "dashboard-gateways-form")
+		submit(t, ctx, chromedp.ID("add-gateway"))
+		page, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+		if err != nil || !strings.Contains(page, "FedaPay") || !strings.Contains(page, "secret_key …6789") || strings.Contains(page, "sk_sandbox_0123456789") {
+			t.Fatalf("gateways after connecting FedaPay: %v\n%s", err, page)
+		}
+
+		// Invite a colleague: the link is shown once.
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/team"), chromedp.SendKeys(chromedp.ID("invite-email"), "kofi@example.com")); err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("invite-button"))
+		link, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("invitation-link")))
+		if err != nil || !strings.Contains(link, "/dashboard/invitations/") {
+			t.Fatalf("invitation link = %q, %v", link, err)
+		}
+		screenshot(t, ctx, "dashboard-team-invited")
+		if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.ID("accept"))); err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "dashboard-invitation")
 	})
 }
