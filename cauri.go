@@ -26,6 +26,7 @@ const (
 	EInternal      = "internal"      // 500
 	EPayment       = "payment"       // 402: insufficient balance
 	EBadGateway    = "bad_gateway"   // 502: the aggregator refused; the message carries its answer
+	EUnavailable   = "unavailable"   // 503: the partner API is disabled
 )
 
 // Error is an error whose message is safe to show to the API client.

@@ -20,7 +20,10 @@ type Workspace struct {
 	TransfersClosed bool
 	// TransferDailyCap is how many transfers it may create per day (GMT).
 	TransferDailyCap int
-	CreatedAt        time.Time
+	// PartnerID is the partner product that provisioned it ("" for none):
+	// that partner, and no other, manages it through /v1/partner.
+	PartnerID string
+	CreatedAt time.Time
 }
 
 // NewWorkspace returns a workspace with a fresh id.
@@ -79,6 +82,28 @@ func NewKey(workspaceID string, kind KeyKind, live bool, now time.Time) *Key {
 		Last4:       plain[len(plain)-4:],
 		CreatedAt:   now.UTC(),
 	}
+}
+
+// KeySet makes a new workspace's four keys: the keys, to store, and their
+// plaintexts by name (live_public, live_secret, test_public, test_secret),
+// to show once.
+func KeySet(workspaceID string, now time.Time) ([]*Key, map[string]string) {
+	keys := []*Key{
+		NewKey(workspaceID, KeyPublic, true, now), NewKey(workspaceID, KeySecret, true, now),
+		NewKey(workspaceID, KeyPublic, false, now), NewKey(workspaceID, KeySecret, false, now),
+	}
+	plain := map[string]string{}
+	for _, k := range keys {
+		mode, kind := "test", "public"
+		if k.Live {
+			mode = "live"
+		}
+		if k.Kind == KeySecret {
+			kind = "secret"
+		}
+		plain[mode+"_"+kind] = k.Plaintext
+	}
+	return keys, plain
 }
 
 // MaxKeyGrace bounds how long a rolled key stays valid (Stripe's bound).

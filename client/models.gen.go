@@ -177,6 +177,48 @@ func (e EventName) Valid() bool {
 	}
 }
 
+// Defines values for GatewayObject.
+const (
+	GatewayObjectGateway GatewayObject = "gateway"
+)
+
+// Valid indicates whether the value is a known member of the GatewayObject enum.
+func (e GatewayObject) Valid() bool {
+	switch e {
+	case GatewayObjectGateway:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GatewayCreateProvider.
+const (
+	Cinetpay    GatewayCreateProvider = "cinetpay"
+	Fedapay     GatewayCreateProvider = "fedapay"
+	Flutterwave GatewayCreateProvider = "flutterwave"
+	Pawapay     GatewayCreateProvider = "pawapay"
+	Paystack    GatewayCreateProvider = "paystack"
+)
+
+// Valid indicates whether the value is a known member of the GatewayCreateProvider enum.
+func (e GatewayCreateProvider) Valid() bool {
+	switch e {
+	case Cinetpay:
+		return true
+	case Fedapay:
+		return true
+	case Flutterwave:
+		return true
+	case Pawapay:
+		return true
+	case Paystack:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok          HealthStatus = "ok"
@@ -189,6 +231,39 @@ func (e HealthStatus) Valid() bool {
 	case Ok:
 		return true
 	case Unavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MerchantObject.
+const (
+	MerchantObjectMerchant MerchantObject = "merchant"
+)
+
+// Valid indicates whether the value is a known member of the MerchantObject enum.
+func (e MerchantObject) Valid() bool {
+	switch e {
+	case MerchantObjectMerchant:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MerchantVerification.
+const (
+	MerchantVerificationPending  MerchantVerification = "pending"
+	MerchantVerificationVerified MerchantVerification = "verified"
+)
+
+// Valid indicates whether the value is a known member of the MerchantVerification enum.
+func (e MerchantVerification) Valid() bool {
+	switch e {
+	case MerchantVerificationPending:
+		return true
+	case MerchantVerificationVerified:
 		return true
 	default:
 		return false
@@ -765,6 +840,54 @@ func (e DashboardSelectWorkspaceFormdataBodyMode) Valid() bool {
 	}
 }
 
+// Defines values for PartnerListMerchants200JSONResponseBodyObject.
+const (
+	PartnerListMerchants200JSONResponseBodyObjectList PartnerListMerchants200JSONResponseBodyObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the PartnerListMerchants200JSONResponseBodyObject enum.
+func (e PartnerListMerchants200JSONResponseBodyObject) Valid() bool {
+	switch e {
+	case PartnerListMerchants200JSONResponseBodyObjectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PartnerMerchantVerification200JSONResponseBodyObject.
+const (
+	Verification PartnerMerchantVerification200JSONResponseBodyObject = "verification"
+)
+
+// Valid indicates whether the value is a known member of the PartnerMerchantVerification200JSONResponseBodyObject enum.
+func (e PartnerMerchantVerification200JSONResponseBodyObject) Valid() bool {
+	switch e {
+	case Verification:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PartnerMerchantVerification200JSONResponseBodyStatus.
+const (
+	PartnerMerchantVerification200JSONResponseBodyStatusPending  PartnerMerchantVerification200JSONResponseBodyStatus = "pending"
+	PartnerMerchantVerification200JSONResponseBodyStatusVerified PartnerMerchantVerification200JSONResponseBodyStatus = "verified"
+)
+
+// Valid indicates whether the value is a known member of the PartnerMerchantVerification200JSONResponseBodyStatus enum.
+func (e PartnerMerchantVerification200JSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case PartnerMerchantVerification200JSONResponseBodyStatusPending:
+		return true
+	case PartnerMerchantVerification200JSONResponseBodyStatusVerified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportTransactionsParamsFormat.
 const (
 	Csv  ExportTransactionsParamsFormat = "csv"
@@ -1068,6 +1191,46 @@ type Error struct {
 // EventName defines model for EventName.
 type EventName string
 
+// Gateway defines model for Gateway.
+type Gateway struct {
+	Collect   bool      `json:"collect"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Credentials Hints: each field's last 4 characters.
+	Credentials map[string]string `json:"credentials"`
+	Enabled     bool              `json:"enabled"`
+	Id          string            `json:"id"`
+	Live        bool              `json:"live"`
+	Name        string            `json:"name"`
+	Object      GatewayObject     `json:"object"`
+	Payout      bool              `json:"payout"`
+	Provider    string            `json:"provider"`
+	Routes      []struct {
+		Code     string `json:"code"`
+		Country  string `json:"country"`
+		Enabled  bool   `json:"enabled"`
+		Operator string `json:"operator"`
+	} `json:"routes"`
+}
+
+// GatewayObject defines model for Gateway.Object.
+type GatewayObject string
+
+// GatewayCreate defines model for GatewayCreate.
+type GatewayCreate struct {
+	// Countries ISO codes served (default: every country the aggregator serves).
+	Countries   *[]string         `json:"countries,omitempty"`
+	Credentials map[string]string `json:"credentials"`
+
+	// Live Live credentials (default: the aggregator's sandbox).
+	Live     *bool                 `json:"live,omitempty"`
+	Name     *string               `json:"name,omitempty"`
+	Provider GatewayCreateProvider `json:"provider"`
+}
+
+// GatewayCreateProvider defines model for GatewayCreate.Provider.
+type GatewayCreateProvider string
+
 // HTTPURL An absolute http or https URL.
 type HTTPURL = string
 
@@ -1092,6 +1255,74 @@ type InitiateRequest struct {
 
 	// TransactionId The session id.
 	TransactionId string `json:"transactionId"`
+}
+
+// Merchant defines model for Merchant.
+type Merchant struct {
+	// Connect A Connect workspace (the service holds its money).
+	Connect   bool      `json:"connect"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// DefaultCurrency ISO 4217 code of an accepted currency.
+	DefaultCurrency Currency `json:"default_currency"`
+
+	// Id The workspace's id.
+	Id string `json:"id"`
+
+	// Keys The four keys, in the answer that created the merchant only.
+	Keys *struct {
+		LivePublic string `json:"live_public"`
+		LiveSecret string `json:"live_secret"`
+		TestPublic string `json:"test_public"`
+		TestSecret string `json:"test_secret"`
+	} `json:"keys,omitempty"`
+
+	// Livemode Whether live keys create live objects (false until verified).
+	Livemode bool           `json:"livemode"`
+	Name     string         `json:"name"`
+	Object   MerchantObject `json:"object"`
+
+	// Owner The owner, in the answer that created the merchant only.
+	Owner *struct {
+		Email string `json:"email"`
+
+		// InvitationUrl The owner's invitation (when no password was given); valid 7 days, once.
+		InvitationUrl *string `json:"invitation_url,omitempty"`
+	} `json:"owner,omitempty"`
+	TransfersEnabled bool                 `json:"transfers_enabled"`
+	Verification     MerchantVerification `json:"verification"`
+	Webhook          WebhookConfig        `json:"webhook"`
+}
+
+// MerchantObject defines model for Merchant.Object.
+type MerchantObject string
+
+// MerchantVerification defines model for Merchant.Verification.
+type MerchantVerification string
+
+// MerchantCreate defines model for MerchantCreate.
+type MerchantCreate struct {
+	// DefaultCurrency ISO 4217 code of an accepted currency.
+	DefaultCurrency *Currency `json:"default_currency,omitempty"`
+
+	// Email The owner's e-mail address.
+	Email  string       `json:"email"`
+	Events *[]EventName `json:"events,omitempty"`
+	Name   string       `json:"name"`
+
+	// Password The owner's password; absent: an invitation link.
+	Password *string `json:"password,omitempty"`
+
+	// WebhookUrl Public HTTPS address of the live webhook.
+	WebhookUrl *string `json:"webhook_url,omitempty"`
+}
+
+// MerchantUpdate defines model for MerchantUpdate.
+type MerchantUpdate struct {
+	Events         *[]EventName `json:"events,omitempty"`
+	Name           *string      `json:"name,omitempty"`
+	TestWebhookUrl *string      `json:"test_webhook_url,omitempty"`
+	WebhookUrl     *string      `json:"webhook_url,omitempty"`
 }
 
 // Method defines model for Method.
@@ -1634,6 +1865,12 @@ type PageTooManyRequests = PageError
 // PageUnsupportedMediaType defines model for PageUnsupportedMediaType.
 type PageUnsupportedMediaType = PageError
 
+// PartnerDisabled defines model for PartnerDisabled.
+type PartnerDisabled = Error
+
+// PartnerUnauthorized defines model for PartnerUnauthorized.
+type PartnerUnauthorized = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
@@ -1859,6 +2096,21 @@ type ListCheckoutSessionMethodsParams struct {
 	// Country ISO 3166-1 alpha-2 code in any case (`ci`, `SN`) or a country name (`Côte d'Ivoire`, `Senegal`). A code of a country Cauri does not serve yields the card methods alone.
 	Country *string `form:"country,omitempty" json:"country,omitempty"`
 }
+
+// PartnerListMerchantsParams defines parameters for PartnerListMerchants.
+type PartnerListMerchantsParams struct {
+	// Limit 1 to 200 (default 50).
+	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PartnerListMerchants200JSONResponseBodyObject defines parameters for PartnerListMerchants.
+type PartnerListMerchants200JSONResponseBodyObject string
+
+// PartnerMerchantVerification200JSONResponseBodyObject defines parameters for PartnerMerchantVerification.
+type PartnerMerchantVerification200JSONResponseBodyObject string
+
+// PartnerMerchantVerification200JSONResponseBodyStatus defines parameters for PartnerMerchantVerification.
+type PartnerMerchantVerification200JSONResponseBodyStatus string
 
 // CreatePaymentLinkJSONBody defines parameters for CreatePaymentLink.
 type CreatePaymentLinkJSONBody struct {
@@ -2158,6 +2410,15 @@ type CreateCheckoutSessionJSONRequestBody = CreateSessionRequest
 
 // UpdateWebhookConfigJSONRequestBody defines body for UpdateWebhookConfig for application/json ContentType.
 type UpdateWebhookConfigJSONRequestBody = WebhookConfigUpdate
+
+// PartnerCreateMerchantJSONRequestBody defines body for PartnerCreateMerchant for application/json ContentType.
+type PartnerCreateMerchantJSONRequestBody = MerchantCreate
+
+// PartnerUpdateMerchantJSONRequestBody defines body for PartnerUpdateMerchant for application/json ContentType.
+type PartnerUpdateMerchantJSONRequestBody = MerchantUpdate
+
+// PartnerAddGatewayJSONRequestBody defines body for PartnerAddGateway for application/json ContentType.
+type PartnerAddGatewayJSONRequestBody = GatewayCreate
 
 // CreatePaymentLinkJSONRequestBody defines body for CreatePaymentLink for application/json ContentType.
 type CreatePaymentLinkJSONRequestBody CreatePaymentLinkJSONBody

@@ -42,6 +42,21 @@ Commands:
                              close transfers on a workspace (403 transferts_inactifs), or reopen them
   workspace set-daily-cap ID N
                              how many transfers it may create per day (GMT; default 200)
+  workspace set-connect ID on|off
+                             a Connect workspace: the service holds its money (no transfers)
+  workspace list             every workspace, newest first
+  workspace roll-key --key live_secret|live_public|test_secret|test_public [--grace 24h] ID
+                             a new key, printed once; the replaced one works for --grace more
+  connect balance ID         what the service owes a Connect workspace, per currency
+  connect settle --amount A --currency C --reference R ID
+                             record a settlement paid out to a Connect workspace (402 beyond its balance)
+  partner create --name N    a partner product's secret for /v1/partner/*, printed once
+  partner list
+  partner revoke PARTNER_ID
+  purge [--test-older-than 90d]
+                             delete test data older than that (live data is never touched)
+  audit [--workspace ID] [--limit 100]
+                             the audit log of administrative and partner actions, newest first
   gateway add --workspace ID --provider P --name N --credentials FILE|- [--live] [--countries CI,SN] [--api-url URL]
                              connect one of the merchant's aggregator accounts (credentials as a JSON object)
   gateway list --workspace ID
@@ -86,6 +101,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return linkCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "user":
 		return userCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "partner":
+		return partnerCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "connect":
+		return connectCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "purge":
+		return purgeCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "audit":
+		return auditCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
 	case "routing":

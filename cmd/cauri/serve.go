@@ -59,7 +59,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	router := &routing.Router{Engine: routing.New(now, uint64(time.Now().UnixNano())), Store: st, Logger: logger}
 	observe := gatewayObserver(reg, router)
 	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Observe: observe, Route: router}
+		Platform: cfg.PlatformWorkspace,
+		Observe:  observe, Route: router}
 	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
 		Observe: observe, Route: router}
 	srv, err := web.New(web.Deps{
@@ -73,6 +74,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
 		BaseURL:        cfg.BaseURL,
+		PartnerSecret:  cfg.PartnerSecret,
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,
 		Registry:       reg,
@@ -162,20 +164,30 @@ func reconcile(ctx context.Context, logger *slog.Logger, passes ...func(context.
 	}
 }
 
-// housekeeping forgets expired idempotency keys and purges old test data,
-// once at start and hourly.
+// housekeeping forgets expired idempotency keys (hourly) and purges test
+// data older than 90 days (daily). Every node asks hourly; the store lets
+// one node run each job per period (ClaimJob), so several nodes never run
+// the same purge at once.
 func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now func() time.Time) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
 		for _, job := range []struct {
 			name  string
+			every time.Duration
 			purge func(context.Context, time.Time) (int64, error)
 			age   time.Duration
 		}{
-			{"expired idempotency keys", st.PurgeIdempotencyKeys, cauri.IdempotencyKeyTTL},
-			{"test data older than 90 days", st.PurgeTestData, cauri.TestDataRetention},
+			{"expired idempotency keys", time.Hour, st.PurgeIdempotencyKeys, cauri.IdempotencyKeyTTL},
+			{"test data older than 90 days", 24 * time.Hour, st.PurgeTestData, cauri.TestDataRetention},
 		} {
+			mine, err := st.ClaimJob(ctx, job.name, now(), job.every)
+			if !mine {
+				if err != nil && ctx.Err() == nil {
+					logger.Warn("purge "+job.name, "err", err)
+				}
+				continue
+			}
 			n, err := job.purge(ctx, now().Add(-job.age))
 			if err != nil && ctx.Err() == nil {
 				logger.Warn("purge "+job.name, "err", err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -30,24 +31,29 @@ func toWorkspaceJSON(ws *cauri.Workspace) workspaceJSON {
 }
 
 func workspace(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const want = "create, verify, close-transfers, open-transfers or set-daily-cap"
+	const want = "create, list, verify, close-transfers, open-transfers, set-daily-cap, set-connect or roll-key"
 	if len(args) == 0 {
 		return errors.New("workspace: want a subcommand: " + want)
 	}
 	set := func(nargs int, apply func(st *store.Store, id string, rest []string) (*cauri.Workspace, error)) error {
 		return workspaceSet(ctx, args[0], args[1:], nargs, apply, getenv, stdout, stderr)
 	}
+	now := time.Now()
 	switch args[0] {
 	case "create":
 		return workspaceCreate(ctx, args[1:], getenv, stdout, stderr)
+	case "list":
+		return workspaceList(ctx, args[1:], getenv, stdout, stderr)
+	case "roll-key":
+		return workspaceRollKey(ctx, args[1:], getenv, stdout, stderr)
 	case "verify":
 		return set(1, func(st *store.Store, id string, _ []string) (*cauri.Workspace, error) {
-			return st.VerifyWorkspace(ctx, id)
+			return st.VerifyWorkspace(ctx, id, now)
 		})
 	case "close-transfers", "open-transfers":
 		closed := args[0] == "close-transfers"
 		return set(1, func(st *store.Store, id string, _ []string) (*cauri.Workspace, error) {
-			return st.SetTransfersClosed(ctx, id, closed)
+			return st.SetTransfersClosed(ctx, id, closed, now)
 		})
 	case "set-daily-cap":
 		return set(2, func(st *store.Store, id string, rest []string) (*cauri.Workspace, error) {
@@ -55,10 +61,71 @@ func workspace(ctx context.Context, args []string, getenv func(string) string, s
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("the daily cap must be a whole number of transfers, 0 or more, not %q", rest[0])
 			}
-			return st.SetTransferDailyCap(ctx, id, n)
+			return st.SetTransferDailyCap(ctx, id, n, now)
+		})
+	case "set-connect":
+		return set(2, func(st *store.Store, id string, rest []string) (*cauri.Workspace, error) {
+			if rest[0] != "on" && rest[0] != "off" {
+				return nil, fmt.Errorf("set-connect wants on or off, not %q", rest[0])
+			}
+			return st.SetConnect(ctx, id, rest[0] == "on", now)
 		})
 	}
 	return fmt.Errorf("workspace: unknown subcommand %q (want %s)", args[0], want)
+}
+
+// workspaceList prints every workspace, newest first, one JSON object a line.
+func workspaceList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, pos, err := parseFlags(flag.NewFlagSet("workspace list", flag.ContinueOnError), args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return errors.New("workspace list: takes no argument")
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ws := range list {
+		if err := printJSON(stdout, toWorkspaceJSON(ws)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workspaceRollKey replaces one key of a workspace and prints the new one,
+// this once; the replaced key keeps working for --grace.
+func workspaceRollKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("workspace roll-key", flag.ContinueOnError)
+	which := fs.String("key", "", "the key to roll: live_secret, live_public, test_secret or test_public (required)")
+	grace := fs.Duration("grace", 24*time.Hour, "how long the replaced key keeps working (0 to 168h)")
+	cfg, pos, err := parseFlags(fs, args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	mode, kind, _ := strings.Cut(*which, "_")
+	kinds := map[string]cauri.KeyKind{"secret": cauri.KeySecret, "public": cauri.KeyPublic}
+	if len(pos) != 1 || (mode != "live" && mode != "test") || kinds[kind] == "" {
+		return errors.New("workspace roll-key: want --key live_secret|live_public|test_secret|test_public and one workspace id")
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := st.RollKey(ctx, pos[0], kinds[kind], mode == "live", *grace, time.Now())
+	if err != nil {
+		return errors.New(cauri.ErrorMessage(err))
+	}
+	out := map[string]any{"workspace": pos[0], "key": *which, "value": k.Plaintext, "replaced_keys_stop_at": time.Now().Add(*grace).UTC().Format(cauri.TimeFormat)}
+	return printJSON(stdout, out)
 }
 
 // workspaceCreate prints the new workspace with its four keys. This is the
@@ -78,27 +145,17 @@ func workspaceCreate(ctx context.Context, args []string, getenv func(string) str
 		return errors.New(cauri.ErrorMessage(err) + " (--name)")
 	}
 	ws.Verified, ws.Connect = *verified, *connect
-	keys := map[string]*cauri.Key{
-		"live_public": cauri.NewKey(ws.ID, cauri.KeyPublic, true, now),
-		"live_secret": cauri.NewKey(ws.ID, cauri.KeySecret, true, now),
-		"test_public": cauri.NewKey(ws.ID, cauri.KeyPublic, false, now),
-		"test_secret": cauri.NewKey(ws.ID, cauri.KeySecret, false, now),
-	}
+	keys, plain := cauri.KeySet(ws.ID, now)
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	out := toWorkspaceJSON(ws)
-	out.Keys = map[string]string{}
-	var list []*cauri.Key
-	for name, k := range keys {
-		list = append(list, k)
-		out.Keys[name] = k.Plaintext
-	}
-	if err := st.CreateWorkspace(ctx, ws, list); err != nil {
+	if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
 		return err
 	}
+	out := toWorkspaceJSON(ws)
+	out.Keys = plain
 	return printJSON(stdout, out)
 }
 

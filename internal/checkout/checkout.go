@@ -43,6 +43,26 @@ type Service struct {
 	// Route, when set, orders the gateways of a payment and learns from
 	// each payment's outcome.
 	Route *routing.Router
+	// Platform is the workspace whose gateways collect for Connect
+	// workspaces ("" : Connect workspaces have no live method).
+	Platform string
+}
+
+// gateways lists the gateways that may collect a session's payment: its
+// workspace's own or, for a Connect workspace, whose money the service
+// holds, the platform's (configured by the service administration).
+func (s *Service) gateways(ctx context.Context, sess *cauri.Session) ([]*cauri.Gateway, error) {
+	ws, err := s.Store.Workspace(ctx, sess.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if !ws.Connect {
+		return s.Store.Gateways(ctx, ws.ID)
+	}
+	if s.Platform == "" {
+		return nil, nil
+	}
+	return s.Store.Gateways(ctx, s.Platform)
 }
 
 // CreateParams is a create request as the merchant sent it. Amount is the

@@ -52,7 +52,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 	if chosen == nil {
 		return nil, cauri.Errorf(cauri.EInvalid, "This payment method is not available for this payment")
 	}
-	gateways, err := s.Store.Gateways(ctx, sess.WorkspaceID)
+	gateways, err := s.gateways(ctx, sess)
 	if err != nil {
 		return nil, err
 	}

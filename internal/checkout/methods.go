@@ -77,7 +77,7 @@ func (s *Service) Methods(ctx context.Context, sess *cauri.Session, country stri
 		}
 		return methods, nil
 	}
-	gateways, err := s.Store.Gateways(ctx, sess.WorkspaceID)
+	gateways, err := s.gateways(ctx, sess)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,11 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	MasterKey      string
 	LogLevel       string
+	// PartnerSecret is the single partner's secret (the simple form of the
+	// partner API); "" leaves only the partners issued by the administration.
+	PartnerSecret string
+	// PlatformWorkspace owns the gateways that collect for Connect workspaces.
+	PlatformWorkspace string
 
 	WebhookAllowedCIDRs  []netip.Prefix
 	WebhookRetrySchedule []time.Duration
@@ -49,6 +54,8 @@ func (c *Config) settings(raw *rawConfig) []setting {
 		{"CAURI_WEBHOOK_ALLOWED_CIDRS", "webhook-allowed-cidrs", "", "comma-separated CIDRs exempt from the public-HTTPS rule of webhook addresses (local development, tests)", &raw.webhookAllowed},
 		{"CAURI_WEBHOOK_RETRY_SCHEDULE", "webhook-retry-schedule", "0s,1m,5m,15m,1h,3h,6h,12h,24h,24h", "delays before each webhook attempt, comma-separated Go durations", &raw.retrySchedule},
 		{"CAURI_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "how long a webhook receiver has to answer", &raw.webhookTimeout},
+		{"CAURI_PARTNER_SECRET", "partner-secret", "", "the single partner's secret for /v1/partner/* (x-partner-secret); more partners: cauri partner create", &c.PartnerSecret},
+		{"CAURI_PLATFORM_WORKSPACE", "platform-workspace", "", "the workspace whose gateways collect the payments of Connect workspaces", &c.PlatformWorkspace},
 	}
 }
 

@@ -117,10 +117,11 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 	return sess, nil
 }
 
-// PurgeTestData deletes the test-mode sessions, events, deliveries and
-// notifications created before
-// cutoff (SPEC 1: test data is purged after 90 days), and returns how many
-// rows went. Live data is never touched.
+// PurgeTestData deletes the test-mode sessions (those of payment links
+// too) with their attempts, the test events, deliveries, notifications,
+// transfers and idempotency keys created before cutoff (SPEC 1: test data
+// is purged after 90 days), and returns how many rows went. Live data is
+// never touched.
 func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
 	err := s.tx(ctx, func(t *tx) error {
@@ -130,6 +131,8 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 			`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE livemode = ? AND created_at < ?)`,
 			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM transfers WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM idempotency_keys WHERE livemode = ? AND created_at < ?`,
 		} {
 			res, err := t.exec(ctx, q, false, micros(cutoff))
 			if err != nil {
@@ -158,10 +161,14 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 }
 
 // saveSessionStatus writes a session's new status with the event the change
-// emits (nil: none), in the caller's transaction.
+// emits (nil: none), in the caller's transaction; a Connect workspace's
+// live payment that succeeds credits its balance then.
 func (t *tx) saveSessionStatus(ctx context.Context, sess *cauri.Session, ev *cauri.Event) error {
 	if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
 		string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
+		return err
+	}
+	if err := t.creditConnect(ctx, sess); err != nil {
 		return err
 	}
 	if ev != nil {

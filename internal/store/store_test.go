@@ -67,11 +67,11 @@ func TestStore_Workspace(t *testing.T) {
 			if ws.Verified {
 				t.Fatal("new workspace is verified")
 			}
-			got, err := s.VerifyWorkspace(ctx, ws.ID)
+			got, err := s.VerifyWorkspace(ctx, ws.ID, t0)
 			if err != nil || !got.Verified {
 				t.Fatalf("VerifyWorkspace = %+v, %v; want verified", got, err)
 			}
-			if _, err := s.VerifyWorkspace(ctx, "ws_nope"); code(err) != cauri.ENotFound {
+			if _, err := s.VerifyWorkspace(ctx, "ws_nope", t0); code(err) != cauri.ENotFound {
 				t.Fatalf("VerifyWorkspace(unknown) err = %v; want not_found", err)
 			}
 		})

@@ -22,12 +22,12 @@ func printable(id string) string {
 	return q[1 : len(q)-1]
 }
 
-// CreateWorkspace stores a workspace with its keys.
+// CreateWorkspace stores a workspace with its keys (audited).
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
 	return s.tx(ctx, func(t *tx) error {
-		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt), ws.TransfersClosed, ws.TransferDailyCap); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap, partner_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt), ws.TransfersClosed, ws.TransferDailyCap, ws.PartnerID); err != nil {
 			return err
 		}
 		for _, k := range keys {
@@ -35,17 +35,18 @@ func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys [
 				return err
 			}
 		}
-		return nil
+		return t.audit(ctx, ws.CreatedAt, "workspace.created", ws.ID, map[string]any{"name": ws.Name, "verified": ws.Verified, "connect": ws.Connect,
+			"partner": ws.PartnerID})
 	})
 }
 
-const workspaceColumns = `w.id, w.name, w.verified, w.connect, w.default_currency, w.created_at, w.transfers_closed, w.transfer_daily_cap`
+const workspaceColumns = `w.id, w.name, w.verified, w.connect, w.default_currency, w.created_at, w.transfers_closed, w.transfer_daily_cap, w.partner_id`
 
 func scanWorkspace(row interface{ Scan(...any) error }, extra ...any) (*cauri.Workspace, error) {
 	var ws cauri.Workspace
 	var cur string
 	var created int64
-	if err := row.Scan(append([]any{&ws.ID, &ws.Name, &ws.Verified, &ws.Connect, &cur, &created, &ws.TransfersClosed, &ws.TransferDailyCap}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&ws.ID, &ws.Name, &ws.Verified, &ws.Connect, &cur, &created, &ws.TransfersClosed, &ws.TransferDailyCap, &ws.PartnerID}, extra...)...); err != nil {
 		return nil, err
 	}
 	ws.DefaultCurrency = cauri.Currency(cur)
@@ -67,38 +68,64 @@ func (s *Store) Workspace(ctx context.Context, id string) (*cauri.Workspace, err
 }
 
 // VerifyWorkspace marks a workspace's identity verified: it leaves
-// test-only mode, and its live keys now create live objects.
-func (s *Store) VerifyWorkspace(ctx context.Context, id string) (*cauri.Workspace, error) {
-	return s.setWorkspace(ctx, id, "verified", true)
+// test-only mode, and its live keys now create live objects. Audited, as
+// every administrative change below.
+func (s *Store) VerifyWorkspace(ctx context.Context, id string, now time.Time) (*cauri.Workspace, error) {
+	return s.setWorkspace(ctx, id, "verified", true, now)
 }
 
 // SetTransfersClosed closes (or reopens) transfers on a workspace: a
 // closed workspace's transfers are refused with transferts_inactifs.
-func (s *Store) SetTransfersClosed(ctx context.Context, id string, closed bool) (*cauri.Workspace, error) {
-	return s.setWorkspace(ctx, id, "transfers_closed", closed)
+func (s *Store) SetTransfersClosed(ctx context.Context, id string, closed bool, now time.Time) (*cauri.Workspace, error) {
+	return s.setWorkspace(ctx, id, "transfers_closed", closed, now)
 }
 
 // SetTransferDailyCap sets how many transfers a workspace may create per day.
-func (s *Store) SetTransferDailyCap(ctx context.Context, id string, cap int) (*cauri.Workspace, error) {
+func (s *Store) SetTransferDailyCap(ctx context.Context, id string, cap int, now time.Time) (*cauri.Workspace, error) {
 	if cap < 0 {
 		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
 	}
-	return s.setWorkspace(ctx, id, "transfer_daily_cap", cap)
+	return s.setWorkspace(ctx, id, "transfer_daily_cap", cap, now)
 }
 
-// setWorkspace sets one administrative column of a workspace.
-func (s *Store) setWorkspace(ctx context.Context, id, column string, value any) (*cauri.Workspace, error) {
+// SetConnect marks a workspace Connect (its money is held by the service:
+// it collects through the platform's gateways into its balance, and has no
+// transfers), or unmarks it.
+func (s *Store) SetConnect(ctx context.Context, id string, connect bool, now time.Time) (*cauri.Workspace, error) {
+	return s.setWorkspace(ctx, id, "connect", connect, now)
+}
+
+// setWorkspace sets one administrative column of a workspace, audited as
+// "workspace.<column>".
+func (s *Store) setWorkspace(ctx context.Context, id, column string, value any, now time.Time) (*cauri.Workspace, error) {
 	if !cauri.IsID("ws_", id) {
 		return nil, errNotFound("Workspace %s not found", printable(id))
 	}
-	n, err := s.update(ctx, `UPDATE workspaces SET `+column+` = ? WHERE id = ?`, value, id)
+	err := s.tx(ctx, func(t *tx) error {
+		res, err := t.exec(ctx, `UPDATE workspaces SET `+column+` = ? WHERE id = ?`, value, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errNotFound("Workspace %s not found", id)
+		}
+		return t.audit(ctx, now, "workspace."+column, id, map[string]any{column: value})
+	})
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, errNotFound("Workspace %s not found", id)
-	}
 	return s.Workspace(ctx, id)
+}
+
+// Workspaces lists every workspace, newest first (the administration's list).
+func (s *Store) Workspaces(ctx context.Context) ([]*cauri.Workspace, error) {
+	var out []*cauri.Workspace
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (*cauri.Workspace, error) { return scanWorkspace(row) },
+			`SELECT `+workspaceColumns+` FROM workspaces w ORDER BY w.created_at DESC, w.id`)
+		return err
+	})
+	return out, err
 }
 
 // Authenticate finds the workspace and key of an API key by its hash.

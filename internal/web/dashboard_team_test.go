@@ -147,7 +147,7 @@ func TestDashboard_Team(t *testing.T) {
 			actions = append(actions, a.Action)
 		}
 		slices.Sort(actions)
-		if want := "invitation.accepted invitation.accepted invitation.created invitation.created invitation.created invitation.created invitation.revoked"; strings.Join(actions, " ") != want {
+		if want := "invitation.accepted invitation.accepted invitation.created invitation.created invitation.created invitation.created invitation.revoked workspace.created"; strings.Join(actions, " ") != want {
 			t.Errorf("audit = %v", actions)
 		}
 		if strings.Contains(logs.String(), token) || !strings.Contains(logs.String(), "/dashboard/invitations/[token]") {

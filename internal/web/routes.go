@@ -68,6 +68,15 @@ func (s *Server) routes(mux router) {
 	mux.Handle("GET /v1/webhooks/deliveries/{id}", s.api(s.getDelivery))
 	mux.Handle("POST /v1/webhooks/deliveries/{id}/resend", s.api(s.resendDelivery))
 
+	// Partner provisioning (SPEC section 4, Partner): docs/partner.md.
+	mux.Handle("POST /v1/partner/merchants", s.api(s.partner(s.createMerchant)))
+	mux.Handle("GET /v1/partner/merchants", s.api(s.partner(s.listMerchants)))
+	mux.Handle("GET /v1/partner/merchants/{id}", s.api(s.partner(s.getMerchant)))
+	mux.Handle("PATCH /v1/partner/merchants/{id}", s.api(s.partner(s.updateMerchant)))
+	mux.Handle("POST /v1/partner/merchants/{id}/gateways", s.api(s.partner(s.addMerchantGateway)))
+	mux.Handle("GET /v1/partner/merchants/{id}/verification", s.api(s.partner(s.merchantVerification)))
+	mux.Handle("/v1/partner/", s.api(s.partner(s.partnerNoRoute)))
+
 	// Outside /v1: the sandbox settle, used by the hosted page's test buttons.
 	mux.Handle("POST /checkout/sandbox", s.page(s.sandboxSettle))
 	mux.Handle("POST /checkout/initiate", s.page(s.initiate))

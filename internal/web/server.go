@@ -30,16 +30,19 @@ import (
 
 // Deps are what the server is built from.
 type Deps struct {
-	Store          *store.Store
-	Checkout       *checkout.Service
-	Transfers      *transfer.Service
-	Router         *routing.Router  // ranks providers (POST and GET /v1/route)
-	Guard          *delivery.Guard  // webhook address policy
-	Worker         *delivery.Worker // sends deliveries; resends go through it
-	Limiter        ratelimit.Limiter
-	Logger         *slog.Logger
-	PayURL         string
-	BaseURL        string // where the dashboard is served ("": the pay URL's origin)
+	Store     *store.Store
+	Checkout  *checkout.Service
+	Transfers *transfer.Service
+	Router    *routing.Router  // ranks providers (POST and GET /v1/route)
+	Guard     *delivery.Guard  // webhook address policy
+	Worker    *delivery.Worker // sends deliveries; resends go through it
+	Limiter   ratelimit.Limiter
+	Logger    *slog.Logger
+	PayURL    string
+	BaseURL   string // where the dashboard is served ("": the pay URL's origin)
+	// PartnerSecret is the single partner's secret of /v1/partner ("":
+	// only the partners issued by the administration).
+	PartnerSecret  string
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it.
@@ -125,6 +128,7 @@ var statusOf = map[string]int{
 	cauri.EInternal:      http.StatusInternalServerError,
 	cauri.EBadGateway:    http.StatusBadGateway,
 	cauri.EPayment:       http.StatusPaymentRequired,
+	cauri.EUnavailable:   http.StatusServiceUnavailable,
 }
 
 // writeError answers with the error's status and client-safe message. An

@@ -87,10 +87,10 @@ func TestTransfers_Codes(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(ck.Plaintext)...), 403, "connect_non_disponible")
-		st.SetTransfersClosed(ctx, te.ws.ID, true)
+		st.SetTransfersClosed(ctx, te.ws.ID, true, te.clock.Now())
 		wantCode(t, te.send(wave), 403, "transferts_inactifs")
 		wantCode(t, te.do("POST", "/v1/transfers", wave, bearer(te.keys["test_secret"])...), 403, "transferts_inactifs") // the workspace first
-		st.SetTransfersClosed(ctx, te.ws.ID, false)
+		st.SetTransfersClosed(ctx, te.ws.ID, false, te.clock.Now())
 		// 400
 		wantCode(t, te.send(`{"amount": 5000,`), 400, "invalid_body")
 		wantCode(t, te.send(with(wave, "tip", 1)), 400, "invalid_body")
@@ -141,12 +141,12 @@ func TestTransfers_Codes(t *testing.T) {
 			t.Fatalf("the key of a transfer never created = %d %s; want it usable", r.status, r.raw)
 		}
 		// 429: the daily cap, then 30 a minute.
-		st.SetTransferDailyCap(ctx, te.ws.ID, 3)
+		st.SetTransferDailyCap(ctx, te.ws.ID, 3, te.clock.Now())
 		wantStatus(t, te.send(wave), 201)
 		wantCode(t, te.send(wave), 429, "plafond_journalier")
 		te.clock.Add(14*time.Hour + time.Minute) // past midnight GMT
 		wantStatus(t, te.send(wave), 201)
-		st.SetTransferDailyCap(ctx, te.ws.ID, 1000)
+		st.SetTransferDailyCap(ctx, te.ws.ID, 1000, te.clock.Now())
 		var limited response
 		for i := 0; i < 31 && limited.status != 429; i++ {
 			limited = te.send(wave)
@@ -436,12 +436,12 @@ func TestTransfers_NeverPaidTwice(t *testing.T) {
 
 		// A replay wins over a change of the workspace.
 		first := te.send(wave, "Idempotency-Key", "before-closing")
-		st.SetTransfersClosed(ctx, te.ws.ID, true)
+		st.SetTransfersClosed(ctx, te.ws.ID, true, te.clock.Now())
 		if again := te.send(wave, "Idempotency-Key", "before-closing"); again.status != 200 || again.str("id") != first.str("id") {
 			t.Fatalf("replay after closing = %d %s", again.status, again.raw)
 		}
 		wantCode(t, te.send(wave, "Idempotency-Key", "after-closing"), 403, "transferts_inactifs")
-		st.SetTransfersClosed(ctx, te.ws.ID, false)
+		st.SetTransfersClosed(ctx, te.ws.ID, false, te.clock.Now())
 
 		// Two nodes' reconcilers, one orphan of FedaPay (which has no
 		// idempotency key: only the adoption stops a second payout).

@@ -135,18 +135,7 @@ func createWorkspace(tb testing.TB, st *store.Store, name string, verified bool,
 	tb.Helper()
 	ws, _ := cauri.NewWorkspace(name, now)
 	ws.Verified = verified
-	keys := map[string]*cauri.Key{
-		"live_public": cauri.NewKey(ws.ID, cauri.KeyPublic, true, now),
-		"live_secret": cauri.NewKey(ws.ID, cauri.KeySecret, true, now),
-		"test_public": cauri.NewKey(ws.ID, cauri.KeyPublic, false, now),
-		"test_secret": cauri.NewKey(ws.ID, cauri.KeySecret, false, now),
-	}
-	var list []*cauri.Key
-	plain := map[string]string{}
-	for n, k := range keys {
-		list = append(list, k)
-		plain[n] = k.Plaintext
-	}
+	list, plain := cauri.KeySet(ws.ID, now)
 	if err := st.CreateWorkspace(context.Background(), ws, list); err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+)
+
+// The ledger's accounts. The service holds a Connect workspace's money:
+// what the platform's gateways collected for it is owed to it until it is
+// settled (paid out). Entries are signed minor units, debit positive; the
+// entries of one movement sum to zero.
+const (
+	AccountCollected = "platform:collected" // money collected through the platform's gateways
+	AccountPaidOut   = "platform:paid_out"  // money settled to merchants
+)
+
+// WorkspaceAccount is what the service owes a Connect workspace (credits).
+func WorkspaceAccount(id string) string { return "workspace:" + id }
+
+// Movement is one movement of money in the ledger.
+type Movement struct {
+	ID          string
+	Key         string // payment:<session id>, payout:<reference>
+	Kind        string // payment, payout
+	WorkspaceID string
+	Currency    cauri.Currency
+	Amount      int64
+	Description string
+	CreatedAt   time.Time
+}
+
+// move records a movement and its two entries (debit, credit) once: a
+// movement whose key is already recorded is not recorded again; it reports
+// whether this call recorded it.
+func (t *tx) move(ctx context.Context, m *Movement, debit, credit string) (bool, error) {
+	res, err := t.exec(ctx, `INSERT INTO ledger_movements (id, key, kind, workspace_id, currency, amount, description, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+		m.ID, m.Key, m.Kind, m.WorkspaceID, string(m.Currency), m.Amount, m.Description, micros(m.CreatedAt))
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	for _, e := range []struct {
+		account string
+		amount  int64
+	}{{debit, m.Amount}, {credit, -m.Amount}} {
+		if _, err := t.exec(ctx, `INSERT INTO ledger_entries (id, movement_id, account, currency, amount, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			cauri.NewID("le_"), m.ID, e.account, string(m.Currency), e.amount, micros(m.CreatedAt)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// creditConnect credits a Connect workspace's balance with a live session
+// that has just succeeded, in the transaction that records the success.
+func (t *tx) creditConnect(ctx context.Context, sess *cauri.Session) error {
+	if !sess.Livemode || sess.Status != cauri.SessionSuccess {
+		return nil
+	}
+	var connect bool
+	if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`, sess.WorkspaceID).Scan(&connect); err != nil || !connect {
+		return err
+	}
+	_, err := t.move(ctx, &Movement{ID: cauri.NewID("mv_"), Key: "payment:" + sess.ID, Kind: "payment", WorkspaceID: sess.WorkspaceID,
+		Currency: sess.Currency, Amount: sess.Amount, Description: "payment " + sess.ID, CreatedAt: sess.UpdatedAt},
+		AccountCollected, WorkspaceAccount(sess.WorkspaceID))
+	return err
+}
+
+// balances sums an account's entries per currency, credits positive.
+func (t *tx) balances(ctx context.Context, account string) (map[cauri.Currency]int64, error) {
+	out := map[cauri.Currency]int64{}
+	rows, err := t.query(ctx, `SELECT currency, CAST(-SUM(amount) AS BIGINT) FROM ledger_entries WHERE account = ? GROUP BY currency`, account)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cur string
+		var n int64
+		if err := rows.Scan(&cur, &n); err != nil {
+			return nil, err
+		}
+		out[cauri.Currency(cur)] = n
+	}
+	return out, rows.Err()
+}
+
+// Balance is what the service owes a Connect workspace, per currency.
+func (s *Store) Balance(ctx context.Context, workspaceID string) (map[cauri.Currency]int64, error) {
+	var out map[cauri.Currency]int64
+	err := s.read(ctx, func(t *tx) (err error) {
+		out, err = t.balances(ctx, WorkspaceAccount(workspaceID))
+		return err
+	})
+	return out, err
+}
+
+// Settle records a settlement paid out to a Connect workspace outside the
+// service (a bank or Mobile Money transfer made by the administration):
+// its balance goes down by amount. The reference (the transfer's, at the
+// bank) makes it idempotent: settling again with the same reference
+// records nothing and returns the first movement. More than the balance is
+// refused with 402 (solde_insuffisant). Audited.
+func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time) (*Movement, error) {
+	if amount <= 0 {
+		return nil, cauri.Errorf(cauri.EInvalid, "the amount must be positive")
+	}
+	ref, err := cauri.CleanText("reference", reference, 200)
+	if err != nil || ref == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "a settlement needs its reference (the payout's, at the bank or the operator), at most 200 characters")
+	}
+	m := &Movement{ID: cauri.NewID("mv_"), Key: "payout:" + workspaceID + ":" + ref, Kind: "payout", WorkspaceID: workspaceID, Currency: cur,
+		Amount: amount, Description: "settlement " + ref, CreatedAt: now.UTC()}
+	err = s.tx(ctx, func(t *tx) error {
+		var connect bool
+		if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`+s.forUpdate(), workspaceID).Scan(&connect); err != nil {
+			return notFound(err, "Workspace %s not found", printable(workspaceID))
+		}
+		if !connect {
+			return cauri.Errorf(cauri.EForbidden, "Workspace %s is not a Connect workspace: the service holds no money for it", workspaceID)
+		}
+		var prev Movement
+		var created int64
+		err := t.queryRow(ctx, `SELECT id, currency, amount, created_at FROM ledger_movements WHERE key = ?`, m.Key).
+			Scan(&prev.ID, &prev.Currency, &prev.Amount, &created)
+		if err == nil {
+			if prev.Currency != cur || prev.Amount != amount {
+				return cauri.Errorf(cauri.EConflict, "Settlement %s was recorded with another amount (%d %s)", ref, prev.Amount, prev.Currency)
+			}
+			m.ID, m.CreatedAt = prev.ID, fromMicros(created)
+			return nil
+		}
+		balances, err := t.balances(ctx, WorkspaceAccount(workspaceID))
+		if err != nil {
+			return err
+		}
+		if balances[cur] < amount {
+			return cauri.Reasonf(cauri.EPayment, "solde_insuffisant", "The balance is %d %s; it cannot settle %d", balances[cur], cur, amount)
+		}
+		if _, err := t.move(ctx, m, WorkspaceAccount(workspaceID), AccountPaidOut); err != nil {
+			return err
+		}
+		return t.audit(ctx, now, "ledger.settled", workspaceID, map[string]any{"movement": m.ID, "amount": amount, "currency": string(cur), "reference": ref})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// LedgerSums is the sum of every entry per currency (zero when the ledger
+// balances), and the number of movements whose entries do not sum to zero.
+func (s *Store) LedgerSums(ctx context.Context) (map[cauri.Currency]int64, int, error) {
+	sums := map[cauri.Currency]int64{}
+	var unbalanced int
+	err := s.read(ctx, func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT currency, CAST(SUM(amount) AS BIGINT) FROM ledger_entries GROUP BY currency`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cur string
+			var n int64
+			if err := rows.Scan(&cur, &n); err != nil {
+				return err
+			}
+			sums[cauri.Currency(cur)] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return t.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT movement_id FROM ledger_entries GROUP BY movement_id HAVING SUM(amount) <> 0) u`).Scan(&unbalanced)
+	})
+	return sums, unbalanced, err
+}
