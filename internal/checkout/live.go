@@ -322,7 +322,7 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), StatusCheckInterval); err != nil || !turn {
 			return sess, err
 		}
-		g, err := s.Store.Gateway(ctx, sess.WorkspaceID, a.GatewayID)
+		g, err := s.Store.GatewayByID(ctx, a.GatewayID) // its own, or the platform's for a Connect workspace
 		if err != nil {
 			return sess, nil
 		}

@@ -42,6 +42,7 @@ type gatewaysData struct {
 	Countries string // of the provider being added, for the hint
 	Name      string // the form's values, kept after a refusal (never the credentials)
 	Live      bool
+	Connect   bool // the workspace collects through the platform's gateways
 	Error     string
 }
 
@@ -66,7 +67,7 @@ func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding s
 	if err != nil {
 		return err
 	}
-	data := gatewaysData{frame: s.frame(w, r, "gateways", ws, d.Livemode), Live: true}
+	data := gatewaysData{frame: s.frame(w, r, "gateways", ws, d.Livemode), Live: true, Connect: ws.Connect}
 	for _, k := range gateway.Keys() {
 		p, _ := gateway.Lookup(k)
 		data.Providers = append(data.Providers, p)
@@ -127,6 +128,9 @@ func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
 	_, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
+	}
+	if ws.Connect {
+		return s.renderGateways(w, r, "", cauri.Errorf(cauri.EForbidden, "A Connect workspace collects through the service's platform gateways; it adds none of its own"))
 	}
 	f := r.PostForm
 	p, found := gateway.Lookup(f.Get("provider"))

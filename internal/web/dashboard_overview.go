@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -53,6 +54,10 @@ type overviewData struct {
 	MaxVolume  string
 	FirstDay   string
 	Breakdowns []breakdownTable
+	// Connect: the service holds the workspace's money; Balance is what it
+	// owes the workspace, per currency.
+	Connect bool
+	Balance []string
 }
 
 // breakdownTable is the overview's table per provider or per operator
@@ -90,6 +95,16 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 		return s.pages.ExecuteTemplate(w, "dashboard.html", data)
 	}
 	data.Selected = ws.ID
+	if ws.Connect {
+		balance, err := s.Store.Balance(r.Context(), ws.ID)
+		if err != nil {
+			return err
+		}
+		data.Connect = true
+		for _, c := range slices.Sorted(maps.Keys(balance)) {
+			data.Balance = append(data.Balance, displayAmount(balance[c], c))
+		}
+	}
 	q := r.URL.Query()
 	data.Days, _ = strconv.Atoi(q.Get("days"))
 	if !slices.Contains(overviewPeriods, data.Days) {
