@@ -75,8 +75,8 @@ func TestStore_RollKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(log) != 2 || log[0].Actor != "cli" || log[1].Actor != "user:usr_test" || log[1].Action != "key.rolled" ||
-				log[1].Detail["grace_seconds"] != float64(86400) || log[1].Detail["key"] != k.Masked() {
+			if len(log) != 3 || log[0].Actor != "cli" || log[1].Actor != "user:usr_test" || log[1].Action != "key.rolled" ||
+				log[1].Detail["grace_seconds"] != float64(86400) || log[1].Detail["key"] != k.Masked() || log[2].Action != "workspace.created" {
 				t.Fatalf("audit log = %+v", log)
 			}
 		})
