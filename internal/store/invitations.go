@@ -93,9 +93,10 @@ func (s *Store) InvitationByToken(ctx context.Context, token string, now time.Ti
 }
 
 // AcceptInvitation uses an invitation's link, once: its address joins the
-// workspace, as the user who has it or, when none has, as a new user with
-// this password hash (whose id is u.ID). It returns the member's id.
-// Audited.
+// workspace as the user who has it (passwordHash "": the caller checked
+// that user's password) or as a new user with this password hash (whose id
+// is u.ID; 409 if an account was made for the address meanwhile). It
+// returns the member's id. Audited.
 func (s *Store) AcceptInvitation(ctx context.Context, token string, u *cauri.User, passwordHash string, now time.Time) (string, error) {
 	var userID string
 	err := s.tx(ctx, func(t *tx) error {
@@ -114,6 +115,10 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, u *cauri.Use
 		}
 		err = t.queryRow(ctx, `SELECT id FROM users WHERE email = ?`, inv.Email).Scan(&userID)
 		switch {
+		case err == nil && passwordHash != "":
+			// An account was made for the address since the page was shown:
+			// joining must prove its password, not set one.
+			return cauri.Errorf(cauri.EConflict, "An account now exists for %s: reload the page and give its password", inv.Email)
 		case err == sql.ErrNoRows:
 			if passwordHash == "" {
 				return cauri.Errorf(cauri.EInvalid, "Choose a password")
