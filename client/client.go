@@ -23,6 +23,7 @@ import (
 type Client struct {
 	baseURL    string
 	key        string
+	header     http.Header // sent with every call (the partner's secret)
 	http       *http.Client
 	maxRetries int
 	maxWait    time.Duration
@@ -254,6 +255,67 @@ func (c *Client) Route(ctx context.Context, req RouteRequest) (*RouteResponse, e
 	return out, err
 }
 
+// Partner calls the partner API (/v1/partner/*) of one Cauri service with
+// a partner's secret.
+type Partner struct{ c *Client }
+
+// NewPartner returns a partner client of the service at baseURL with the
+// partner's secret (CAURI_PARTNER_SECRET, or one issued by cauri partner
+// create).
+func NewPartner(baseURL, secret string, opts ...Option) *Partner {
+	c := New(baseURL, "", opts...)
+	c.header = http.Header{"X-Partner-Secret": {secret}}
+	return &Partner{c: c}
+}
+
+// CreateMerchant creates a merchant; its keys (and its owner's invitation
+// link, when no password was given) are in this answer only.
+func (p *Partner) CreateMerchant(ctx context.Context, req MerchantCreate) (*Merchant, error) {
+	var m Merchant
+	_, err := p.c.do(ctx, http.MethodPost, "/v1/partner/merchants", req, nil, &m)
+	return &m, err
+}
+
+// Merchants lists the partner's merchants, newest first (limit 1 to 200;
+// 0 for the default 50).
+func (p *Partner) Merchants(ctx context.Context, limit int) (*MerchantList, error) {
+	path := "/v1/partner/merchants"
+	if limit > 0 {
+		path += "?limit=" + strconv.Itoa(limit)
+	}
+	var l MerchantList
+	_, err := p.c.do(ctx, http.MethodGet, path, nil, nil, &l)
+	return &l, err
+}
+
+// Merchant reads one of the partner's merchants.
+func (p *Partner) Merchant(ctx context.Context, id string) (*Merchant, error) {
+	var m Merchant
+	_, err := p.c.do(ctx, http.MethodGet, "/v1/partner/merchants/"+url.PathEscape(id), nil, nil, &m)
+	return &m, err
+}
+
+// UpdateMerchant changes a merchant's name, webhook addresses or events.
+func (p *Partner) UpdateMerchant(ctx context.Context, id string, u MerchantUpdate) (*Merchant, error) {
+	var m Merchant
+	_, err := p.c.do(ctx, http.MethodPatch, "/v1/partner/merchants/"+url.PathEscape(id), u, nil, &m)
+	return &m, err
+}
+
+// AddGateway connects one of a merchant's aggregator accounts.
+func (p *Partner) AddGateway(ctx context.Context, merchantID string, g GatewayCreate) (*Gateway, error) {
+	var out Gateway
+	_, err := p.c.do(ctx, http.MethodPost, "/v1/partner/merchants/"+url.PathEscape(merchantID)+"/gateways", g, nil, &out)
+	return &out, err
+}
+
+// Verification reads whether the service has verified a merchant's identity.
+func (p *Partner) Verification(ctx context.Context, merchantID string) (*Verification, error) {
+	var v Verification
+	_, err := p.c.do(ctx, http.MethodGet, "/v1/partner/merchants/"+url.PathEscape(merchantID)+"/verification", nil, nil, &v)
+	return &v, err
+}
+
 // do sends one call, retrying a 429 after its Retry-After, and decodes a
 // 2xx body into out.
 func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {
@@ -277,6 +339,9 @@ func (c *Client) do(ctx context.Context, method, path string, in any, header htt
 		}
 		if c.key != "" {
 			req.Header.Set("Authorization", "Bearer "+c.key)
+		}
+		for k, v := range c.header {
+			req.Header[k] = v
 		}
 		res, err := c.http.Do(req)
 		if err != nil {

@@ -270,6 +270,21 @@ func (e MerchantVerification) Valid() bool {
 	}
 }
 
+// Defines values for MerchantListObject.
+const (
+	MerchantListObjectList MerchantListObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the MerchantListObject enum.
+func (e MerchantListObject) Valid() bool {
+	switch e {
+	case MerchantListObjectList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MethodType.
 const (
 	MethodTypeCARD        MethodType = "CARD"
@@ -651,6 +666,39 @@ func (e TransferStatus) Valid() bool {
 	}
 }
 
+// Defines values for VerificationObject.
+const (
+	VerificationObjectVerification VerificationObject = "verification"
+)
+
+// Valid indicates whether the value is a known member of the VerificationObject enum.
+func (e VerificationObject) Valid() bool {
+	switch e {
+	case VerificationObjectVerification:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VerificationStatus.
+const (
+	VerificationStatusPending  VerificationStatus = "pending"
+	VerificationStatusVerified VerificationStatus = "verified"
+)
+
+// Valid indicates whether the value is a known member of the VerificationStatus enum.
+func (e VerificationStatus) Valid() bool {
+	switch e {
+	case VerificationStatusPending:
+		return true
+	case VerificationStatusVerified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookConfigSuccess.
 const (
 	WebhookConfigSuccessTrue WebhookConfigSuccess = true
@@ -834,54 +882,6 @@ func (e DashboardSelectWorkspaceFormdataBodyMode) Valid() bool {
 	case DashboardSelectWorkspaceFormdataBodyModeLive:
 		return true
 	case DashboardSelectWorkspaceFormdataBodyModeTest:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PartnerListMerchants200JSONResponseBodyObject.
-const (
-	PartnerListMerchants200JSONResponseBodyObjectList PartnerListMerchants200JSONResponseBodyObject = "list"
-)
-
-// Valid indicates whether the value is a known member of the PartnerListMerchants200JSONResponseBodyObject enum.
-func (e PartnerListMerchants200JSONResponseBodyObject) Valid() bool {
-	switch e {
-	case PartnerListMerchants200JSONResponseBodyObjectList:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PartnerMerchantVerification200JSONResponseBodyObject.
-const (
-	Verification PartnerMerchantVerification200JSONResponseBodyObject = "verification"
-)
-
-// Valid indicates whether the value is a known member of the PartnerMerchantVerification200JSONResponseBodyObject enum.
-func (e PartnerMerchantVerification200JSONResponseBodyObject) Valid() bool {
-	switch e {
-	case Verification:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PartnerMerchantVerification200JSONResponseBodyStatus.
-const (
-	PartnerMerchantVerification200JSONResponseBodyStatusPending  PartnerMerchantVerification200JSONResponseBodyStatus = "pending"
-	PartnerMerchantVerification200JSONResponseBodyStatusVerified PartnerMerchantVerification200JSONResponseBodyStatus = "verified"
-)
-
-// Valid indicates whether the value is a known member of the PartnerMerchantVerification200JSONResponseBodyStatus enum.
-func (e PartnerMerchantVerification200JSONResponseBodyStatus) Valid() bool {
-	switch e {
-	case PartnerMerchantVerification200JSONResponseBodyStatusPending:
-		return true
-	case PartnerMerchantVerification200JSONResponseBodyStatusVerified:
 		return true
 	default:
 		return false
@@ -1316,6 +1316,16 @@ type MerchantCreate struct {
 	// WebhookUrl Public HTTPS address of the live webhook.
 	WebhookUrl *string `json:"webhook_url,omitempty"`
 }
+
+// MerchantList defines model for MerchantList.
+type MerchantList struct {
+	Count  int                `json:"count"`
+	Data   []Merchant         `json:"data"`
+	Object MerchantListObject `json:"object"`
+}
+
+// MerchantListObject defines model for MerchantList.Object.
+type MerchantListObject string
 
 // MerchantUpdate defines model for MerchantUpdate.
 type MerchantUpdate struct {
@@ -1772,6 +1782,22 @@ type TransferOptionsObject string
 // TransferStatus `processing` until the aggregator's outcome; then `succeeded` or `failed` (final).
 type TransferStatus string
 
+// Verification defines model for Verification.
+type Verification struct {
+	Id string `json:"id"`
+
+	// Livemode Whether live keys create live objects.
+	Livemode bool               `json:"livemode"`
+	Object   VerificationObject `json:"object"`
+	Status   VerificationStatus `json:"status"`
+}
+
+// VerificationObject defines model for Verification.Object.
+type VerificationObject string
+
+// VerificationStatus defines model for Verification.Status.
+type VerificationStatus string
+
 // WebhookConfig defines model for WebhookConfig.
 type WebhookConfig struct {
 	AvailableEvents []EventName `json:"available_events"`
@@ -2102,15 +2128,6 @@ type PartnerListMerchantsParams struct {
 	// Limit 1 to 200 (default 50).
 	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
 }
-
-// PartnerListMerchants200JSONResponseBodyObject defines parameters for PartnerListMerchants.
-type PartnerListMerchants200JSONResponseBodyObject string
-
-// PartnerMerchantVerification200JSONResponseBodyObject defines parameters for PartnerMerchantVerification.
-type PartnerMerchantVerification200JSONResponseBodyObject string
-
-// PartnerMerchantVerification200JSONResponseBodyStatus defines parameters for PartnerMerchantVerification.
-type PartnerMerchantVerification200JSONResponseBodyStatus string
 
 // CreatePaymentLinkJSONBody defines parameters for CreatePaymentLink.
 type CreatePaymentLinkJSONBody struct {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cauri-pay/cauri/client"
 )
 
 // cli runs a command against the served database, as an operator would.
@@ -105,8 +108,21 @@ func TestRun_Administration(t *testing.T) {
 			}
 			p := cli("partner", "create", "--name", "Acme POS")
 			pid, secret := jsonField(t, []byte(p), "id"), jsonField(t, []byte(p), "secret")
-			if code, body := call("POST", "/v1/partner/merchants", `{"name": "Via Acme", "email": "owner@example.com"}`, "x-partner-secret", secret); code != 201 {
-				t.Fatalf("partner create merchant = %d %s", code, body)
+			acme := client.NewPartner(srv.base, secret)
+			m, err := acme.CreateMerchant(srv.ctx, client.MerchantCreate{Name: "Via Acme", Email: "owner@example.com"})
+			if err != nil || m.Keys == nil || m.Owner == nil || m.Owner.InvitationUrl == nil || m.Verification != client.MerchantVerificationPending {
+				t.Fatalf("partner create merchant = %+v, %v", m, err)
+			}
+			cli("workspace", "verify", m.Id)
+			if v, err := acme.Verification(srv.ctx, m.Id); err != nil || v.Status != client.VerificationStatusVerified || !v.Livemode {
+				t.Fatalf("verification after the administration's = %+v, %v", v, err)
+			}
+			if l, err := acme.Merchants(srv.ctx, 10); err != nil || l.Count != 1 || l.Data[0].Id != m.Id {
+				t.Fatalf("merchants = %+v, %v", l, err)
+			}
+			var apiErr *client.APIError
+			if _, err := client.NewPartner(srv.base, "psk_wrong").Merchants(srv.ctx, 0); !errors.As(err, &apiErr) || apiErr.Status != 401 {
+				t.Fatalf("a wrong secret: %v", err)
 			}
 			if out := cli("partner", "list"); !strings.Contains(out, pid) || strings.Contains(out, secret) {
 				t.Fatalf("partner list = %s", out)
