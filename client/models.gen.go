@@ -199,6 +199,7 @@ const (
 	Flutterwave GatewayCreateProvider = "flutterwave"
 	Pawapay     GatewayCreateProvider = "pawapay"
 	Paystack    GatewayCreateProvider = "paystack"
+	Wave        GatewayCreateProvider = "wave"
 )
 
 // Valid indicates whether the value is a known member of the GatewayCreateProvider enum.
@@ -213,6 +214,8 @@ func (e GatewayCreateProvider) Valid() bool {
 	case Pawapay:
 		return true
 	case Paystack:
+		return true
+	case Wave:
 		return true
 	default:
 		return false
@@ -1479,7 +1482,7 @@ type RouteRequest struct {
 	// Amount In major units of the currency.
 	Amount json.Number `json:"amount"`
 
-	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave.
+	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave.
 	AvailableProviders []string `json:"availableProviders"`
 
 	// Country ISO 3166-1 alpha-2.

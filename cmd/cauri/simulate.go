@@ -15,9 +15,10 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
+	"github.com/cauri-pay/cauri/internal/gateway/wave"
 )
 
-const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave"
+const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave"
 
 // simulate runs an aggregator's simulator, for local development and
 // end-to-end tries: point a gateway at it with --api-url.
@@ -53,6 +54,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, TransferPassword: *token, SettleAfter: *settleAfter}
 	case "fedapay":
 		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
+	case "wave":
+		h = &wave.Simulator{APIKey: *token, WebhookSecret: *token, CallbackURL: *callback, SettleAfter: *settleAfter}
 	case "":
 		return errors.New("simulate: want a provider: " + simulated)
 	default:

@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
+	"github.com/cauri-pay/cauri/internal/gateway/wave"
 )
 
 // Timeout bounds every call to an aggregator.
@@ -55,6 +56,8 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 		return &fedapay.Client{BaseURL: base, SecretKey: creds["secret_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	case "flutterwave":
 		return &flutterwave.Client{BaseURL: base, SecretKey: creds["secret_key"], SecretHash: creds["secret_hash"], HTTP: client}, nil
+	case "wave":
+		return &wave.Client{BaseURL: base, APIKey: creds["api_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }
