@@ -197,6 +197,7 @@ const (
 	Cinetpay    GatewayCreateProvider = "cinetpay"
 	Fedapay     GatewayCreateProvider = "fedapay"
 	Flutterwave GatewayCreateProvider = "flutterwave"
+	Mtnmomo     GatewayCreateProvider = "mtnmomo"
 	Pawapay     GatewayCreateProvider = "pawapay"
 	Paystack    GatewayCreateProvider = "paystack"
 	Wave        GatewayCreateProvider = "wave"
@@ -210,6 +211,8 @@ func (e GatewayCreateProvider) Valid() bool {
 	case Fedapay:
 		return true
 	case Flutterwave:
+		return true
+	case Mtnmomo:
 		return true
 	case Pawapay:
 		return true
@@ -774,6 +777,21 @@ const (
 func (e GatewayCallback200JSONResponseBodyReceived) Valid() bool {
 	switch e {
 	case GatewayCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GatewayCallbackPut200JSONResponseBodyReceived.
+const (
+	GatewayCallbackPut200JSONResponseBodyReceivedTrue GatewayCallbackPut200JSONResponseBodyReceived = true
+)
+
+// Valid indicates whether the value is a known member of the GatewayCallbackPut200JSONResponseBodyReceived enum.
+func (e GatewayCallbackPut200JSONResponseBodyReceived) Valid() bool {
+	switch e {
+	case GatewayCallbackPut200JSONResponseBodyReceivedTrue:
 		return true
 	default:
 		return false
@@ -1482,7 +1500,7 @@ type RouteRequest struct {
 	// Amount In major units of the currency.
 	Amount json.Number `json:"amount"`
 
-	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave.
+	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo.
 	AvailableProviders []string `json:"availableProviders"`
 
 	// Country ISO 3166-1 alpha-2.
@@ -1928,6 +1946,16 @@ type GatewayCallbackFormdataBody = struct {
 // GatewayCallback200JSONResponseBodyReceived defines parameters for GatewayCallback.
 type GatewayCallback200JSONResponseBodyReceived bool
 
+// GatewayCallbackPutJSONBody defines parameters for GatewayCallbackPut.
+type GatewayCallbackPutJSONBody = map[string]interface{}
+
+// GatewayCallbackPutFormdataBody defines parameters for GatewayCallbackPut.
+type GatewayCallbackPutFormdataBody = struct {
+}
+
+// GatewayCallbackPut200JSONResponseBodyReceived defines parameters for GatewayCallbackPut.
+type GatewayCallbackPut200JSONResponseBodyReceived bool
+
 // VerifyPaymentJSONBody defines parameters for VerifyPayment.
 type VerifyPaymentJSONBody struct {
 	// TransactionId The session id.
@@ -2364,6 +2392,12 @@ type GatewayCallbackJSONRequestBody = GatewayCallbackJSONBody
 
 // GatewayCallbackFormdataRequestBody defines body for GatewayCallback for application/x-www-form-urlencoded ContentType.
 type GatewayCallbackFormdataRequestBody = GatewayCallbackFormdataBody
+
+// GatewayCallbackPutJSONRequestBody defines body for GatewayCallbackPut for application/json ContentType.
+type GatewayCallbackPutJSONRequestBody = GatewayCallbackPutJSONBody
+
+// GatewayCallbackPutFormdataRequestBody defines body for GatewayCallbackPut for application/x-www-form-urlencoded ContentType.
+type GatewayCallbackPutFormdataRequestBody = GatewayCallbackPutFormdataBody
 
 // InitiatePaymentJSONRequestBody defines body for InitiatePayment for application/json ContentType.
 type InitiatePaymentJSONRequestBody = InitiateRequest

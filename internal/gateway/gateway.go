@@ -24,17 +24,20 @@ var providersJSON []byte
 
 // Provider is what Cauri knows of one aggregator.
 type Provider struct {
-	Key                 string                       `json:"key"`
-	Name                string                       `json:"name"`
-	Credentials         []string                     `json:"credentials"` // required fields
-	OptionalCredentials []string                     `json:"optional_credentials"`
-	BaseURL             struct{ Live, Test string }  `json:"base_url"`
-	Collect             bool                         `json:"collect"`
-	Payout              bool                         `json:"payout"`
-	NoPayout            []string                     `json:"no_payout"`          // countries it collects in but cannot pay out to
-	PayoutCredentials   []string                     `json:"payout_credentials"` // optional credentials payouts need
-	Cards               []string                     `json:"cards"`
-	Operators           map[string]map[string]string `json:"operators"` // country -> operator key -> provider code
+	Key                 string                      `json:"key"`
+	Name                string                      `json:"name"`
+	Credentials         []string                    `json:"credentials"` // required fields
+	OptionalCredentials []string                    `json:"optional_credentials"`
+	BaseURL             struct{ Live, Test string } `json:"base_url"`
+	Collect             bool                        `json:"collect"`
+	Payout              bool                        `json:"payout"`
+	NoPayout            []string                    `json:"no_payout"`          // countries it collects in but cannot pay out to
+	PayoutCredentials   []string                    `json:"payout_credentials"` // optional credentials payouts need
+	Cards               []string                    `json:"cards"`
+	// OneCountry: an account of this provider is bound to one country (a
+	// Wave wallet, an MTN MoMo country's API): a gateway serves one.
+	OneCountry bool                         `json:"one_country"`
+	Operators  map[string]map[string]string `json:"operators"` // country -> operator key -> provider code
 }
 
 var providers = mustLoad()
@@ -168,6 +171,9 @@ func (p *Provider) NewGateway(workspaceID, name string, live bool, countries []s
 	}
 	if name == "" {
 		name = p.Name
+	}
+	if p.OneCountry && len(countries) != 1 {
+		return nil, cauri.Errorf(cauri.EInvalid, "a %s account is bound to one country: give exactly one country (one gateway per country)", p.Name)
 	}
 	routes, err := p.Routes(countries)
 	if err != nil {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 )
@@ -53,6 +54,34 @@ func TestCheckCredentials(t *testing.T) {
 	for _, bad := range []map[string]string{{"apikey": "k", "site_id": "1"}, {"apikey": "k", "site_id": "1", "secret_key": "s", "token": "x"}} {
 		if err := p.CheckCredentials(bad); cauri.ErrorCode(err) != cauri.EInvalid {
 			t.Errorf("CheckCredentials(%v) = %v; want invalid", bad, err)
+		}
+	}
+}
+
+// TestNewGateway_OneCountry: an account bound to one country (Wave, MTN
+// MoMo) makes a gateway of exactly one country.
+func TestNewGateway_OneCountry(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		provider  string
+		countries []string
+		creds     map[string]string
+		ok        bool
+	}{
+		{"wave", nil, map[string]string{"api_key": "k"}, false},
+		{"wave", []string{"SN", "CI"}, map[string]string{"api_key": "k"}, false},
+		{"wave", []string{"SN"}, map[string]string{"api_key": "k"}, true},
+		{"mtnmomo", []string{"CI"}, map[string]string{"api_user": "u", "api_key": "k", "collection_key": "c"}, true},
+		{"mtnmomo", nil, map[string]string{"api_user": "u", "api_key": "k", "collection_key": "c"}, false},
+		{"pawapay", nil, map[string]string{"api_token": "t"}, true},
+	} {
+		p, _ := Lookup(tc.provider)
+		g, err := p.NewGateway("ws_x", "", true, tc.countries, tc.creds, now)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %v: err = %v; want ok=%v", tc.provider, tc.countries, err, tc.ok)
+		}
+		if err == nil && tc.provider == "mtnmomo" && (g.Payout || !g.Collect) {
+			t.Errorf("an MTN MoMo gateway without the disbursement key: collect=%v payout=%v; want collect only", g.Collect, g.Payout)
 		}
 	}
 }

@@ -84,6 +84,7 @@ func (s *Server) routes(mux router) {
 
 	// Aggregators' callbacks, one address per gateway.
 	mux.Handle("POST /callbacks/{gatewayId}", s.api(s.gatewayCallback))
+	mux.Handle("PUT /callbacks/{gatewayId}", s.api(s.gatewayCallback)) // MTN MoMo calls back with PUT
 	mux.Handle("GET /callbacks/{gatewayId}", s.api(s.gatewayCallbackPing))
 
 	// Hosted pages and their assets.

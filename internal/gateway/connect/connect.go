@@ -8,6 +8,7 @@ package connect
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -15,6 +16,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
+	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
@@ -24,6 +26,16 @@ import (
 const Timeout = 15 * time.Second
 
 var client = &http.Client{Timeout: Timeout}
+
+// mtnClients keeps one MTN MoMo client per gateway and credentials, so
+// that its access tokens (an hour each) serve every call, not one.
+var mtnClients sync.Map // gateway id + credentials -> *mtnmomo.Client
+
+func mtnClient(gatewayID string, c *mtnmomo.Client) *mtnmomo.Client {
+	key := strings.Join([]string{gatewayID, c.BaseURL, c.Environment, c.CollectionKey, c.DisbursementKey, c.APIUser, c.APIKey}, "\x00")
+	got, _ := mtnClients.LoadOrStore(key, c)
+	return got.(*mtnmomo.Client)
+}
 
 // New returns the connector of gateway g with its credentials.
 func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
@@ -58,6 +70,9 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 		return &flutterwave.Client{BaseURL: base, SecretKey: creds["secret_key"], SecretHash: creds["secret_hash"], HTTP: client}, nil
 	case "wave":
 		return &wave.Client{BaseURL: base, APIKey: creds["api_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
+	case "mtnmomo":
+		return mtnClient(g.ID, &mtnmomo.Client{BaseURL: base, Environment: creds["target_environment"], CollectionKey: creds["collection_key"],
+			DisbursementKey: creds["disbursement_key"], APIUser: creds["api_user"], APIKey: creds["api_key"], HTTP: client}), nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }
