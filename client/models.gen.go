@@ -197,6 +197,7 @@ const (
 	Cinetpay    GatewayCreateProvider = "cinetpay"
 	Fedapay     GatewayCreateProvider = "fedapay"
 	Flutterwave GatewayCreateProvider = "flutterwave"
+	Mpesa       GatewayCreateProvider = "mpesa"
 	Mtnmomo     GatewayCreateProvider = "mtnmomo"
 	Pawapay     GatewayCreateProvider = "pawapay"
 	Paystack    GatewayCreateProvider = "paystack"
@@ -211,6 +212,8 @@ func (e GatewayCreateProvider) Valid() bool {
 	case Fedapay:
 		return true
 	case Flutterwave:
+		return true
+	case Mpesa:
 		return true
 	case Mtnmomo:
 		return true
@@ -1500,7 +1503,7 @@ type RouteRequest struct {
 	// Amount In major units of the currency.
 	Amount json.Number `json:"amount"`
 
-	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo.
+	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa.
 	AvailableProviders []string `json:"availableProviders"`
 
 	// Country ISO 3166-1 alpha-2.

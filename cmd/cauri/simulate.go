@@ -13,13 +13,14 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
+	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
 )
 
-const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo"
+const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa"
 
 // simulate runs an aggregator's simulator, for local development and
 // end-to-end tries: point a gateway at it with --api-url.
@@ -55,6 +56,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, TransferPassword: *token, SettleAfter: *settleAfter}
 	case "fedapay":
 		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
+	case "mpesa":
+		h = &mpesa.Simulator{ConsumerKey: *token, ConsumerSecret: *token, ShortCode: "174379", PassKey: *token, SettleAfter: *settleAfter}
 	case "mtnmomo":
 		h = &mtnmomo.Simulator{APIUser: *token, APIKey: *token, CollectionKey: *token, DisbursementKey: *token, SettleAfter: *settleAfter}
 	case "wave":

@@ -363,7 +363,7 @@ func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h htt
 }
 
 // Callback handles an aggregator's callback about the payment with our
-// reference at gateway gatewayID: it checks the attempt with the
+// reference (or the aggregator's own id) at gateway gatewayID: it checks the attempt with the
 // aggregator at once (a callback is a signal, never believed as such). A
 // callback about an attempt that is settled already changes nothing;
 // ENotFound when no attempt has this reference.
@@ -373,6 +373,9 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 		return err
 	}
 	a, err := s.Store.AttemptByReference(ctx, g.ID, ref)
+	if cauri.ErrorCode(err) == cauri.ENotFound { // a callback naming the aggregator's id only (M-Pesa)
+		a, err = s.Store.AttemptByProviderRef(ctx, g.ID, ref)
+	}
 	if err != nil || a.Status != cauri.AttemptPending {
 		return err
 	}

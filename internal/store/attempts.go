@@ -168,6 +168,19 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 	return a, err
 }
 
+// AttemptByProviderRef finds a gateway's attempt by the aggregator's own
+// id (recorded through Collection.Created), for callbacks that carry only
+// that id (M-Pesa's CheckoutRequestID).
+func (s *Store) AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.Attempt, error) {
+	var a *cauri.Attempt
+	err := s.read(ctx, func(t *tx) (err error) {
+		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts
+			WHERE gateway_id = ? AND provider_ref = ? AND provider_ref <> '' ORDER BY created_at DESC LIMIT 1`, gatewayID, providerRef))
+		return notFound(err, "No payment %s at this gateway", printable(providerRef))
+	})
+	return a, err
+}
+
 // DueAttempts lists up to limit pending attempts whose initiation call has
 // returned and whose next check is due at now: a quarter of the attempt's
 // age after its last check (or its initiation), at least minWait and at

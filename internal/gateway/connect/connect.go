@@ -6,7 +6,9 @@
 package connect
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
+	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
@@ -27,14 +30,18 @@ const Timeout = 15 * time.Second
 
 var client = &http.Client{Timeout: Timeout}
 
-// mtnClients keeps one MTN MoMo client per gateway and credentials, so
-// that its access tokens (an hour each) serve every call, not one.
-var mtnClients sync.Map // gateway id + credentials -> *mtnmomo.Client
+// clients keeps one client per gateway and credentials for the
+// aggregators whose access tokens (an hour) should serve every call, not
+// one: MTN MoMo and M-Pesa.
+var clients sync.Map // gateway id + credentials -> client
 
-func mtnClient(gatewayID string, c *mtnmomo.Client) *mtnmomo.Client {
-	key := strings.Join([]string{gatewayID, c.BaseURL, c.Environment, c.CollectionKey, c.DisbursementKey, c.APIUser, c.APIKey}, "\x00")
-	got, _ := mtnClients.LoadOrStore(key, c)
-	return got.(*mtnmomo.Client)
+func cached[T any](gatewayID string, creds map[string]string, c T) T {
+	key := gatewayID
+	for _, k := range slices.Sorted(maps.Keys(creds)) {
+		key += "\x00" + k + "=" + creds[k]
+	}
+	got, _ := clients.LoadOrStore(key, c)
+	return got.(T)
 }
 
 // New returns the connector of gateway g with its credentials.
@@ -71,8 +78,11 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	case "wave":
 		return &wave.Client{BaseURL: base, APIKey: creds["api_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	case "mtnmomo":
-		return mtnClient(g.ID, &mtnmomo.Client{BaseURL: base, Environment: creds["target_environment"], CollectionKey: creds["collection_key"],
+		return cached(g.ID+base, creds, &mtnmomo.Client{BaseURL: base, Environment: creds["target_environment"], CollectionKey: creds["collection_key"],
 			DisbursementKey: creds["disbursement_key"], APIUser: creds["api_user"], APIKey: creds["api_key"], HTTP: client}), nil
+	case "mpesa":
+		return cached(g.ID+base, creds, &mpesa.Client{BaseURL: base, ConsumerKey: creds["consumer_key"], ConsumerSecret: creds["consumer_secret"],
+			ShortCode: creds["shortcode"], PassKey: creds["passkey"], TillNumber: creds["till_number"], HTTP: client}), nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }

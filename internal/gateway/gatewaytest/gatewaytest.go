@@ -179,3 +179,56 @@ func Control(t *testing.T, baseURL, path string) {
 	}
 	res.Body.Close()
 }
+
+// Recorded is a request a Recorder received.
+type Recorded struct {
+	Method, Path, Query string
+	Header              http.Header
+	Body                []byte
+}
+
+// Recorder is a server on loopback that records the requests it gets and
+// answers each with answer, for the connectors whose calls depend on one
+// another (a token, then the call it allows).
+type Recorder struct {
+	URL    string
+	mu     sync.Mutex
+	reqs   []Recorded
+	answer func(r *http.Request) (int, []byte)
+}
+
+// NewRecorder starts a Recorder, closed when the test ends.
+func NewRecorder(t *testing.T, answer func(r *http.Request) (int, []byte)) *Recorder {
+	rc := &Recorder{answer: answer}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.reqs = append(rc.reqs, Recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), b})
+		rc.mu.Unlock()
+		code, body := rc.answer(r)
+		w.WriteHeader(code)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	rc.URL = srv.URL
+	return rc
+}
+
+// Requests are the requests received so far.
+func (rc *Recorder) Requests() []Recorded {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]Recorded(nil), rc.reqs...)
+}
+
+// DocumentedToken is the access_token of testdata/token.json.
+func DocumentedToken(t *testing.T) string {
+	t.Helper()
+	var a struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal(Golden(t, "token.json"), &a); err != nil || a.AccessToken == "" {
+		t.Fatalf("token.json: %v", err)
+	}
+	return a.AccessToken
+}

@@ -29,7 +29,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -66,8 +65,7 @@ type Client struct {
 	HTTP            *http.Client
 	Now             func() time.Time // the tokens' clock; time.Now when nil
 
-	mu     sync.Mutex
-	tokens map[string]token // by product
+	tokens gateway.Tokens // by product
 }
 
 var (
@@ -75,15 +73,8 @@ var (
 	_ gateway.Payer     = (*Client)(nil)
 )
 
-// token is an access token and when it stops being used.
-type token struct {
-	value string
-	until time.Time
-}
-
-// TokenMargin is how long before its expiry a token is renewed, so that a
-// call made with it does not reach MTN after it expired.
-const TokenMargin = time.Minute
+// TokenMargin is how long before its expiry a token is renewed.
+const TokenMargin = gateway.TokenMargin
 
 // product is one of MTN's API products: its path, its subscription key,
 // the credential that holds the key, and what it does (for messages).
@@ -127,22 +118,8 @@ type result struct {
 	Reason                 *reason `json:"reason"`
 }
 
-// text is a JSON string, or a number taken as its text; null is "".
-type text string
-
-func (t *text) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*t = text(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("mtnmomo: neither a string nor a number")
-	}
-	*t = text(n)
-	return nil
-}
+// text is a JSON string, or a number taken as its text.
+type text = gateway.Text
 
 // reason is why a transaction failed: a code (NOT_ENOUGH_FUNDS, ...) as a
 // plain string in today's answers, or an object {code, message} in the
@@ -439,7 +416,7 @@ func (c *Client) api(ctx context.Context, p product, method, path string, extra 
 		}
 		code, raw, err := c.send(ctx, method, path, h, in)
 		if code == http.StatusUnauthorized {
-			c.dropToken(p, tok)
+			c.tokens.Drop(p.name, tok)
 			if !again {
 				continue
 			}
@@ -455,68 +432,31 @@ func (c *Client) api(ctx context.Context, p product, method, path string, extra 
 // none or it is about to expire. Nothing was sent when it fails: the error
 // says so.
 func (c *Client) token(ctx context.Context, p product) (string, error) {
-	c.mu.Lock()
-	t, ok := c.tokens[p.name]
-	c.mu.Unlock()
-	if ok && c.now().Before(t.until) {
-		return t.value, nil
-	}
-	t, err := c.newToken(ctx, p)
-	if err != nil {
-		e := gateway.ErrorOf(err)
-		if e == nil {
-			return "", &gateway.Error{NotSent: true, Message: err.Error()}
-		}
-		return "", &gateway.Error{Transient: e.Transient, NotSent: true, Answered: e.Answered, Message: e.Message}
-	}
-	c.mu.Lock()
-	if c.tokens == nil {
-		c.tokens = map[string]token{}
-	}
-	c.tokens[p.name] = t
-	c.mu.Unlock()
-	return t.value, nil
+	return c.tokens.Get(ctx, p.name, c.now(), func(ctx context.Context) (string, int64, error) { return c.newToken(ctx, p) })
 }
 
 // newToken is POST /{product}/token/ with the API user and key (Basic) and
 // the product's subscription key: {access_token, token_type, expires_in}.
-func (c *Client) newToken(ctx context.Context, p product) (token, error) {
-	at := c.now()
+func (c *Client) newToken(ctx context.Context, p product) (string, int64, error) {
 	basic := base64.StdEncoding.EncodeToString([]byte(c.APIUser + ":" + c.APIKey))
 	code, raw, err := c.send(ctx, http.MethodPost, "/"+p.name+"/token/",
 		http.Header{"Authorization": {"Basic " + basic}, "Ocp-Apim-Subscription-Key": {p.key}}, nil)
 	switch {
 	case err != nil:
-		return token{}, err
+		return "", 0, err
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return token{}, &gateway.Error{Message: "MTN MoMo refused the gateway's API user, key or " + p.name + " subscription key (" + refusal(code, raw) + ")"}
+		return "", 0, &gateway.Error{Message: "MTN MoMo refused the gateway's API user, key or " + p.name + " subscription key (" + refusal(code, raw) + ")"}
 	case code != http.StatusOK:
-		return token{}, &gateway.Error{Message: "MTN MoMo answered the token request " + refusal(code, raw)}
+		return "", 0, &gateway.Error{Message: "MTN MoMo answered the token request " + refusal(code, raw)}
 	}
 	var a struct {
 		AccessToken string `json:"access_token"`
 		ExpiresIn   int64  `json:"expires_in"`
 	}
 	if json.Unmarshal(raw, &a) != nil || a.AccessToken == "" {
-		return token{}, &gateway.Error{Transient: true, Answered: true, Message: "MTN MoMo gave no " + p.name + " token"}
+		return "", 0, &gateway.Error{Transient: true, Answered: true, Message: "MTN MoMo gave no " + p.name + " token"}
 	}
-	life := time.Duration(min(max(a.ExpiresIn, 0), 86400)) * time.Second
-	if life > 2*TokenMargin {
-		life -= TokenMargin
-	} else {
-		life /= 2
-	}
-	return token{value: a.AccessToken, until: at.Add(life)}, nil
-}
-
-// dropToken forgets the product's token if it is still tok (another call
-// may have replaced it already).
-func (c *Client) dropToken(p product, tok string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t, ok := c.tokens[p.name]; ok && t.value == tok {
-		delete(c.tokens, p.name)
-	}
+	return a.AccessToken, a.ExpiresIn, nil
 }
 
 // send makes one request and answers its status and body (gateway.Send:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,58 +48,9 @@ func TestEncodeRequestToPay_Golden(t *testing.T) {
 	}
 }
 
-// recorded is a request a recorder received.
-type recorded struct {
-	method, path string
-	header       http.Header
-	body         []byte
-}
-
-// recorder is a server on loopback that records the requests it gets and
-// answers them with answer.
-type recorder struct {
-	URL    string
-	mu     sync.Mutex
-	reqs   []recorded
-	answer func(r *http.Request) (int, []byte)
-}
-
-func newRecorder(t *testing.T, answer func(r *http.Request) (int, []byte)) *recorder {
-	rc := &recorder{answer: answer}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.reqs = append(rc.reqs, recorded{r.Method, r.URL.Path, r.Header.Clone(), b})
-		rc.mu.Unlock()
-		code, body := rc.answer(r)
-		w.WriteHeader(code)
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	rc.URL = srv.URL
-	return rc
-}
-
-func (rc *recorder) requests() []recorded {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]recorded(nil), rc.reqs...)
-}
-
-// documentedToken is the access token of testdata/token.json.
-func documentedToken(t *testing.T) string {
-	var a struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.Unmarshal(gatewaytest.Golden(t, "token.json"), &a); err != nil || a.AccessToken == "" {
-		t.Fatalf("token.json: %v", err)
-	}
-	return a.AccessToken
-}
-
 func TestCollect_Headers(t *testing.T) {
 	token := gatewaytest.Golden(t, "token.json")
-	srv := newRecorder(t, func(r *http.Request) (int, []byte) {
+	srv := gatewaytest.NewRecorder(t, func(r *http.Request) (int, []byte) {
 		if strings.HasSuffix(r.URL.Path, "/token/") {
 			return http.StatusOK, token
 		}
@@ -113,28 +63,28 @@ func TestCollect_Headers(t *testing.T) {
 	if st, err := c.Collect(context.Background(), col); err != nil || st != (gateway.Status{Outcome: gateway.Pending}) {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests; want the token's and the request to pay", len(reqs))
 	}
 	tok, rtp := reqs[0], reqs[1]
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("2bf15487-2309-46e8-82e9-1f658cf3a82c:api-key"))
-	if tok.method != http.MethodPost || tok.path != "/collection/token/" || tok.header.Get("Authorization") != basic ||
-		tok.header.Get("Ocp-Apim-Subscription-Key") != "col-key" || len(tok.body) != 0 {
-		t.Fatalf("token request = %s %s %v %q", tok.method, tok.path, tok.header, tok.body)
+	if tok.Method != http.MethodPost || tok.Path != "/collection/token/" || tok.Header.Get("Authorization") != basic ||
+		tok.Header.Get("Ocp-Apim-Subscription-Key") != "col-key" || len(tok.Body) != 0 {
+		t.Fatalf("token request = %s %s %v %q", tok.Method, tok.Path, tok.Header, tok.Body)
 	}
-	for k, want := range map[string]string{"Authorization": "Bearer " + documentedToken(t), "X-Reference-Id": ref1,
+	for k, want := range map[string]string{"Authorization": "Bearer " + gatewaytest.DocumentedToken(t), "X-Reference-Id": ref1,
 		"X-Target-Environment": "mtnuganda", "X-Callback-Url": col.NotifyURL, "Ocp-Apim-Subscription-Key": "col-key",
 		"Content-Type": "application/json"} {
-		if got := rtp.header.Get(k); got != want {
+		if got := rtp.Header.Get(k); got != want {
 			t.Errorf("%s = %q; want %q", k, got, want)
 		}
 	}
-	if rtp.method != http.MethodPost || rtp.path != "/collection/v1_0/requesttopay" {
-		t.Fatalf("request to pay = %s %s", rtp.method, rtp.path)
+	if rtp.Method != http.MethodPost || rtp.Path != "/collection/v1_0/requesttopay" {
+		t.Fatalf("request to pay = %s %s", rtp.Method, rtp.Path)
 	}
 	var sent map[string]any
-	if err := json.Unmarshal(rtp.body, &sent); err != nil {
+	if err := json.Unmarshal(rtp.Body, &sent); err != nil {
 		t.Fatal(err)
 	}
 	mine, _ := gatewaytest.DocumentedFields(t, sent, "requesttopay_request.json")
@@ -147,9 +97,9 @@ func TestCollect_Headers(t *testing.T) {
 	if _, err := c.Collect(context.Background(), col); err != nil {
 		t.Fatal(err)
 	}
-	last := srv.requests()[2]
-	if _, ok := last.header["X-Callback-Url"]; ok || last.header.Get("X-Target-Environment") != "sandbox" {
-		t.Fatalf("headers = %v; want no X-Callback-Url and the sandbox", last.header)
+	last := srv.Requests()[2]
+	if _, ok := last.Header["X-Callback-Url"]; ok || last.Header.Get("X-Target-Environment") != "sandbox" {
+		t.Fatalf("headers = %v; want no X-Callback-Url and the sandbox", last.Header)
 	}
 }
 
@@ -288,7 +238,7 @@ func (f *fakeMTN) serve(r *http.Request) (int, []byte) {
 
 func TestToken_CachedAndRenewed(t *testing.T) {
 	f := &fakeMTN{}
-	srv := newRecorder(t, f.serve)
+	srv := gatewaytest.NewRecorder(t, f.serve)
 	now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	var clock sync.Mutex
 	c := &Client{BaseURL: srv.URL, CollectionKey: "ck", APIUser: "u", APIKey: "k",
@@ -296,7 +246,7 @@ func TestToken_CachedAndRenewed(t *testing.T) {
 	advance := func(d time.Duration) { clock.Lock(); now = now.Add(d); clock.Unlock() }
 	ctx := context.Background()
 	tokens := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.tokens }
-	lastAuth := func() string { r := srv.requests(); return r[len(r)-1].header.Get("Authorization") }
+	lastAuth := func() string { r := srv.Requests(); return r[len(r)-1].Header.Get("Authorization") }
 
 	// Cached: one token for many calls, concurrent ones included.
 	var wg sync.WaitGroup
@@ -350,8 +300,8 @@ func TestToken_CachedAndRenewed(t *testing.T) {
 	if tokens() != before+2 {
 		t.Fatalf("%d tokens; want a new one after the 401", tokens())
 	}
-	reqs := srv.requests()
-	if got := []string{reqs[len(reqs)-3].path, reqs[len(reqs)-2].path, reqs[len(reqs)-1].path}; strings.Join(got, " ") !=
+	reqs := srv.Requests()
+	if got := []string{reqs[len(reqs)-3].Path, reqs[len(reqs)-2].Path, reqs[len(reqs)-1].Path}; strings.Join(got, " ") !=
 		"/collection/v1_0/requesttopay /collection/token/ /collection/v1_0/requesttopay" {
 		t.Fatalf("calls = %v; want refused, new token, sent again", got)
 	}

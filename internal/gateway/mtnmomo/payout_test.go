@@ -36,7 +36,7 @@ func TestEncodeTransfer_Golden(t *testing.T) {
 
 func TestPayout_Headers(t *testing.T) {
 	token := gatewaytest.Golden(t, "token.json")
-	srv := newRecorder(t, func(r *http.Request) (int, []byte) {
+	srv := gatewaytest.NewRecorder(t, func(r *http.Request) (int, []byte) {
 		if strings.HasSuffix(r.URL.Path, "/token/") {
 			return http.StatusOK, token
 		}
@@ -50,10 +50,10 @@ func TestPayout_Headers(t *testing.T) {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
 	c.CollectionStatus(ctx, gateway.Ref{Reference: payRef})
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	var paths []string
 	for _, r := range reqs {
-		paths = append(paths, r.method+" "+r.path+" "+r.header.Get("Ocp-Apim-Subscription-Key"))
+		paths = append(paths, r.Method+" "+r.Path+" "+r.Header.Get("Ocp-Apim-Subscription-Key"))
 	}
 	// Each product its key and its token.
 	if strings.Join(paths, ", ") != "POST /disbursement/token/ dis-key, POST /disbursement/v1_0/transfer dis-key, "+
@@ -61,14 +61,14 @@ func TestPayout_Headers(t *testing.T) {
 		t.Fatalf("calls = %v", paths)
 	}
 	tr := reqs[1]
-	for k, want := range map[string]string{"Authorization": "Bearer " + documentedToken(t), "X-Reference-Id": payRef,
+	for k, want := range map[string]string{"Authorization": "Bearer " + gatewaytest.DocumentedToken(t), "X-Reference-Id": payRef,
 		"X-Target-Environment": "mtnrwanda", "X-Callback-Url": p.NotifyURL, "Content-Type": "application/json"} {
-		if got := tr.header.Get(k); got != want {
+		if got := tr.Header.Get(k); got != want {
 			t.Errorf("%s = %q; want %q", k, got, want)
 		}
 	}
 	var sent map[string]any
-	json.Unmarshal(tr.body, &sent)
+	json.Unmarshal(tr.Body, &sent)
 	if mine, documented := gatewaytest.DocumentedFields(t, sent, "transfer_request.json"); len(mine) != len(documented) {
 		t.Fatalf("sent %v", mine)
 	}

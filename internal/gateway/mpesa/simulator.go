@@ -1,0 +1,402 @@
+package mpesa
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// Simulator stands in for Daraja's Lipa na M-Pesa Online in tests and on a
+// developer's machine, for one app and one shortcode: the OAuth endpoint
+// (Basic auth with the consumer key and secret; tokens that expire after
+// TokenLifetime), the bearer token on every call (404 "Invalid Access
+// Token" otherwise, as Daraja answers), the Password and Timestamp of
+// every request (500 "Wrong credentials" for a Password that is not
+// base64(ShortCode+PassKey+Timestamp)), input checks answering Daraja's
+// {requestId, errorCode, errorMessage}, and the CheckoutRequestID it gives
+// each push. The customer's number decides the outcome
+// (gateway.SimulatedOutcome):
+//
+//	...0039  refused at initiation (400 "Bad Request - Invalid PhoneNumber")
+//	...0029  fails once settled: 1032 "Request cancelled by user"
+//	...0049  fails once settled: 1 "The balance is insufficient for the transaction."
+//	...0129  never settles, no callback (a lost payment, for the reconciler)
+//	other    succeeds (ResultCode 0, a receipt number)
+//
+// While a push waits, its query answers Daraja's "The transaction is being
+// processed" (500 500.001.1001). A push settles after SettleAfter, or when
+// POST /_sim/settle/{CheckoutRequestID}[?status=] says so (FAILED is 1032,
+// a number is that ResultCode, any other word succeeds); its stkCallback
+// is then POSTed to the push's CallBackURL. POST
+// /_sim/callback/{CheckoutRequestID}[?status=] sends it again, claiming
+// status when given (a duplicate, a stale or an early callback); POST
+// /_sim/fault?mode= injects faults into the API (the OAuth endpoint aside;
+// 500-initiate fails the push only, though the query is a POST too).
+type Simulator struct {
+	ConsumerKey    string
+	ConsumerSecret string
+	ShortCode      string        // the BusinessShortCode it accepts (the paybill, or a till's store number)
+	PassKey        string        // the passkey the Passwords are made with
+	SettleAfter    time.Duration // 0: only the control call settles
+
+	mu       sync.Mutex
+	tokens   map[string]time.Time   // access token -> expiry
+	payments map[string]*simPayment // by CheckoutRequestID
+	faults   gateway.Faults
+	seq      int // pushes accepted
+	receipts int // payments made
+	calls    int
+	issued   int // tokens given
+}
+
+// TokenLifetime is how long a simulated token is valid (expires_in "3599").
+const TokenLifetime = 3599 * time.Second
+
+// simPayment is an STK push and, once settled, its result.
+type simPayment struct {
+	merchantRequestID, checkoutRequestID string
+	amount                               int64  // whole shillings
+	phone                                string // 2547XXXXXXXX
+	callbackURL                          string
+	settled                              bool
+	resultCode                           int
+	receipt, date                        string // of a payment: MpesaReceiptNumber, TransactionDate
+}
+
+// Result descriptions, as Daraja words them (SOURCES.md).
+var simResultDescs = map[int]string{
+	0:    "The service request is processed successfully.",
+	1:    "The balance is insufficient for the transaction.",
+	1032: "Request cancelled by user",
+	1037: "DS timeout user cannot be reached",
+	1019: "Transaction has expired",
+	2001: "The initiator information is invalid.",
+}
+
+var (
+	simTimestampRE = regexp.MustCompile(`^[0-9]{14}$`)
+	simShortCodeRE = regexp.MustCompile(`^[0-9]{5,7}$`)
+	simPhoneRE     = regexp.MustCompile(`^254[17][0-9]{8}$`)
+	simAmountRE    = regexp.MustCompile(`^[0-9]{1,9}$`)
+)
+
+// Calls counts the API requests the simulator answered, token requests
+// included (control calls aside).
+func (s *Simulator) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// Pushes counts the STK pushes the simulator accepted: each is a prompt on
+// a customer's phone.
+func (s *Simulator) Pushes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// refuse answers an error in Daraja's {requestId, errorCode, errorMessage}.
+func refuse(w http.ResponseWriter, status int, code, message string) {
+	b := make([]byte, 8)
+	rand.Read(b)
+	gateway.Reply(w, status, map[string]string{"requestId": hex.EncodeToString(b), "errorCode": code, "errorMessage": message})
+}
+
+// badRequest is Daraja's 400.002.02 for a field it refuses.
+func badRequest(w http.ResponseWriter, field string) {
+	refuse(w, http.StatusBadRequest, "400.002.02", "Bad Request - Invalid "+field)
+}
+
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_sim/") {
+		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+		return
+	}
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+	if r.URL.Path == "/oauth/v1/generate" {
+		s.issueToken(w, r)
+		return
+	}
+	if r.URL.Path != pushPath && r.URL.Path != queryPath {
+		refuse(w, http.StatusNotFound, "404.001.01", "Resource not found")
+		return
+	}
+	if r.Method != http.MethodPost {
+		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
+		return
+	}
+	faulted := r
+	if r.URL.Path == queryPath {
+		// A status read, not an initiation, though a POST.
+		faulted = r.Clone(r.Context())
+		faulted.Method = http.MethodGet
+	}
+	if s.faults.Apply(w, faulted) {
+		return
+	}
+	if !s.authorized(r) {
+		refuse(w, http.StatusNotFound, invalidToken, "Invalid Access Token")
+		return
+	}
+	if r.URL.Path == pushPath {
+		s.push(w, r)
+	} else {
+		s.query(w, r)
+	}
+}
+
+// issueToken is GET /oauth/v1/generate?grant_type=client_credentials with
+// the consumer key and secret.
+func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request) {
+	key, secret, ok := r.BasicAuth()
+	switch {
+	case r.Method != http.MethodGet:
+		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
+		return
+	case r.URL.Query().Get("grant_type") != "client_credentials":
+		refuse(w, http.StatusBadRequest, "400.008.02", "Invalid grant type passed")
+		return
+	case !ok || s.ConsumerKey == "" || key != s.ConsumerKey || secret != s.ConsumerSecret:
+		refuse(w, http.StatusBadRequest, "400.008.01", "Invalid Authentication passed")
+		return
+	}
+	b := make([]byte, 14)
+	rand.Read(b)
+	tok, now := hex.EncodeToString(b), time.Now()
+	s.mu.Lock()
+	if s.tokens == nil {
+		s.tokens = map[string]time.Time{}
+	}
+	for t, exp := range s.tokens {
+		if now.After(exp) {
+			delete(s.tokens, t)
+		}
+	}
+	s.tokens[tok] = now.Add(TokenLifetime)
+	s.issued++
+	s.mu.Unlock()
+	gateway.Reply(w, http.StatusOK, map[string]string{"access_token": tok, "expires_in": strconv.Itoa(int(TokenLifetime / time.Second))})
+}
+
+// authorized reports whether r carries a valid token.
+func (s *Simulator) authorized(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	exp, known := s.tokens[tok]
+	s.mu.Unlock()
+	return ok && known && time.Now().Before(exp)
+}
+
+// simPush is the body of a push as the simulator reads it: its numbers as
+// strings or JSON numbers, which Daraja both takes.
+type simPush struct {
+	BusinessShortCode, Password, Timestamp, TransactionType text
+	Amount, PartyA, PartyB, PhoneNumber                     text
+	CallBackURL, AccountReference, TransactionDesc          text
+	CheckoutRequestID                                       text // the query's
+}
+
+// signed checks a request's shortcode, Timestamp and Password, answering
+// Daraja's refusal when they are wrong.
+func (s *Simulator) signed(w http.ResponseWriter, p simPush) bool {
+	_, tsErr := time.ParseInLocation(timestampLayout, string(p.Timestamp), eat)
+	switch {
+	case p.BusinessShortCode != text(s.ShortCode) || s.ShortCode == "":
+		badRequest(w, "BusinessShortCode")
+	case !simTimestampRE.MatchString(string(p.Timestamp)) || tsErr != nil:
+		badRequest(w, "Timestamp")
+	case string(p.Password) != (&Client{ShortCode: s.ShortCode, PassKey: s.PassKey}).password(string(p.Timestamp)):
+		refuse(w, http.StatusInternalServerError, processing, "Wrong credentials")
+	default:
+		return true
+	}
+	return false
+}
+
+// decode reads a request's body, answering Daraja's refusal when it is not
+// JSON.
+func decode(w http.ResponseWriter, r *http.Request) (simPush, bool) {
+	var p simPush
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&p); err != nil {
+		refuse(w, http.StatusBadRequest, "400.002.02", "Bad Request - Invalid JSON")
+		return p, false
+	}
+	return p, true
+}
+
+// push is POST /mpesa/stkpush/v1/processrequest: checked, given a
+// CheckoutRequestID, answered ResponseCode "0".
+func (s *Simulator) push(w http.ResponseWriter, r *http.Request) {
+	p, ok := decode(w, r)
+	if !ok || !s.signed(w, p) {
+		return
+	}
+	amount, _ := strconv.ParseInt(string(p.Amount), 10, 64)
+	switch {
+	case p.TransactionType != PayBill && p.TransactionType != BuyGoods:
+		badRequest(w, "TransactionType")
+	case !simAmountRE.MatchString(string(p.Amount)) || amount < 1:
+		badRequest(w, "Amount")
+	case !simPhoneRE.MatchString(string(p.PartyA)):
+		badRequest(w, "PartyA")
+	case p.TransactionType == PayBill && p.PartyB != text(s.ShortCode), !simShortCodeRE.MatchString(string(p.PartyB)):
+		badRequest(w, "PartyB")
+	case !simPhoneRE.MatchString(string(p.PhoneNumber)):
+		badRequest(w, "PhoneNumber")
+	case !webURL(string(p.CallBackURL)):
+		badRequest(w, "CallBackURL")
+	case len(p.AccountReference) == 0 || len(p.AccountReference) > accountReferenceMax:
+		badRequest(w, "AccountReference")
+	case len(p.TransactionDesc) == 0 || len(p.TransactionDesc) > transactionDescMax:
+		badRequest(w, "TransactionDesc")
+	default:
+		if refused, _, _ := gateway.SimulatedOutcome(string(p.PhoneNumber)); refused {
+			badRequest(w, "PhoneNumber")
+			return
+		}
+		s.accept(w, &simPayment{amount: amount, phone: string(p.PhoneNumber), callbackURL: string(p.CallBackURL)})
+	}
+}
+
+// accept records a push and answers Daraja's acknowledgement.
+func (s *Simulator) accept(w http.ResponseWriter, p *simPayment) {
+	s.mu.Lock()
+	if s.payments == nil {
+		s.payments = map[string]*simPayment{}
+	}
+	s.seq++
+	p.merchantRequestID = fmt.Sprintf("%d-%d-1", 10000+s.seq, time.Now().UnixNano()%100000000)
+	p.checkoutRequestID = fmt.Sprintf("ws_CO_%s%06d", time.Now().In(eat).Format("02012006150405"), s.seq)
+	s.payments[p.checkoutRequestID] = p
+	s.mu.Unlock()
+	if s.SettleAfter > 0 {
+		time.AfterFunc(s.SettleAfter, func() { s.settle(p.checkoutRequestID, "") })
+	}
+	const accepted = "Success. Request accepted for processing"
+	gateway.Reply(w, http.StatusOK, map[string]string{"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
+		"ResponseCode": "0", "ResponseDescription": accepted, "CustomerMessage": accepted})
+}
+
+// query is POST /mpesa/stkpushquery/v1/query.
+func (s *Simulator) query(w http.ResponseWriter, r *http.Request) {
+	q, ok := decode(w, r)
+	if !ok || !s.signed(w, q) {
+		return
+	}
+	s.mu.Lock()
+	p := s.payments[string(q.CheckoutRequestID)]
+	var answer map[string]string
+	if p != nil && p.settled {
+		answer = map[string]string{"ResponseCode": "0", "ResponseDescription": "The service request has been accepted successfully",
+			"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
+			"ResultCode": strconv.Itoa(p.resultCode), "ResultDesc": resultDesc(p.resultCode)}
+	}
+	s.mu.Unlock()
+	switch {
+	case p == nil:
+		badRequest(w, "CheckoutRequestID")
+	case answer == nil:
+		refuse(w, http.StatusInternalServerError, processing, "The transaction is being processed")
+	default:
+		gateway.Reply(w, http.StatusOK, answer)
+	}
+}
+
+func resultDesc(code int) string {
+	if d, ok := simResultDescs[code]; ok {
+		return d
+	}
+	return "The transaction failed"
+}
+
+// resultCode is the ResultCode a control call's status asks for: none, the
+// one the payer's number asks for; FAILED, 1032; a number, itself; any
+// other word, 0.
+func resultCode(status, phone string) int {
+	status = strings.ToUpper(strings.TrimSpace(status))
+	if n, err := strconv.Atoi(status); err == nil && n >= 0 {
+		return n
+	}
+	_, fails, _ := gateway.SimulatedOutcome(phone)
+	switch {
+	case status == "FAILED", status == "" && fails && !gateway.SimulatedLowBalance(phone):
+		return 1032
+	case status == "" && fails:
+		return 1
+	}
+	return 0
+}
+
+// settle ends a waiting push as status says or as its number asks, and
+// POSTs its callback. It reports whether the push exists.
+func (s *Simulator) settle(id, status string) bool {
+	s.mu.Lock()
+	p := s.payments[id]
+	if p == nil {
+		s.mu.Unlock()
+		return false
+	}
+	_, _, stuck := gateway.SimulatedOutcome(p.phone)
+	if p.settled || status == "" && stuck {
+		s.mu.Unlock()
+		return true
+	}
+	p.settled, p.resultCode = true, resultCode(status, p.phone)
+	if p.resultCode == 0 {
+		s.receipts++
+		p.receipt, p.date = fmt.Sprintf("SIM%07d", s.receipts%10000000), time.Now().In(eat).Format(timestampLayout)
+	}
+	body, callback := p.callback(p.resultCode), p.callbackURL
+	s.mu.Unlock()
+	gateway.PostCallback(callback, body, nil)
+	return true
+}
+
+// resend sends a push's callback again (or early, with the outcome its
+// number asks for), claiming status when given.
+func (s *Simulator) resend(id, status string) bool {
+	return gateway.ResendCallback(&s.mu, s.payments, id, status, func(p *simPayment, status string) {
+		s.mu.Lock()
+		code := p.resultCode
+		if status != "" || !p.settled {
+			code = resultCode(status, p.phone)
+		}
+		body, callback := p.callback(code), p.callbackURL
+		s.mu.Unlock()
+		gateway.PostCallback(callback, body, nil)
+	})
+}
+
+// callback is the push's stkCallback claiming ResultCode code, with its
+// CallbackMetadata for a payment.
+func (p *simPayment) callback(code int) []byte {
+	var cb callbackBody
+	cb.Body.STKCallback = stkCallback{MerchantRequestID: p.merchantRequestID, CheckoutRequestID: p.checkoutRequestID,
+		ResultCode: json.Number(strconv.Itoa(code)), ResultDesc: resultDesc(code)}
+	if code == 0 {
+		receipt, date := p.receipt, p.date
+		if receipt == "" {
+			receipt, date = "SIM0000000", time.Now().In(eat).Format(timestampLayout)
+		}
+		cb.Body.STKCallback.CallbackMetadata = &callbackMetadata{Item: []callbackItem{
+			{Name: "Amount", Value: json.Number(strconv.FormatInt(p.amount, 10) + ".00")},
+			{Name: "MpesaReceiptNumber", Value: receipt},
+			{Name: "TransactionDate", Value: json.Number(date)},
+			{Name: "PhoneNumber", Value: json.Number(p.phone)},
+		}}
+	}
+	b, _ := json.Marshal(cb)
+	return b
+}

@@ -1,0 +1,90 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Text is a JSON string, or a number taken as its text; null is "". Some
+// aggregators write one field either way (M-Pesa's ResultCode, MTN MoMo's
+// amounts).
+type Text string
+
+func (t *Text) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = Text(strings.TrimSpace(s))
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("neither a string nor a number")
+	}
+	*t = Text(n)
+	return nil
+}
+
+// TokenMargin is how long before its expiry an access token is renewed, so
+// that a call made with it does not reach the aggregator after it expired.
+const TokenMargin = time.Minute
+
+// Tokens caches a connector's access tokens by name (an API product, or ""
+// for the only one), for the aggregators that issue them for a while (MTN
+// MoMo, M-Pesa): each is used until TokenMargin before it expires.
+type Tokens struct {
+	mu sync.Mutex
+	m  map[string]cachedToken
+}
+
+type cachedToken struct {
+	value string
+	until time.Time
+}
+
+// Get returns name's token at now, asking fetch for a new one (the token
+// and how many seconds it lives) when there is none or it is about to
+// expire. When fetch fails the request the token was for was never sent:
+// the error says so (NotSent).
+func (t *Tokens) Get(ctx context.Context, name string, now time.Time, fetch func(context.Context) (string, int64, error)) (string, error) {
+	t.mu.Lock()
+	c, ok := t.m[name]
+	t.mu.Unlock()
+	if ok && now.Before(c.until) {
+		return c.value, nil
+	}
+	value, secs, err := fetch(ctx)
+	if err != nil {
+		e := ErrorOf(err)
+		if e == nil {
+			return "", &Error{NotSent: true, Message: err.Error()}
+		}
+		return "", &Error{Transient: e.Transient, NotSent: true, Answered: e.Answered, Message: e.Message}
+	}
+	life := time.Duration(min(max(secs, 0), 86400)) * time.Second
+	if life > 2*TokenMargin {
+		life -= TokenMargin
+	} else {
+		life /= 2
+	}
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]cachedToken{}
+	}
+	t.m[name] = cachedToken{value: value, until: now.Add(life)}
+	t.mu.Unlock()
+	return value, nil
+}
+
+// Drop forgets name's token if it is still value (another call may have
+// replaced it already): the aggregator refused it.
+func (t *Tokens) Drop(name, value string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.m[name]; ok && c.value == value {
+		delete(t.m, name)
+	}
+}
