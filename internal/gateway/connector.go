@@ -78,6 +78,12 @@ type Connector interface {
 	CallbackReference(h http.Header, body []byte) (string, error)
 }
 
+// CallbackQueryHeader carries a callback's query string to
+// Connector.CallbackReference (which sees headers and body only), for the
+// aggregators that give our reference back only in the address we gave
+// them. The service sets it; a caller's own is dropped.
+const CallbackQueryHeader = "X-Cauri-Callback-Query"
+
 // Payout asks an aggregator to send money to a Mobile Money account.
 type Payout struct {
 	// Reference is ours, the transfer's; aggregators that take a client id

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 )
 
@@ -115,7 +116,15 @@ func (s *Server) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 		return cauri.Errorf(cauri.ETooLarge, "Callback body is larger than %d bytes", maxBody)
 	}
 	gatewayID := r.PathValue("gatewayId")
-	ref, err := s.Checkout.CallbackReference(r.Context(), gatewayID, r.Header, body)
+	// The callback address's query (the reference some aggregators, Orange
+	// Money, can only give back there) reaches the connector as a header
+	// the caller cannot set.
+	h := r.Header.Clone()
+	h.Del(gateway.CallbackQueryHeader)
+	if r.URL.RawQuery != "" {
+		h.Set(gateway.CallbackQueryHeader, r.URL.RawQuery)
+	}
+	ref, err := s.Checkout.CallbackReference(r.Context(), gatewayID, h, body)
 	if err == nil {
 		// A payment's or a transfer's: they share the gateway's address.
 		if err = s.Checkout.Callback(r.Context(), gatewayID, ref); cauri.ErrorCode(err) == cauri.ENotFound {
