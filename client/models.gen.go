@@ -199,6 +199,7 @@ const (
 	Flutterwave GatewayCreateProvider = "flutterwave"
 	Mpesa       GatewayCreateProvider = "mpesa"
 	Mtnmomo     GatewayCreateProvider = "mtnmomo"
+	Orangemoney GatewayCreateProvider = "orangemoney"
 	Pawapay     GatewayCreateProvider = "pawapay"
 	Paystack    GatewayCreateProvider = "paystack"
 	Wave        GatewayCreateProvider = "wave"
@@ -216,6 +217,8 @@ func (e GatewayCreateProvider) Valid() bool {
 	case Mpesa:
 		return true
 	case Mtnmomo:
+		return true
+	case Orangemoney:
 		return true
 	case Pawapay:
 		return true
@@ -1503,7 +1506,7 @@ type RouteRequest struct {
 	// Amount In major units of the currency.
 	Amount json.Number `json:"amount"`
 
-	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa.
+	// AvailableProviders Lowercase provider keys: pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa, orangemoney.
 	AvailableProviders []string `json:"availableProviders"`
 
 	// Country ISO 3166-1 alpha-2.

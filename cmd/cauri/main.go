@@ -67,7 +67,7 @@ Commands:
                              take a payment link's page offline, or back online
   simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
                              run an aggregator's simulator for local development
-                             (pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa)
+                             (pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa, orangemoney)
   routing simulate [--seed 42] [--payments 100000] [--providers 4] [--outages-per-day 1]
                              replay payments through the routing engine and its baselines; print the table
 

@@ -15,12 +15,13 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
+	"github.com/cauri-pay/cauri/internal/gateway/orangemoney"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
 )
 
-const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa"
+const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa, orangemoney"
 
 // simulate runs an aggregator's simulator, for local development and
 // end-to-end tries: point a gateway at it with --api-url.
@@ -56,6 +57,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, TransferPassword: *token, SettleAfter: *settleAfter}
 	case "fedapay":
 		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
+	case "orangemoney":
+		h = &orangemoney.Simulator{ClientID: *token, ClientSecret: *token, MerchantKey: *token, SettleAfter: *settleAfter}
 	case "mpesa":
 		h = &mpesa.Simulator{ConsumerKey: *token, ConsumerSecret: *token, ShortCode: "174379", PassKey: *token, SettleAfter: *settleAfter}
 	case "mtnmomo":

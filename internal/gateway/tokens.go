@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -86,5 +87,57 @@ func (t *Tokens) Drop(name, value string) {
 	defer t.mu.Unlock()
 	if c, ok := t.m[name]; ok && c.value == value {
 		delete(t.m, name)
+	}
+}
+
+// TokenCall is one call to an aggregator that takes an access token: what
+// Tokens.Call needs to send it and to read its answer.
+type TokenCall struct {
+	Name  string                                       // the aggregator, for messages
+	Fetch func(context.Context) (string, int64, error) // a new token and how many seconds it lives
+	Send  func(ctx context.Context, token string) (int, []byte, error)
+	// Refused reports whether an answer refuses the token itself (a 401,
+	// or the aggregator's own "invalid token").
+	Refused func(code int, raw []byte) bool
+	// Words are the aggregator's words in a refusal ("" when none), and
+	// Refusal the answer as a message ("401 code: words").
+	Words   func(raw []byte) string
+	Refusal func(code int, raw []byte) string
+}
+
+// Call sends c with the token (name "" for a connector's only one). A
+// refused token is dropped, as it may have been revoked or have expired
+// early, and the call is sent once more with a new one: the aggregator
+// refused it before doing anything. Refused again, or a 403: the
+// gateway's credentials are refused, a lasting error. A 429 (too many
+// requests, refused unprocessed) is transient; a 5xx says the aggregator's
+// words.
+func (t *Tokens) Call(ctx context.Context, name string, now time.Time, c TokenCall) (int, []byte, error) {
+	for again := false; ; again = true {
+		tok, err := t.Get(ctx, name, now, c.Fetch)
+		if err != nil {
+			return 0, nil, err
+		}
+		code, raw, err := c.Send(ctx, tok)
+		refused := err == nil && c.Refused(code, raw)
+		if refused {
+			t.Drop(name, tok)
+			if !again {
+				continue
+			}
+		}
+		switch {
+		case refused || err == nil && code == http.StatusForbidden:
+			err = &Error{Message: c.Name + " refused the gateway's credentials (" + c.Refusal(code, raw) + ")"}
+		case err == nil && code == http.StatusTooManyRequests:
+			err = &Error{Transient: true, Answered: true, Message: c.Name + " answered " + c.Refusal(code, raw)}
+		case err != nil && code >= 500:
+			if w := c.Words(raw); w != "" {
+				e := *ErrorOf(err)
+				e.Message += " (" + w + ")"
+				err = &e
+			}
+		}
+		return code, raw, err
 	}
 }

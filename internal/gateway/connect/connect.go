@@ -20,6 +20,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
+	"github.com/cauri-pay/cauri/internal/gateway/orangemoney"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
@@ -32,7 +33,7 @@ var client = &http.Client{Timeout: Timeout}
 
 // clients keeps one client per gateway and credentials for the
 // aggregators whose access tokens (an hour) should serve every call, not
-// one: MTN MoMo and M-Pesa.
+// one: MTN MoMo, M-Pesa and Orange Money.
 var clients sync.Map // gateway id + credentials -> client
 
 func cached[T any](gatewayID string, creds map[string]string, c T) T {
@@ -80,6 +81,9 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	case "mtnmomo":
 		return cached(g.ID+base, creds, &mtnmomo.Client{BaseURL: base, Environment: creds["target_environment"], CollectionKey: creds["collection_key"],
 			DisbursementKey: creds["disbursement_key"], APIUser: creds["api_user"], APIKey: creds["api_key"], HTTP: client}), nil
+	case "orangemoney":
+		return cached(g.ID+base, creds, &orangemoney.Client{BaseURL: base, Country: creds["country"], ClientID: creds["client_id"],
+			ClientSecret: creds["client_secret"], MerchantKey: creds["merchant_key"], MerchantName: creds["merchant_name"], HTTP: client}), nil
 	case "mpesa":
 		return cached(g.ID+base, creds, &mpesa.Client{BaseURL: base, ConsumerKey: creds["consumer_key"], ConsumerSecret: creds["consumer_secret"],
 			ShortCode: creds["shortcode"], PassKey: creds["passkey"], TillNumber: creds["till_number"], HTTP: client}), nil

@@ -524,47 +524,17 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
-// api POSTs one request to Daraja with a token. A refused token (401, or
-// Daraja's "Invalid Access Token", a 404) is dropped, as it may have been
-// revoked or have expired early, and the request is sent once more with a
-// new one: Daraja refuses it before doing anything. Refused credentials are
-// then a lasting error. A 5xx says Daraja's words; a 429 (too many
-// requests, refused unprocessed) is transient.
+// api POSTs one request to Daraja with a token (gateway.Tokens.Call: a
+// refused token, a 401 or Daraja's "Invalid Access Token" as a 404, is
+// renewed once; Daraja refuses it before doing anything).
 func (c *Client) api(ctx context.Context, path string, in any) (int, []byte, error) {
-	for again := false; ; again = true {
-		tok, err := c.token(ctx)
-		if err != nil {
-			return 0, nil, err
-		}
-		code, raw, err := c.send(ctx, http.MethodPost, path, http.Header{"Authorization": {"Bearer " + tok}}, in)
-		refused := err == nil && tokenRefused(code, raw)
-		if refused {
-			c.tokens.Drop("", tok)
-			if !again {
-				continue
-			}
-		}
-		switch {
-		case refused || err == nil && code == http.StatusForbidden:
-			err = &gateway.Error{Message: "M-Pesa refused the gateway's credentials (" + refusal(code, raw) + ")"}
-		case err == nil && code == http.StatusTooManyRequests:
-			err = &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered " + refusal(code, raw)}
-		case err != nil && code >= 500:
-			if w := errorOf(raw).words(); w != "" {
-				e := *gateway.ErrorOf(err)
-				e.Message += " (" + w + ")"
-				err = &e
-			}
-		}
-		return code, raw, err
-	}
-}
-
-// token returns the access token, asking for a new one when there is none
-// or it is about to expire. Nothing was sent when it fails: the error says
-// so.
-func (c *Client) token(ctx context.Context) (string, error) {
-	return c.tokens.Get(ctx, "", c.now(), c.newToken)
+	return c.tokens.Call(ctx, "", c.now(), gateway.TokenCall{
+		Name: "M-Pesa", Fetch: c.newToken, Refused: tokenRefused, Refusal: refusal,
+		Words: func(raw []byte) string { return errorOf(raw).words() },
+		Send: func(ctx context.Context, tok string) (int, []byte, error) {
+			return c.send(ctx, http.MethodPost, path, http.Header{"Authorization": {"Bearer " + tok}}, in)
+		},
+	})
 }
 
 // newToken is GET /oauth/v1/generate?grant_type=client_credentials with the

@@ -397,42 +397,27 @@ func (c *Client) now() time.Time {
 }
 
 // api sends one request to a product's API with its subscription key, the
-// target environment and a token (extra adds the request's own headers).
-// A 401 drops the token, which may have been revoked or have expired
-// early, and the request is sent once more with a new one: MTN refuses it
-// before doing anything. Refused credentials are then a lasting error.
+// target environment and a token (extra adds the request's own headers),
+// through gateway.Tokens.Call: a refused token (401) is renewed once; MTN
+// refuses it before doing anything.
 func (c *Client) api(ctx context.Context, p product, method, path string, extra http.Header, in any) (int, []byte, error) {
 	if strings.TrimSpace(p.key) == "" {
 		return 0, nil, &gateway.Error{Message: fmt.Sprintf("MTN MoMo %s need the %s subscription key (credential %q)", p.does, p.name, p.credential)}
 	}
-	for again := false; ; again = true {
-		tok, err := c.token(ctx, p)
-		if err != nil {
-			return 0, nil, err
-		}
-		h := http.Header{"Authorization": {"Bearer " + tok}, "Ocp-Apim-Subscription-Key": {p.key}, "X-Target-Environment": {c.environment()}}
-		for k, v := range extra {
-			h[k] = v
-		}
-		code, raw, err := c.send(ctx, method, path, h, in)
-		if code == http.StatusUnauthorized {
-			c.tokens.Drop(p.name, tok)
-			if !again {
-				continue
+	return c.tokens.Call(ctx, p.name, c.now(), gateway.TokenCall{
+		Name:    "MTN MoMo",
+		Fetch:   func(ctx context.Context) (string, int64, error) { return c.newToken(ctx, p) },
+		Refused: func(code int, _ []byte) bool { return code == http.StatusUnauthorized },
+		Refusal: refusal,
+		Words:   func(raw []byte) string { return errorOf(raw).words() },
+		Send: func(ctx context.Context, tok string) (int, []byte, error) {
+			h := http.Header{"Authorization": {"Bearer " + tok}, "Ocp-Apim-Subscription-Key": {p.key}, "X-Target-Environment": {c.environment()}}
+			for k, v := range extra {
+				h[k] = v
 			}
-		}
-		if err == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden) {
-			err = &gateway.Error{Message: "MTN MoMo refused the gateway's credentials (" + refusal(code, raw) + ")"}
-		}
-		return code, raw, err
-	}
-}
-
-// token returns the product's token, asking for a new one when there is
-// none or it is about to expire. Nothing was sent when it fails: the error
-// says so.
-func (c *Client) token(ctx context.Context, p product) (string, error) {
-	return c.tokens.Get(ctx, p.name, c.now(), func(ctx context.Context) (string, int64, error) { return c.newToken(ctx, p) })
+			return c.send(ctx, method, path, h, in)
+		},
+	})
 }
 
 // newToken is POST /{product}/token/ with the API user and key (Basic) and
