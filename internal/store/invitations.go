@@ -12,26 +12,29 @@ import (
 // hash). An address that is already a member is refused (409); an earlier
 // pending invitation of the same address is revoked. Audited.
 func (s *Store) CreateInvitation(ctx context.Context, inv *cauri.Invitation, token string) error {
-	return s.tx(ctx, func(t *tx) error {
-		var member int
-		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id
-			WHERE m.workspace_id = ? AND u.email = ?`, inv.WorkspaceID, inv.Email).Scan(&member); err != nil {
-			return err
-		}
-		if member > 0 {
-			return cauri.Errorf(cauri.EConflict, "%s is already a member of this workspace", inv.Email)
-		}
-		if _, err := t.exec(ctx, `UPDATE invitations SET revoked_at = ? WHERE workspace_id = ? AND email = ?
-			AND accepted_at IS NULL AND revoked_at IS NULL`, micros(inv.CreatedAt), inv.WorkspaceID, inv.Email); err != nil {
-			return err
-		}
-		if _, err := t.exec(ctx, `INSERT INTO invitations (token_hash, id, workspace_id, email, invited_by, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, tokenHash(token), inv.ID, inv.WorkspaceID, inv.Email, inv.InvitedBy,
-			micros(inv.CreatedAt), micros(inv.ExpiresAt)); err != nil {
-			return err
-		}
-		return t.audit(ctx, inv.CreatedAt, "invitation.created", inv.WorkspaceID, map[string]any{"invitation": inv.ID, "email": inv.Email})
-	})
+	return s.tx(ctx, func(t *tx) error { return t.insertInvitation(ctx, inv, token) })
+}
+
+// insertInvitation is CreateInvitation in the caller's transaction.
+func (t *tx) insertInvitation(ctx context.Context, inv *cauri.Invitation, token string) error {
+	var member int
+	if err := t.queryRow(ctx, `SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.workspace_id = ? AND u.email = ?`, inv.WorkspaceID, inv.Email).Scan(&member); err != nil {
+		return err
+	}
+	if member > 0 {
+		return cauri.Errorf(cauri.EConflict, "%s is already a member of this workspace", inv.Email)
+	}
+	if _, err := t.exec(ctx, `UPDATE invitations SET revoked_at = ? WHERE workspace_id = ? AND email = ?
+		AND accepted_at IS NULL AND revoked_at IS NULL`, micros(inv.CreatedAt), inv.WorkspaceID, inv.Email); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `INSERT INTO invitations (token_hash, id, workspace_id, email, invited_by, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, tokenHash(token), inv.ID, inv.WorkspaceID, inv.Email, inv.InvitedBy,
+		micros(inv.CreatedAt), micros(inv.ExpiresAt)); err != nil {
+		return err
+	}
+	return t.audit(ctx, inv.CreatedAt, "invitation.created", inv.WorkspaceID, map[string]any{"invitation": inv.ID, "email": inv.Email})
 }
 
 const invitationColumns = `i.id, i.workspace_id, i.email, i.invited_by, i.created_at, i.expires_at`

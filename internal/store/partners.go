@@ -105,8 +105,3 @@ func (s *Store) PartnerWorkspaces(ctx context.Context, partnerID string, limit i
 func (s *Store) Audit(ctx context.Context, now time.Time, action, workspaceID string, detail map[string]any) error {
 	return s.tx(ctx, func(t *tx) error { return t.audit(ctx, now, action, workspaceID, detail) })
 }
-
-// RenameWorkspace changes a workspace's name (audited).
-func (s *Store) RenameWorkspace(ctx context.Context, id, name string, now time.Time) (*cauri.Workspace, error) {
-	return s.setWorkspace(ctx, id, "name", name, now)
-}

@@ -509,3 +509,37 @@ func TestStore_AttemptChecks(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_ProvisionWorkspace: a partner's merchant is stored whole or
+// not at all: when its owner's invitation cannot be written, neither are
+// its workspace, keys and webhook.
+func TestStore_ProvisionWorkspace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		provision := func(token string) (*cauri.Workspace, []*cauri.Key, error) {
+			ws, _ := cauri.NewWorkspace("Via partner", t0)
+			keys, _ := cauri.KeySet(ws.ID, t0)
+			inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: "owner@example.com", InvitedBy: "partner:ptn_x",
+				CreatedAt: t0, ExpiresAt: t0.Add(cauri.InvitationLifetime)}
+			return ws, keys, s.ProvisionWorkspace(ctx, store.Provision{Workspace: ws, Keys: keys,
+				Webhook: &cauri.WebhookConfig{URL: "https://shop.example/hook"}, Invitation: inv, Token: token})
+		}
+		ws, _, err := provision("same-token")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.WebhookConfig(ctx, ws.ID); err != nil || c.URL != "https://shop.example/hook" {
+			t.Fatalf("webhook = %+v, %v", c, err)
+		}
+		failed, keys, err := provision("same-token") // the invitation's token hash is taken: the insert fails
+		if err == nil {
+			t.Fatal("a provision whose invitation cannot be written succeeded")
+		}
+		if _, err := s.Workspace(ctx, failed.ID); code(err) != cauri.ENotFound {
+			t.Fatalf("the failed provision left its workspace: %v", err)
+		}
+		if _, _, err := s.Authenticate(ctx, keys[1].Plaintext, t0); code(err) != cauri.ENotFound {
+			t.Fatalf("the failed provision left a key: %v", err)
+		}
+	})
+}

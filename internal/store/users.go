@@ -15,30 +15,36 @@ import (
 // password is left as it is). It reports whether the user was new.
 func (s *Store) CreateUser(ctx context.Context, u *cauri.User, passwordHash, workspaceID string) (*cauri.User, bool, error) {
 	created := false
-	err := s.tx(ctx, func(t *tx) error {
-		var ws string
-		if err := t.queryRow(ctx, `SELECT id FROM workspaces WHERE id = ?`, workspaceID).Scan(&ws); err != nil {
-			return notFound(err, "Workspace %s not found", printable(workspaceID))
-		}
-		var id string
-		err := t.queryRow(ctx, `SELECT id FROM users WHERE email = ?`, u.Email).Scan(&id)
-		switch {
-		case err == sql.ErrNoRows:
-			if _, err := t.exec(ctx, `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
-				u.ID, u.Email, passwordHash, micros(u.CreatedAt)); err != nil {
-				return err
-			}
-			created = true
-		case err != nil:
-			return err
-		default:
-			u.ID = id
-		}
-		_, err = t.exec(ctx, `INSERT INTO memberships (user_id, workspace_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-			u.ID, workspaceID, micros(u.CreatedAt))
+	err := s.tx(ctx, func(t *tx) (err error) {
+		created, err = t.addMember(ctx, u, passwordHash, workspaceID)
 		return err
 	})
 	return u, created, err
+}
+
+// addMember is CreateUser in the caller's transaction.
+func (t *tx) addMember(ctx context.Context, u *cauri.User, passwordHash, workspaceID string) (created bool, err error) {
+	var ws string
+	if err := t.queryRow(ctx, `SELECT id FROM workspaces WHERE id = ?`, workspaceID).Scan(&ws); err != nil {
+		return false, notFound(err, "Workspace %s not found", printable(workspaceID))
+	}
+	var id string
+	err = t.queryRow(ctx, `SELECT id FROM users WHERE email = ?`, u.Email).Scan(&id)
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := t.exec(ctx, `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
+			u.ID, u.Email, passwordHash, micros(u.CreatedAt)); err != nil {
+			return false, err
+		}
+		created = true
+	case err != nil:
+		return false, err
+	default:
+		u.ID = id
+	}
+	_, err = t.exec(ctx, `INSERT INTO memberships (user_id, workspace_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		u.ID, workspaceID, micros(u.CreatedAt))
+	return created, err
 }
 
 // UserByEmail returns a user and the hash of the password.

@@ -49,11 +49,17 @@ func (s *Store) UpdateWebhookConfig(ctx context.Context, workspaceID string, fn 
 		if err := fn(c); err != nil {
 			return err
 		}
-		_, err = t.exec(ctx, `UPDATE workspaces SET webhook_url = ?, test_webhook_url = ?, webhook_events = ? WHERE id = ?`,
-			c.URL, c.TestURL, strings.Join(c.Events, ","), workspaceID)
-		return err
+		return t.saveWebhookConfig(ctx, workspaceID, c)
 	})
 	return c, err
+}
+
+// saveWebhookConfig writes a workspace's webhook settings in the caller's
+// transaction.
+func (t *tx) saveWebhookConfig(ctx context.Context, workspaceID string, c *cauri.WebhookConfig) error {
+	_, err := t.exec(ctx, `UPDATE workspaces SET webhook_url = ?, test_webhook_url = ?, webhook_events = ? WHERE id = ?`,
+		c.URL, c.TestURL, strings.Join(c.Events, ","), workspaceID)
+	return err
 }
 
 // maxAttempts is the number of automatic attempts a new delivery gets.

@@ -24,19 +24,58 @@ func printable(id string) string {
 
 // CreateWorkspace stores a workspace with its keys (audited).
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
-	return s.tx(ctx, func(t *tx) error {
-		if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap, partner_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt), ws.TransfersClosed, ws.TransferDailyCap, ws.PartnerID); err != nil {
+	return s.tx(ctx, func(t *tx) error { return t.createWorkspace(ctx, ws, keys) })
+}
+
+// createWorkspace is CreateWorkspace in the caller's transaction.
+func (t *tx) createWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
+	if _, err := t.exec(ctx, `INSERT INTO workspaces (id, name, verified, connect, default_currency, created_at, transfers_closed, transfer_daily_cap, partner_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ws.ID, ws.Name, ws.Verified, ws.Connect, string(ws.DefaultCurrency), micros(ws.CreatedAt), ws.TransfersClosed, ws.TransferDailyCap, ws.PartnerID); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := t.insertKey(ctx, k); err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if err := t.insertKey(ctx, k); err != nil {
+	}
+	return t.audit(ctx, ws.CreatedAt, "workspace.created", ws.ID, map[string]any{"name": ws.Name, "verified": ws.Verified, "connect": ws.Connect,
+		"partner": ws.PartnerID})
+}
+
+// Provision is what a partner's new merchant is made of: its workspace and
+// keys, its webhook settings, and its owner (a user with a password hash,
+// or an invitation with its link's token).
+type Provision struct {
+	Workspace    *cauri.Workspace
+	Keys         []*cauri.Key
+	Webhook      *cauri.WebhookConfig // nil: none
+	Owner        *cauri.User          // with PasswordHash; nil when invited
+	PasswordHash string
+	Invitation   *cauri.Invitation // with Token; nil when Owner is set
+	Token        string
+}
+
+// ProvisionWorkspace stores a new merchant whole, in one transaction:
+// nothing of it exists unless all of it does.
+func (s *Store) ProvisionWorkspace(ctx context.Context, p Provision) error {
+	return s.tx(ctx, func(t *tx) error {
+		if err := t.createWorkspace(ctx, p.Workspace, p.Keys); err != nil {
+			return err
+		}
+		if p.Webhook != nil {
+			if err := t.saveWebhookConfig(ctx, p.Workspace.ID, p.Webhook); err != nil {
 				return err
 			}
 		}
-		return t.audit(ctx, ws.CreatedAt, "workspace.created", ws.ID, map[string]any{"name": ws.Name, "verified": ws.Verified, "connect": ws.Connect,
-			"partner": ws.PartnerID})
+		if p.Owner != nil {
+			_, err := t.addMember(ctx, p.Owner, p.PasswordHash, p.Workspace.ID)
+			return err
+		}
+		if p.Invitation != nil {
+			return t.insertInvitation(ctx, p.Invitation, p.Token)
+		}
+		return nil
 	})
 }
 
@@ -101,15 +140,47 @@ func (s *Store) setWorkspace(ctx context.Context, id, column string, value any, 
 	if !cauri.IsID("ws_", id) {
 		return nil, errNotFound("Workspace %s not found", printable(id))
 	}
+	if err := s.tx(ctx, func(t *tx) error { return t.setWorkspace(ctx, id, column, value, now) }); err != nil {
+		return nil, err
+	}
+	return s.Workspace(ctx, id)
+}
+
+// setWorkspace is Store.setWorkspace in the caller's transaction.
+func (t *tx) setWorkspace(ctx context.Context, id, column string, value any, now time.Time) error {
+	res, err := t.exec(ctx, `UPDATE workspaces SET `+column+` = ? WHERE id = ?`, value, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound("Workspace %s not found", id)
+	}
+	return t.audit(ctx, now, "workspace."+column, id, map[string]any{column: value})
+}
+
+// UpdateWorkspace changes, in one transaction, a workspace's name (when
+// name is not "", audited) and its webhook settings (fn, when not nil).
+func (s *Store) UpdateWorkspace(ctx context.Context, id, name string, fn func(*cauri.WebhookConfig) error, now time.Time) (*cauri.Workspace, error) {
+	if !cauri.IsID("ws_", id) {
+		return nil, errNotFound("Workspace %s not found", printable(id))
+	}
 	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `UPDATE workspaces SET `+column+` = ? WHERE id = ?`, value, id)
+		if name != "" {
+			if err := t.setWorkspace(ctx, id, "name", name, now); err != nil {
+				return err
+			}
+		}
+		if fn == nil {
+			return nil
+		}
+		c, err := t.webhookConfig(ctx, id, true)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errNotFound("Workspace %s not found", id)
+		if err := fn(c); err != nil {
+			return err
 		}
-		return t.audit(ctx, now, "workspace."+column, id, map[string]any{column: value})
+		return t.saveWebhookConfig(ctx, id, c)
 	})
 	if err != nil {
 		return nil, err

@@ -153,18 +153,19 @@ type createMerchantRequest struct {
 // until the service verifies its identity), its owner (a new user with the
 // password given, or an invitation link when none is; an address that has
 // an account joins with it), its webhook, and its four keys, shown in this
-// answer only.
+// answer only. All of it is stored in one transaction.
 func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
 	var req createMerchantRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	now := s.Now()
-	ws, err := cauri.NewWorkspace(req.Name, now)
+	name, err := cauri.CleanText("name", req.Name, 200)
 	if err != nil {
 		return err
 	}
-	if _, err := cauri.CleanText("name", req.Name, 200); err != nil {
+	ws, err := cauri.NewWorkspace(name, now)
+	if err != nil {
 		return err
 	}
 	email, err := cauri.NormalizeEmail(req.Email)
@@ -200,30 +201,21 @@ func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store
 	}
 	ws.PartnerID = p.ID
 	keys, plain := cauri.KeySet(ws.ID, now)
-	if err := s.Store.CreateWorkspace(r.Context(), ws, keys); err != nil {
-		return err
-	}
+	prov := store.Provision{Workspace: ws, Keys: keys}
 	if req.WebhookURL != "" || events != nil {
-		if _, err := s.Store.UpdateWebhookConfig(r.Context(), ws.ID, func(c *cauri.WebhookConfig) error {
-			c.URL, c.Events = req.WebhookURL, events
-			return nil
-		}); err != nil {
-			return err
-		}
+		prov.Webhook = &cauri.WebhookConfig{URL: req.WebhookURL, Events: events}
 	}
 	owner := &merchantOwner{Email: email}
 	if hash != "" {
-		if _, _, err := s.Store.CreateUser(r.Context(), &cauri.User{ID: cauri.NewID("usr_"), Email: email, CreatedAt: now}, hash, ws.ID); err != nil {
-			return err
-		}
+		prov.Owner, prov.PasswordHash = &cauri.User{ID: cauri.NewID("usr_"), Email: email, CreatedAt: now}, hash
 	} else {
-		token := randomToken()
-		inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: "partner:" + p.ID, CreatedAt: now,
-			ExpiresAt: now.Add(cauri.InvitationLifetime)}
-		if err := s.Store.CreateInvitation(r.Context(), inv, token); err != nil {
-			return err
-		}
-		owner.InvitationURL = s.dashboardURL() + "/dashboard/invitations/" + token
+		prov.Token = randomToken()
+		prov.Invitation = &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: "partner:" + p.ID,
+			CreatedAt: now, ExpiresAt: now.Add(cauri.InvitationLifetime)}
+		owner.InvitationURL = s.dashboardURL() + "/dashboard/invitations/" + prov.Token
+	}
+	if err := s.Store.ProvisionWorkspace(r.Context(), prov); err != nil {
+		return err
 	}
 	m, err := s.merchant(r, ws)
 	if err != nil {
@@ -322,13 +314,9 @@ func (s *Server) updateMerchant(w http.ResponseWriter, r *http.Request, p *store
 			return err
 		}
 	}
-	if req.Name != nil {
-		if ws, err = s.Store.RenameWorkspace(r.Context(), ws.ID, name, s.Now()); err != nil {
-			return err
-		}
-	}
+	var webhook func(*cauri.WebhookConfig) error
 	if req.WebhookURL != nil || req.TestWebhookURL != nil || req.Events != nil {
-		if _, err := s.Store.UpdateWebhookConfig(r.Context(), ws.ID, func(c *cauri.WebhookConfig) error {
+		webhook = func(c *cauri.WebhookConfig) error {
 			if req.WebhookURL != nil {
 				c.URL = *req.WebhookURL
 			}
@@ -339,9 +327,10 @@ func (s *Server) updateMerchant(w http.ResponseWriter, r *http.Request, p *store
 				c.Events = events
 			}
 			return nil
-		}); err != nil {
-			return err
 		}
+	}
+	if ws, err = s.Store.UpdateWorkspace(r.Context(), ws.ID, name, webhook, s.Now()); err != nil {
+		return err
 	}
 	m, err := s.merchant(r, ws)
 	if err != nil {
