@@ -159,6 +159,10 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 
 // AttemptByReference finds a gateway's attempt by our reference.
 func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.Attempt, error) {
+	if !storable(reference) {
+		return nil, errNotFound("No payment %s at this gateway", printable(reference))
+	}
+
 	var a *cauri.Attempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts WHERE gateway_id = ? AND reference = ?`,
@@ -172,6 +176,10 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 // id (recorded through Collection.Created), for callbacks that carry only
 // that id (M-Pesa's CheckoutRequestID).
 func (s *Store) AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.Attempt, error) {
+	if !storable(providerRef) {
+		return nil, errNotFound("No payment %s at this gateway", printable(providerRef))
+	}
+
 	var a *cauri.Attempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts

@@ -139,6 +139,10 @@ func (s *Store) Transfer(ctx context.Context, workspaceID, id string) (*cauri.Tr
 
 // TransferByReference finds a gateway's transfer by our reference.
 func (s *Store) TransferByReference(ctx context.Context, gatewayID, reference string) (*cauri.Transfer, error) {
+	if !storable(reference) {
+		return nil, errNotFound("No transfer %s at this gateway", printable(reference))
+	}
+
 	var tr *cauri.Transfer
 	err := s.read(ctx, func(t *tx) (err error) {
 		tr, err = scanTransfer(t.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE gateway_id = ? AND reference = ?`,

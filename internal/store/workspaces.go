@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/vault"
@@ -11,6 +13,14 @@ import (
 
 func errNotFound(format string, args ...any) error {
 	return cauri.Errorf(cauri.ENotFound, format, args...)
+}
+
+// storable reports whether s, taken from outside (an aggregator's
+// callback), can be looked up at all: valid UTF-8 without a NUL byte
+// (PostgreSQL refuses both in a text parameter) and of a reference's size.
+// Anything else names nothing: not found, without a query.
+func storable(s string) bool {
+	return s != "" && len(s) <= 255 && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // printable quotes an id taken from a request for an error message.
