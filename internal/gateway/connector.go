@@ -21,6 +21,12 @@ type Collection struct {
 	Email       string // the customer's, when the session has one
 	Name        string // the customer's, when the session has one
 	Country     string // ISO 3166-1 alpha-2 of the operator; "" for a card
+	// Code is a code the customer obtained before paying, for the
+	// operators that require one at initiation (pawaPay's
+	// preAuthorisationCode for Orange Burkina Faso: a one-time code the
+	// customer gets by dialling a USSD code). The operator's entry in
+	// providers.json ("preauth") says how the customer gets it.
+	Code string
 	// Card asks for a card payment on the aggregator's own page (no phone,
 	// no operator): the Status carries the page's RedirectURL.
 	Card bool
@@ -60,6 +66,14 @@ type Status struct {
 	// RedirectURL is the aggregator's page where the customer finishes a
 	// pending payment (cards, aggregators that pay through their own page).
 	RedirectURL string
+	// NeedsCode: the aggregator waits for a code the customer receives
+	// after initiation (Paystack's send_otp: a voucher or one-time code);
+	// the hosted page asks for it and CodeSubmitter.SubmitCode sends it.
+	NeedsCode bool
+	// Instructions are the aggregator's words telling the customer how to
+	// finish a pending payment (a USSD code to dial, "approve on your
+	// phone"), shown on the waiting screen as the aggregator gives them.
+	Instructions string
 	// LowBalance: a payout failed because the merchant's wallet at the
 	// aggregator lacks the funds.
 	LowBalance bool
@@ -83,6 +97,15 @@ type Connector interface {
 // aggregators that give our reference back only in the address we gave
 // them. The service sets it; a caller's own is dropped.
 const CallbackQueryHeader = "X-Cauri-Callback-Query"
+
+// CodeSubmitter is a connector that can pass the aggregator a code the
+// customer entered for a pending collection whose Status had NeedsCode.
+// It answers like CollectionStatus; a code the aggregator refuses is a
+// Status with Outcome Pending and NeedsCode again (the customer may retry)
+// or Failed, as the aggregator decides.
+type CodeSubmitter interface {
+	SubmitCode(ctx context.Context, ref Ref, code string) (Status, error)
+}
 
 // Payout asks an aggregator to send money to a Mobile Money account.
 type Payout struct {

@@ -38,6 +38,12 @@ type Provider struct {
 	// Wave wallet, an MTN MoMo country's API): a gateway serves one.
 	OneCountry bool                         `json:"one_country"`
 	Operators  map[string]map[string]string `json:"operators"` // country -> operator key -> provider code
+	// Preauth lists the provider's operator codes that need a code from
+	// the customer at initiation (Collection.Code), each with how the
+	// customer gets it, in English and French (keys "en" and "fr"), as
+	// the aggregator documents it; "{amount}" stands for the amount in
+	// major units.
+	Preauth map[string]map[string]string `json:"preauth"`
 }
 
 var providers = mustLoad()
