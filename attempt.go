@@ -30,6 +30,13 @@ type Attempt struct {
 	// RedirectURL is the aggregator's page where the customer finishes
 	// paying, for payments made there (cards, CinetPay); "" otherwise.
 	RedirectURL string
+	// NeedsCode: the aggregator waits for a code it sent the customer
+	// (a voucher or one-time code), entered on the hosted page.
+	NeedsCode bool
+	// Instructions are the aggregator's words telling the customer how to
+	// finish paying (a USSD code to dial, approve on the phone); "" when it
+	// gives none.
+	Instructions string
 	// RouteReason is why this gateway was chosen (the routing engine's
 	// reason, or the failover that led to it).
 	RouteReason string
@@ -50,3 +57,37 @@ const NotFoundIsFinal = 2 * time.Minute
 // initiated this long after its creation was cut short by a crash, and the
 // reconciler treats it as initiated then.
 const InitiationDeadline = 5 * time.Minute
+
+// NextActionType is the kind of step a pending payment waits for.
+type NextActionType string
+
+const (
+	// ActionRedirect: the customer goes on paying on the aggregator's page.
+	ActionRedirect NextActionType = "redirect"
+	// ActionEnterCode: the customer enters the code the aggregator sent them.
+	ActionEnterCode NextActionType = "enter_code"
+	// ActionApprove: the customer approves the payment on the phone (the
+	// prompt the operator sends, or the aggregator's instructions).
+	ActionApprove NextActionType = "approve"
+)
+
+// NextAction is what the customer does to finish a pending payment, as the
+// hosted page, the link page and POST /checkout/initiate's answer carry it.
+type NextAction struct {
+	Type NextActionType `json:"type"`
+	// URL is the aggregator's page, for ActionRedirect.
+	URL string `json:"url,omitempty"`
+	// Instructions are the aggregator's own words, when it gives them.
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// NextAction is the step a pending attempt waits for.
+func (a *Attempt) NextAction() NextAction {
+	switch {
+	case a.RedirectURL != "":
+		return NextAction{Type: ActionRedirect, URL: a.RedirectURL, Instructions: a.Instructions}
+	case a.NeedsCode:
+		return NextAction{Type: ActionEnterCode, Instructions: a.Instructions}
+	}
+	return NextAction{Type: ActionApprove, Instructions: a.Instructions}
+}

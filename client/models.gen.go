@@ -315,6 +315,27 @@ func (e MethodType) Valid() bool {
 	}
 }
 
+// Defines values for NextActionType.
+const (
+	Approve   NextActionType = "approve"
+	EnterCode NextActionType = "enter_code"
+	Redirect  NextActionType = "redirect"
+)
+
+// Valid indicates whether the value is a known member of the NextActionType enum.
+func (e NextActionType) Valid() bool {
+	switch e {
+	case Approve:
+		return true
+	case EnterCode:
+		return true
+	case Redirect:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PageErrorSuccess.
 const (
 	PageErrorSuccessFalse PageErrorSuccess = false
@@ -1271,6 +1292,12 @@ type HealthStatus string
 
 // InitiateRequest defines model for InitiateRequest.
 type InitiateRequest struct {
+	// AuthCode The code the operator gave the customer before paying, for the few
+	// methods that ask one (pawaPay's pre-authorisation code for Orange
+	// Burkina Faso, obtained by dialling a USSD code); ignored otherwise.
+	// The hosted page shows how to get it.
+	AuthCode *string `json:"authCode,omitempty"`
+
 	// Code The method's `code`.
 	Code string `json:"code"`
 
@@ -1394,6 +1421,27 @@ type MethodList struct {
 	Methods  []Method `json:"methods"`
 }
 
+// NextAction What the customer does to finish a pending payment.
+type NextAction struct {
+	// Instructions The aggregator's own words for the customer, when it gives them (a USSD code to dial, what the code is).
+	Instructions *string `json:"instructions,omitempty"`
+
+	// Type `redirect`: go on paying on the aggregator's page (`url`);
+	// `enter_code`: enter the code the aggregator sent (voucher, one-time
+	// code) with `POST /checkout/code`; `approve`: approve the prompt on
+	// the phone, or follow `instructions`.
+	Type NextActionType `json:"type"`
+
+	// Url The aggregator's page, for `redirect`.
+	Url *string `json:"url,omitempty"`
+}
+
+// NextActionType `redirect`: go on paying on the aggregator's page (`url`);
+// `enter_code`: enter the code the aggregator sent (voucher, one-time
+// code) with `POST /checkout/code`; `approve`: approve the prompt on
+// the phone, or follow `instructions`.
+type NextActionType string
+
 // PageError defines model for PageError.
 type PageError struct {
 	Message string           `json:"message"`
@@ -1407,11 +1455,15 @@ type PageErrorSuccess bool
 type PayResponse struct {
 	// Message Words for the customer.
 	Message string `json:"message"`
-	Paid    bool   `json:"paid"`
+
+	// NextAction What the customer does to finish a pending payment.
+	NextAction *NextAction `json:"nextAction,omitempty"`
+	Paid       bool        `json:"paid"`
 
 	// RedirectUrl Present when the payment goes on at the aggregator's own page (cards,
 	// CinetPay): send the customer there; the aggregator sends them back to
 	// the hosted page, which then follows the payment with `POST /checkout/verify`.
+	// The same address as `nextAction.url`.
 	RedirectUrl *string `json:"redirectUrl,omitempty"`
 
 	// Status `PENDING` until paid; `SUCCESS` when paid; `FAILED` after a failed
@@ -1962,6 +2014,15 @@ type GatewayCallbackPutFormdataBody = struct {
 // GatewayCallbackPut200JSONResponseBodyReceived defines parameters for GatewayCallbackPut.
 type GatewayCallbackPut200JSONResponseBodyReceived bool
 
+// SubmitPaymentCodeJSONBody defines parameters for SubmitPaymentCode.
+type SubmitPaymentCodeJSONBody struct {
+	// Code The code the customer received.
+	Code string `json:"code"`
+
+	// TransactionId The session id.
+	TransactionId string `json:"transactionId"`
+}
+
 // VerifyPaymentJSONBody defines parameters for VerifyPayment.
 type VerifyPaymentJSONBody struct {
 	// TransactionId The session id.
@@ -2404,6 +2465,9 @@ type GatewayCallbackPutJSONRequestBody = GatewayCallbackPutJSONBody
 
 // GatewayCallbackPutFormdataRequestBody defines body for GatewayCallbackPut for application/x-www-form-urlencoded ContentType.
 type GatewayCallbackPutFormdataRequestBody = GatewayCallbackPutFormdataBody
+
+// SubmitPaymentCodeJSONRequestBody defines body for SubmitPaymentCode for application/json ContentType.
+type SubmitPaymentCodeJSONRequestBody SubmitPaymentCodeJSONBody
 
 // InitiatePaymentJSONRequestBody defines body for InitiatePayment for application/json ContentType.
 type InitiatePaymentJSONRequestBody = InitiateRequest

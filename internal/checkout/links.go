@@ -53,6 +53,7 @@ func (s *Service) LinkMethods(ctx context.Context, l *cauri.PaymentLink) ([]Meth
 type LinkPayment struct {
 	Name, Email, Phone string
 	GatewayID, Code    string // the chosen method
+	AuthCode           string // the operator's code, for the methods that ask one first
 }
 
 // PayLink starts paying a link: a live session of the link's amount,
@@ -109,7 +110,7 @@ func (s *Service) PayLink(ctx context.Context, slug string, p LinkPayment) (*cau
 	if sess, _, err = s.Store.CreateSession(ctx, sess, nil); err != nil {
 		return nil, err
 	}
-	_, err = s.Initiate(ctx, sess.ID, p.GatewayID, p.Code, phone)
+	_, err = s.Initiate(ctx, sess.ID, Payment{GatewayID: p.GatewayID, Code: p.Code, Phone: phone, AuthCode: p.AuthCode})
 	return sess, err
 }
 

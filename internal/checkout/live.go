@@ -3,6 +3,7 @@ package checkout
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,6 +22,15 @@ const StatusCheckInterval = 8 * time.Second
 // Connect builds a gateway's connector (connect.New in production).
 type Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
 
+// Payment is the customer's choice on the hosted page: a method (the
+// gateway and the gateway's operator code the methods route listed), the
+// phone number, and the code the operator gave the customer beforehand
+// when the method asks for one (Method.Preauth).
+type Payment struct {
+	GatewayID, Code, Phone string
+	AuthCode               string
+}
+
 // Initiate starts paying a live session with one of its methods (the
 // gateway and the gateway's operator code the methods route listed) from
 // the customer's phone. If that gateway cannot start the payment for a
@@ -28,7 +38,8 @@ type Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector,
 // operator is tried; before moving on, a transient failure is checked with
 // the first gateway, and the session never has two pending attempts, so a
 // customer is never debited twice.
-func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phone string) (*cauri.Attempt, error) {
+func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*cauri.Attempt, error) {
+	gatewayID, code, phone := p.GatewayID, p.Code, p.Phone
 	sess, err := s.Store.Session(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -92,13 +103,17 @@ func (s *Service) Initiate(ctx context.Context, sessionID, gatewayID, code, phon
 			}
 		}
 	}
+	p.AuthCode = strings.TrimSpace(p.AuthCode)
+	if help := PreauthHelp(chosen.Provider, code); help != nil && p.AuthCode == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "This operator asks for a payment code first: %s", help["en"])
+	}
 	candidates, reason := s.rank(candidates, routing.Context{Country: chosen.Flag, Operator: operator, Kind: routing.Collect,
 		Amount: sess.Amount})
 	for i, g := range candidates {
 		if i > 0 {
 			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
 		}
-		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, reason)
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p.AuthCode, reason)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
@@ -140,7 +155,7 @@ func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.G
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone, reason string) (*cauri.Attempt, error) {
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone, authCode, reason string) (*cauri.Attempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -167,7 +182,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	}
 	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
 		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Name: sess.CustomerName,
-		Country: country, Card: card, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
+		Country: country, Card: card, Code: authCode, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
 		Created: func(ref string) error { a.ProviderRef = ref; return s.Store.SetProviderRef(ctx, a.ID, ref) }}
 	st, err := conn.Collect(ctx, col)
 	e := gateway.ErrorOf(err)
@@ -176,10 +191,11 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		e = gateway.ErrorOf(err)
 	}
 	// From now on the attempt may be checked: the initiation call is over.
-	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC(), st.RedirectURL); merr != nil {
+	next := nextAction(st)
+	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC(), next); merr != nil {
 		return nil, merr
 	}
-	a.RedirectURL = st.RedirectURL
+	a.RedirectURL, a.NeedsCode, a.Instructions = st.RedirectURL, next.Type == cauri.ActionEnterCode, next.Instructions
 	switch {
 	case err != nil && (e == nil || !e.Transient || e.NotSent):
 		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
@@ -201,6 +217,41 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		s.finish(ctx, a.ID, st, true)
 	}
 	return a, nil
+}
+
+// nextAction is the customer step an aggregator's answer about a pending
+// payment asks for.
+func nextAction(st gateway.Status) cauri.NextAction {
+	switch {
+	case st.RedirectURL != "":
+		return cauri.NextAction{Type: cauri.ActionRedirect, URL: st.RedirectURL, Instructions: st.Instructions}
+	case st.NeedsCode:
+		return cauri.NextAction{Type: cauri.ActionEnterCode, Instructions: st.Instructions}
+	}
+	return cauri.NextAction{Type: cauri.ActionApprove, Instructions: st.Instructions}
+}
+
+// pending records what a pending attempt now waits for, when a status read
+// or a submitted code changed it (pawaPay gives Wave's page with a status
+// read; a code accepted leaves an approval).
+func (s *Service) pending(ctx context.Context, a *cauri.Attempt, st gateway.Status) error {
+	next := nextAction(st)
+	if next.Type == cauri.ActionApprove && next.Instructions == "" && a.RedirectURL != "" {
+		return nil // a status read that says nothing of the page keeps it
+	}
+	if next == a.NextAction() {
+		return nil
+	}
+	return s.Store.SetNextAction(ctx, a.ID, next)
+}
+
+// PreauthHelp is how the customer gets the code that provider's operator
+// code asks for before paying ("en" and "fr"), or nil when it asks none.
+func PreauthHelp(provider, code string) map[string]string {
+	if p, ok := gateway.Lookup(provider); ok {
+		return p.Preauth[code]
+	}
+	return nil
 }
 
 // cardCode is the code of a card method (a card attempt has no country):
@@ -334,10 +385,14 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		if err != nil {
 			return sess, nil // the aggregator is not answering: the next check will tell
 		}
-		if st.Outcome != gateway.Pending {
-			if updated, err := s.finish(ctx, a.ID, st, true); err == nil && updated != nil {
-				return updated, nil
+		if st.Outcome == gateway.Pending {
+			if err := s.pending(ctx, a, st); err != nil {
+				return sess, err
 			}
+			continue
+		}
+		if updated, err := s.finish(ctx, a.ID, st, true); err == nil && updated != nil {
+			return updated, nil
 		}
 	}
 	return s.Store.Session(ctx, sessionID)
@@ -390,11 +445,83 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 		return err
 	}
 	st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
-	if err != nil || st.Outcome == gateway.Pending {
+	if err != nil {
 		return err
+	}
+	if st.Outcome == gateway.Pending {
+		return s.pending(ctx, a, st)
 	}
 	_, err = s.finish(ctx, a.ID, st, true)
 	return err
+}
+
+// SubmitCode gives the aggregator the code the customer entered on the
+// hosted page for the session's pending payment, when that payment waits
+// for one (cauri.ActionEnterCode), and returns the session and the payment.
+// A code the aggregator refuses leaves the payment waiting for a code or
+// fails it, as the aggregator says.
+func (s *Service) SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.Attempt, error) {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return nil, nil, cauri.Errorf(cauri.EInvalid, "code is required: enter the code you received")
+	}
+	if len(code) > 32 {
+		return nil, nil, cauri.Errorf(cauri.EInvalid, "code is longer than 32 characters")
+	}
+	sess, err := s.Store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	attempts, err := s.Store.Attempts(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var a *cauri.Attempt
+	for _, x := range attempts {
+		if x.Status == cauri.AttemptPending && x.NeedsCode {
+			a = x
+		}
+	}
+	if a == nil {
+		return nil, nil, cauri.Errorf(cauri.EConflict, "No payment of this session is waiting for a code")
+	}
+	g, err := s.Store.GatewayByID(ctx, a.GatewayID)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	submitter, ok := conn.(gateway.CodeSubmitter)
+	if !ok {
+		return nil, nil, cauri.Errorf(cauri.EConflict, "%s takes no code for this payment", g.Name)
+	}
+	ctx = context.WithoutCancel(ctx) // the aggregator's answer must be recorded
+	st, err := submitter.SubmitCode(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}, code)
+	if errors.Is(err, gateway.ErrNoCode) {
+		return nil, nil, cauri.Errorf(cauri.EConflict, "%s takes no code for this payment", g.Name)
+	}
+	if err != nil {
+		return nil, nil, cauri.Errorf(cauri.EBadGateway, "%s did not answer; please try again in a moment", g.Name)
+	}
+	if st.Outcome == gateway.Pending {
+		if err := s.pending(ctx, a, st); err != nil {
+			return nil, nil, err
+		}
+	} else if _, err := s.finish(ctx, a.ID, st, true); err != nil {
+		return nil, nil, err
+	}
+	if attempts, err = s.Store.Attempts(ctx, sessionID); err != nil {
+		return nil, nil, err
+	}
+	for _, x := range attempts {
+		if x.ID == a.ID {
+			a = x
+		}
+	}
+	sess, err = s.Store.Session(ctx, sessionID)
+	return sess, a, err
 }
 
 // Probe checks whether a provider's API answers, through one of its live
@@ -447,7 +574,11 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			continue
 		}
 		st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
-		if err == nil && st.Outcome != gateway.Pending {
+		switch {
+		case err != nil:
+		case st.Outcome == gateway.Pending:
+			s.pending(ctx, a, st)
+		default:
 			s.finish(ctx, a.ID, st, true)
 		}
 	}

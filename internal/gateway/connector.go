@@ -107,6 +107,9 @@ type CodeSubmitter interface {
 	SubmitCode(ctx context.Context, ref Ref, code string) (Status, error)
 }
 
+// ErrNoCode is a code submitted through a connector that takes none.
+var ErrNoCode = errors.New("gateway: this aggregator takes no code from the customer")
+
 // Payout asks an aggregator to send money to a Mobile Money account.
 type Payout struct {
 	// Reference is ours, the transfer's; aggregators that take a client id

@@ -102,3 +102,16 @@ func (o *observed) IdempotentCollect() bool {
 func (o *observed) CallbackReference(h http.Header, body []byte) (string, error) {
 	return o.c.CallbackReference(h, body)
 }
+
+// SubmitCode passes a customer's code to a connector that takes one;
+// ErrNoCode from one that does not.
+func (o *observed) SubmitCode(ctx context.Context, ref Ref, code string) (Status, error) {
+	cs, ok := o.c.(CodeSubmitter)
+	if !ok {
+		return Status{}, ErrNoCode
+	}
+	start := time.Now()
+	st, err := cs.SubmitCode(ctx, ref, code)
+	o.record("submit_code", start, st, err)
+	return st, err
+}

@@ -9,7 +9,7 @@ import (
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
-	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason`
+	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason, needs_code, instructions`
 
 func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var a cauri.Attempt
@@ -17,7 +17,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	var created, updated int64
 	var checked, initiated sql.NullInt64
 	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
-		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL, &a.RouteReason); err != nil {
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL, &a.RouteReason, &a.NeedsCode, &a.Instructions); err != nil {
 		return nil, err
 	}
 	a.Status = cauri.AttemptStatus(status)
@@ -49,9 +49,10 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(
 		if err != sql.ErrNoRows {
 			return err
 		}
-		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
-			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL, a.RouteReason)
+			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL, a.RouteReason,
+			a.NeedsCode, a.Instructions)
 		if err != nil {
 			return err
 		}
@@ -244,9 +245,27 @@ func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit i
 
 // MarkInitiated records that an attempt's initiation call has returned,
 // with the aggregator's page where the customer goes on paying, if any.
-func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time, redirectURL string) error {
-	_, err := s.update(ctx, `UPDATE payment_attempts SET initiated_at = ?, redirect_url = ? WHERE id = ?`, micros(now), redirectURL, id)
+func (s *Store) MarkInitiated(ctx context.Context, id string, now time.Time, next cauri.NextAction) error {
+	_, err := s.update(ctx, `UPDATE payment_attempts SET initiated_at = ?, redirect_url = ?, needs_code = ?, instructions = ? WHERE id = ?`,
+		micros(now), nextURL(next), next.Type == cauri.ActionEnterCode, next.Instructions, id)
 	return err
+}
+
+// SetNextAction records the step a pending attempt now waits for, as a
+// later answer of the aggregator gives it (a page address that comes with
+// a status read, a code the customer entered and accepted). A settled
+// attempt keeps what it had.
+func (s *Store) SetNextAction(ctx context.Context, id string, next cauri.NextAction) error {
+	_, err := s.update(ctx, `UPDATE payment_attempts SET redirect_url = ?, needs_code = ?, instructions = ? WHERE id = ? AND status = ?`,
+		nextURL(next), next.Type == cauri.ActionEnterCode, next.Instructions, id, string(cauri.AttemptPending))
+	return err
+}
+
+func nextURL(next cauri.NextAction) string {
+	if next.Type == cauri.ActionRedirect {
+		return next.URL
+	}
+	return ""
 }
 
 // SetProviderRef records the aggregator's own id of a pending attempt as

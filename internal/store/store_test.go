@@ -483,7 +483,7 @@ func TestStore_AttemptChecks(t *testing.T) {
 		if claim(status, 0, 8*time.Second) || claim(callback, 0, 2*time.Second) {
 			t.Fatal("a check while the initiation call runs")
 		}
-		if err := s.MarkInitiated(ctx, a.ID, t0.Add(time.Second), ""); err != nil {
+		if err := s.MarkInitiated(ctx, a.ID, t0.Add(time.Second), cauri.NextAction{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, step := range []struct {

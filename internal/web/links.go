@@ -86,7 +86,8 @@ func (s *Server) linkPagePost(w http.ResponseWriter, r *http.Request) error {
 		return s.renderLink(w, r, checkout.LinkPayment{}, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	gw, code, _ := strings.Cut(r.PostForm.Get("method"), "|")
-	p := checkout.LinkPayment{Name: r.PostForm.Get("name"), Email: r.PostForm.Get("email"), Phone: r.PostForm.Get("phone"), GatewayID: gw, Code: code}
+	p := checkout.LinkPayment{Name: r.PostForm.Get("name"), Email: r.PostForm.Get("email"), Phone: r.PostForm.Get("phone"), GatewayID: gw, Code: code,
+		AuthCode: r.PostForm.Get("authcode")}
 	if err := s.limitByIP(w, r, limitInitiate); err != nil {
 		return s.renderLink(w, r, p, err)
 	}
@@ -123,7 +124,7 @@ func (s *Server) renderLink(w http.ResponseWriter, r *http.Request, form checkou
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods)
+		d.Methods = pageMethods(methods, lang, l.Amount, l.Currency)
 	}
 	switch {
 	case refused != nil:

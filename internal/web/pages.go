@@ -54,6 +54,9 @@ type pageData struct {
 	Methods     []pageMethod // a live session's ways to pay
 	Waiting     bool         // a live payment waits for the customer's confirmation
 	ContinueURL string       // the aggregator's page where the waiting payment goes on
+	NeedsCode   bool         // the waiting payment asks for the code the aggregator sent
+	// Instructions are the aggregator's words for the waiting payment.
+	Instructions string
 }
 
 // pageMethod is one choice on the live page: an operator of a country, paid
@@ -61,6 +64,9 @@ type pageData struct {
 type pageMethod struct {
 	Value, Label, Logo string
 	Card               bool // paid on the aggregator's page: no phone number
+	// Preauth is how the customer gets the code the method asks for before
+	// paying (in the page's language); "" when it asks none.
+	Preauth string
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -79,7 +85,7 @@ func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error 
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	limit := limitSandbox
-	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") {
+	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") {
 		limit = limitInitiate // a payment counts as /checkout/initiate does
 	}
 	if err := s.limitByIP(w, r, limit); err != nil {
@@ -90,7 +96,10 @@ func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error 
 		_, err = s.Checkout.Cancel(r.Context(), r.PathValue("id"))
 	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
-		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), gw, code, r.PostForm.Get("phone"))
+		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), checkout.Payment{GatewayID: gw, Code: code,
+			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode")})
+	} else if r.PostForm.Has("otp") {
+		_, _, err = s.Checkout.SubmitCode(r.Context(), r.PathValue("id"), r.PostForm.Get("otp"))
 	} else if r.PostForm.Has("issue") {
 		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
 	}
@@ -138,14 +147,14 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 		}
 		for _, a := range attempts {
 			if a.Status == cauri.AttemptPending {
-				d.Waiting, d.ContinueURL = true, a.RedirectURL
+				d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, a.RedirectURL, a.NeedsCode, a.Instructions
 			}
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods)
+		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency)
 	}
 	switch sess.Status {
 	case cauri.SessionSuccess:
@@ -162,7 +171,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 
 // pageMethods is one choice per operator and country (the service picks the
 // gateway) and one per card method.
-func pageMethods(methods []checkout.Method) []pageMethod {
+func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency) []pageMethod {
 	var out []pageMethod
 	seen := map[string]bool{}
 	for _, m := range methods {
@@ -173,6 +182,9 @@ func pageMethods(methods []checkout.Method) []pageMethod {
 		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
 		if pm.Card {
 			pm.Label = m.Name
+		}
+		if help := checkout.PreauthHelp(m.Provider, m.Code); help != nil {
+			pm.Preauth = strings.ReplaceAll(help[lang], "{amount}", cauri.FormatAmount(amount, c))
 		}
 		out = append(out, pm)
 	}
@@ -309,6 +321,7 @@ var texts = map[string]map[string]string{
 		"pending_invitations": "Pending invitations", "revoke": "Revoke", "accept": "Join", "invited_to": "You are invited to",
 		"choose_password": "Choose a password (10 characters or more)", "your_password": "Your password",
 		"invitation_gone": "This invitation is no longer valid. Ask for a new one.",
+		"authcode":        "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -357,5 +370,6 @@ var texts = map[string]map[string]string{
 		"pending_invitations": "Invitations en attente", "revoke": "Révoquer", "accept": "Rejoindre", "invited_to": "Vous êtes invité·e à rejoindre",
 		"choose_password": "Choisissez un mot de passe (10 caractères ou plus)", "your_password": "Votre mot de passe",
 		"invitation_gone": "Cette invitation n'est plus valable. Demandez-en une nouvelle.",
+		"authcode":        "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 	},
 }

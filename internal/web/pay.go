@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 )
@@ -21,6 +22,7 @@ type initiateRequest struct {
 	GatewayID     string `json:"gatewayId"`
 	Code          string `json:"code"`
 	Phone         string `json:"phone"`
+	AuthCode      string `json:"authCode"` // the operator's code, for methods that ask one first
 }
 
 type payResponse struct {
@@ -29,6 +31,26 @@ type payResponse struct {
 	Paid        bool                `json:"paid"`
 	Message     string              `json:"message"`
 	RedirectURL string              `json:"redirectUrl,omitempty"` // the aggregator's page, where the customer goes on
+	// NextAction is what the customer does while the payment is pending.
+	NextAction *cauri.NextAction `json:"nextAction,omitempty"`
+}
+
+// pendingResponse is the answer about a session whose payment a may be
+// waiting for the customer (a nil a: none is).
+func pendingResponse(sess *cauri.Session, a *cauri.Attempt, message string) payResponse {
+	res := payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: message}
+	if a == nil || a.Status != cauri.AttemptPending || sess.Status != cauri.SessionPending {
+		return res
+	}
+	next := a.NextAction()
+	res.NextAction = &next
+	switch next.Type {
+	case cauri.ActionRedirect:
+		res.RedirectURL, res.Message = next.URL, "Go on paying on the payment page"
+	case cauri.ActionEnterCode:
+		res.Message = "Enter the code you received"
+	}
+	return res
 }
 
 // initiate is POST /checkout/initiate: the hosted page starts paying a live
@@ -47,7 +69,8 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
 			return cauri.Errorf(cauri.EInvalid, "%s is required", field)
 		}
 	}
-	a, err := s.Checkout.Initiate(r.Context(), req.TransactionID, req.GatewayID, req.Code, req.Phone)
+	a, err := s.Checkout.Initiate(r.Context(), req.TransactionID, checkout.Payment{GatewayID: req.GatewayID, Code: req.Code,
+		Phone: req.Phone, AuthCode: req.AuthCode})
 	if err != nil {
 		return err
 	}
@@ -55,12 +78,46 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res := payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: "Confirm the payment on your phone"}
-	if a != nil && a.RedirectURL != "" {
-		res.RedirectURL, res.Message = a.RedirectURL, "Go on paying on the payment page"
-	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, pendingResponse(sess, a, "Confirm the payment on your phone"))
 	return nil
+}
+
+type codeRequest struct {
+	TransactionID string `json:"transactionId"`
+	Code          string `json:"code"`
+}
+
+// submitCode is POST /checkout/code: the code the aggregator sent the
+// customer (a voucher, a one-time code), for a payment that waits for it.
+// It counts against the initiation's limit, so codes cannot be guessed
+// faster than payments are started.
+func (s *Server) submitCode(w http.ResponseWriter, r *http.Request) error {
+	if err := s.limitByIP(w, r, limitInitiate); err != nil {
+		return err
+	}
+	var req codeRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.TransactionID == "" {
+		return cauri.Errorf(cauri.EInvalid, "transactionId is required")
+	}
+	sess, a, err := s.Checkout.SubmitCode(r.Context(), req.TransactionID, req.Code)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, pendingResponse(sess, a, verifyMessage(sess)))
+	return nil
+}
+
+func verifyMessage(sess *cauri.Session) string {
+	switch sess.Status {
+	case cauri.SessionSuccess:
+		return "Payment succeeded"
+	case cauri.SessionFailed:
+		return "Payment failed"
+	}
+	return "Waiting for the confirmation on the phone"
 }
 
 type verifyRequest struct {
@@ -85,15 +142,30 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	msg := "Waiting for the confirmation on the phone"
-	switch sess.Status {
-	case cauri.SessionSuccess:
-		msg = "Payment succeeded"
-	case cauri.SessionFailed:
-		msg = "Payment failed"
+	a, err := s.pendingAttempt(r, sess)
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: msg})
+	writeJSON(w, http.StatusOK, pendingResponse(sess, a, verifyMessage(sess)))
 	return nil
+}
+
+// pendingAttempt is a live session's payment that waits for the customer,
+// or nil.
+func (s *Server) pendingAttempt(r *http.Request, sess *cauri.Session) (*cauri.Attempt, error) {
+	if !sess.Livemode || sess.Status != cauri.SessionPending {
+		return nil, nil
+	}
+	attempts, err := s.Store.Attempts(r.Context(), sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attempts {
+		if a.Status == cauri.AttemptPending {
+			return a, nil
+		}
+	}
+	return nil, nil
 }
 
 // gatewayCallbackPing is GET /callbacks/{gatewayId}: aggregators that check

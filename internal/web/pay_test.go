@@ -418,7 +418,7 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 				t.Fatalf("status %s, %d aggregator calls while the initiation runs; want PENDING and none", s.str("status"), sim.Calls()-calls)
 			}
 			// Once it returned, "not found" is believed only after a grace period.
-			st.MarkInitiated(ctx, a.ID, e.clock.Now(), "")
+			st.MarkInitiated(ctx, a.ID, e.clock.Now(), cauri.NextAction{})
 			e.clock.Add(10 * time.Second)
 			if s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); s.str("status") != "PENDING" {
 				t.Fatalf("unknown to the aggregator 10 s after: %s; want still PENDING", s.str("status"))

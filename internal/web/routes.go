@@ -81,6 +81,7 @@ func (s *Server) routes(mux router) {
 	mux.Handle("POST /checkout/sandbox", s.page(s.sandboxSettle))
 	mux.Handle("POST /checkout/initiate", s.page(s.initiate))
 	mux.Handle("POST /checkout/verify", s.page(s.verify))
+	mux.Handle("POST /checkout/code", s.page(s.submitCode))
 
 	// Aggregators' callbacks, one address per gateway.
 	mux.Handle("POST /callbacks/{gatewayId}", s.api(s.gatewayCallback))

@@ -43,38 +43,85 @@ function live() {
     return fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
       .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }); });
   }
-  function follow(id) {
+  // The step the payment waits for can change while it waits (an
+  // aggregator's page given later, a code accepted): the page is shown
+  // again for it, as for the outcome.
+  function follow(id, step) {
     setTimeout(function () {
       post("/checkout/verify", { transactionId: id }).then(function (r) {
-        if (r.ok && r.body.status === "PENDING") { follow(id); return; }
+        var next = r.body.nextAction;
+        if (r.ok && r.body.status === "PENDING" && (!next || next.type === step)) { follow(id, step); return; }
+        if (next && next.type === "redirect") { window.location.assign(next.url); return; }
         window.location.replace(window.location.href);
-      }).catch(function () { follow(id); });
+      }).catch(function () { follow(id, step); });
     }, 3000);
   }
-  if (waiting) { follow(waiting.dataset.session); return; }
-  if (!form) return;
-  // A card is paid on the aggregator's page: no phone number to ask.
-  function phoneFor() {
-    var card = !!form.querySelector("input[name=method]:checked[data-card]");
-    document.getElementById("phone").closest("label").hidden = card;
+  if (waiting) {
+    var step = waiting.dataset.code ? "enter_code" : document.getElementById("continue") ? "redirect" : "approve";
+    follow(waiting.dataset.session, step);
+    codeForm(post);
+    return;
   }
-  form.querySelectorAll("input[name=method]").forEach(function (m) { m.addEventListener("change", phoneFor); });
-  phoneFor();
+  form = form || document.getElementById("link-pay");
+  if (!form) return;
+  // A card is paid on the aggregator's page: no phone number to ask. A
+  // method that asks for a code first shows the field and how to get it.
+  function fieldsFor() {
+    var chosen = form.querySelector("input[name=method]:checked");
+    document.getElementById("phone").closest("label").hidden = form.id === "pay" && !!(chosen && chosen.dataset.card);
+    var code = document.getElementById("authcode-field");
+    if (!code) return;
+    var help = chosen && chosen.dataset.preauth;
+    code.hidden = !help;
+    document.getElementById("authcode").required = !!help;
+    document.getElementById("authcode-help").hidden = !help;
+    if (help) document.getElementById("authcode-help").textContent = help;
+  }
+  form.querySelectorAll("input[name=method]").forEach(function (m) { m.addEventListener("change", fieldsFor); });
+  fieldsFor();
+  if (form.id !== "pay") return; // the link page posts its form: the session's page follows
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var button = document.getElementById("pay-button");
     var method = form.querySelector("input[name=method]:checked").value.split("|");
     button.disabled = true;
     result.textContent = form.dataset.processing;
+    var authcode = document.getElementById("authcode");
     post("/checkout/initiate", { transactionId: form.dataset.session, gatewayId: method[0], code: method[1],
-      phone: document.getElementById("phone").value }).then(function (r) {
+      phone: document.getElementById("phone").value, authCode: authcode && !authcode.hidden ? authcode.value : "" }).then(function (r) {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
-      if (r.body.redirectUrl) { window.location.assign(r.body.redirectUrl); return; } // the aggregator's page
+      var next = r.body.nextAction || { type: "approve" };
+      if (next.type === "redirect") { window.location.assign(next.url); return; } // the aggregator's page
+      if (next.type !== "approve" || next.instructions) { window.location.replace(window.location.href); return; } // the page shows the step
       result.textContent = form.dataset.waiting;
       result.dataset.state = "waiting";
       var cancel = document.getElementById("cancel"); // a payment waits: only its outcome ends it
       if (cancel) cancel.remove();
-      follow(form.dataset.session);
+      follow(form.dataset.session, "approve");
+    }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
+  });
+}
+
+// The code the aggregator sent the customer: POST /checkout/code, then the
+// page again for what follows (a refused code leaves the form, with the
+// aggregator's words).
+function codeForm(post) {
+  var form = document.getElementById("code-form");
+  if (!form) return;
+  var result = document.getElementById("result");
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var button = document.getElementById("code-button");
+    button.disabled = true;
+    result.textContent = form.dataset.processing;
+    post("/checkout/code", { transactionId: form.dataset.session, code: document.getElementById("otp").value }).then(function (r) {
+      if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
+      if (r.body.nextAction && r.body.nextAction.type === "enter_code") {
+        result.textContent = r.body.nextAction.instructions || r.body.message;
+        button.disabled = false;
+        return;
+      }
+      window.location.replace(window.location.href);
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
 }
