@@ -21,7 +21,11 @@ type Gateway struct {
 	Routes      []GatewayRoute
 	// CredentialHints shows each credential field's last 4 characters.
 	CredentialHints map[string]string
-	CreatedAt       time.Time
+	// Problem is why the gateway cannot be used now (its connector cannot
+	// be built: credentials that no longer decrypt, ...), shown on the
+	// dashboard; "" when it can.
+	Problem   string
+	CreatedAt time.Time
 }
 
 // GatewayRoute is one operator of one country that a gateway serves, with

@@ -14,6 +14,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -57,12 +58,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
 	router := &routing.Router{Engine: routing.New(now, uint64(time.Now().UnixNano())), Store: st, Logger: logger}
-	observe := gatewayObserver(reg, router)
-	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Platform: cfg.PlatformWorkspace,
-		Observe:  observe, Route: router}
-	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake, Connect: connect.New,
-		Observe: observe, Route: router}
+	failures := movement.NewFailures(logger, reg)
+	connectors := &movement.Connectors{Store: st, Connect: connect.New, Observe: gatewayObserver(reg, router), Failures: failures}
+	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
+		Connectors: connectors, Failures: failures, Platform: cfg.PlatformWorkspace, Route: router}
+	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
+		Connectors: connectors, Failures: failures, Route: router}
 	srv, err := web.New(web.Deps{
 		Store:          st,
 		Checkout:       checkoutSvc,

@@ -20,7 +20,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -36,10 +36,10 @@ type Service struct {
 	// Committed, when set, is called after a change that emitted an event
 	// is committed: the webhook worker sends its delivery at once.
 	Committed func()
-	// Connect builds a gateway's connector, for live payments.
-	Connect Connect
-	// Observe, when set, records every call to an aggregator (metrics).
-	Observe gateway.Observer
+	// Connectors builds gateways' connectors, for live payments.
+	Connectors *movement.Connectors
+	// Failures logs and counts what goes wrong where no request waits.
+	Failures *movement.Failures
 	// Route, when set, orders the gateways of a payment and learns from
 	// each payment's outcome.
 	Route *routing.Router

@@ -12,15 +12,9 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 )
-
-// StatusCheckInterval is how often a pending payment is checked with its
-// aggregator when asked (SPEC section 3: at most once per 8 seconds).
-const StatusCheckInterval = 8 * time.Second
-
-// Connect builds a gateway's connector (connect.New in production).
-type Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
 
 // Payment is the customer's choice on the hosted page: a method (the
 // gateway and the gateway's operator code the methods route listed), the
@@ -177,46 +171,53 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	}
 	conn, err := s.connector(ctx, g)
 	if err != nil {
-		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: err.Error()}, false)
+		s.fail(ctx, a.ID, "not started: "+err.Error())
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
 	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
 		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Name: sess.CustomerName,
 		Country: country, Card: card, Code: authCode, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
 		Created: func(ref string) error { a.ProviderRef = ref; return s.Store.SetProviderRef(ctx, a.ID, ref) }}
-	st, err := conn.Collect(ctx, col)
-	e := gateway.ErrorOf(err)
-	if e != nil && e.Answered && isIdempotent(conn) {
-		st, err = conn.Collect(ctx, col) // the same reference: at most one payment
-		e = gateway.ErrorOf(err)
-	}
+	st, sent, err := movement.Send(func() (gateway.Status, error) { return conn.Collect(ctx, col) }, isIdempotent(conn))
 	// From now on the attempt may be checked: the initiation call is over.
 	next := nextAction(st)
 	if merr := s.Store.MarkInitiated(ctx, a.ID, s.Now().UTC(), next); merr != nil {
 		return nil, merr
 	}
 	a.RedirectURL, a.NeedsCode, a.Instructions = st.RedirectURL, next.Type == cauri.ActionEnterCode, next.Instructions
-	switch {
-	case err != nil && (e == nil || !e.Transient || e.NotSent):
-		s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
+	switch sent {
+	case movement.NotSent:
+		s.fail(ctx, a.ID, "not started: "+err.Error())
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
-	case err != nil && e.Answered:
-		if check, cerr := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}); cerr == nil && check.Outcome == gateway.NotFound {
-			s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not started: " + err.Error()}, false)
+	case movement.Unreadable:
+		check, cerr := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
+		if cerr == nil && check.Outcome == gateway.NotFound {
+			s.fail(ctx, a.ID, "not started: "+err.Error())
 			return nil, err
 		}
 		return a, nil
-	case err != nil:
-		return a, nil // no answer: it stays pending until the aggregator tells
+	case movement.NoAnswer:
+		return a, nil // it stays pending until the aggregator tells
 	}
 	switch st.Outcome {
 	case gateway.Failed:
-		s.finish(ctx, a.ID, st, true)
+		if _, err := s.finish(ctx, a.ID, st, true); err != nil {
+			return nil, err
+		}
 		return nil, cauri.Errorf(cauri.EBadGateway, "%s refused the payment: %s", g.Name, st.Reason)
 	case gateway.Succeeded:
-		s.finish(ctx, a.ID, st, true)
+		if _, err := s.finish(ctx, a.ID, st, true); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
+}
+
+// fail ends an attempt that never started (the customer never saw it; the
+// next gateway may be tried), logging what stops it from being recorded.
+func (s *Service) fail(ctx context.Context, attemptID, reason string) {
+	_, err := s.finish(ctx, attemptID, gateway.Status{Outcome: gateway.Failed, Reason: reason}, false)
+	s.Failures.Record(ctx, movement.Payment, "finish", attemptID, err)
 }
 
 // nextAction is the customer step an aggregator's answer about a pending
@@ -275,15 +276,7 @@ func (s *Service) reopened(sess *cauri.Session) *cauri.Event {
 }
 
 func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Connector, error) {
-	creds, err := s.Store.GatewayCredentials(ctx, g.ID)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.Connect(g, creds)
-	if err != nil {
-		return nil, err
-	}
-	return gateway.Observe(c, g.Provider, s.Observe), nil
+	return s.Connectors.For(ctx, movement.Payment, g)
 }
 
 // finish settles an attempt and its session. A failure of an attempt the
@@ -312,7 +305,7 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 			// The money moved: that wins over FAILED and CANCELLED.
 			sess.Status, sess.Provider = cauri.SessionSuccess, a.Provider
 		case gateway.NotFound:
-			if a.InitiatedAt == nil || now.Sub(*a.InitiatedAt) < cauri.NotFoundIsFinal {
+			if a.InitiatedAt == nil || now.Sub(*a.InitiatedAt) < movement.NotFoundIsFinal {
 				a.Reason = "" // too early to conclude: it may still arrive
 				return nil, nil
 			}
@@ -353,7 +346,7 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 
 // Verify is asked by the hosted page while the customer confirms: it
 // checks the session's pending attempt with its aggregator, at most once
-// every StatusCheckInterval across all nodes, and returns the session.
+// every movement.StatusCheck across all nodes, and returns the session.
 func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session, error) {
 	sess, err := s.Store.Session(ctx, sessionID)
 	if err != nil {
@@ -370,32 +363,38 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 		if a.Status != cauri.AttemptPending {
 			continue
 		}
-		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), StatusCheckInterval); err != nil || !turn {
+		if turn, err := s.Store.ClaimAttemptCheck(ctx, a.ID, s.Now(), movement.StatusCheck); err != nil || !turn {
 			return sess, err
 		}
-		g, err := s.Store.GatewayByID(ctx, a.GatewayID) // its own, or the platform's for a Connect workspace
-		if err != nil {
-			return sess, nil
-		}
-		conn, err := s.connector(ctx, g)
-		if err != nil {
-			return sess, nil
-		}
-		st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
-		if err != nil {
-			return sess, nil // the aggregator is not answering: the next check will tell
-		}
-		if st.Outcome == gateway.Pending {
-			if err := s.pending(ctx, a, st); err != nil {
-				return sess, err
-			}
-			continue
-		}
-		if updated, err := s.finish(ctx, a.ID, st, true); err == nil && updated != nil {
+		if updated, err := s.check(ctx, a); err != nil {
+			// The page shows what is known; the next check will tell.
+			s.Failures.Record(ctx, movement.Payment, "check", a.ID, err)
+		} else if updated != nil {
 			return updated, nil
 		}
 	}
 	return s.Store.Session(ctx, sessionID)
+}
+
+// check asks the aggregator about a pending attempt and records its
+// answer: the step it waits for, or its end (then the session is returned).
+func (s *Service) check(ctx context.Context, a *cauri.Attempt) (*cauri.Session, error) {
+	g, err := s.Store.GatewayByID(ctx, a.GatewayID) // its own, or the platform's for a Connect workspace
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
+	if err != nil {
+		return nil, err
+	}
+	if st.Outcome == gateway.Pending {
+		return nil, s.pending(ctx, a, st)
+	}
+	return s.finish(ctx, a.ID, st, true)
 }
 
 // CallbackReference reads which payment (or transfer: they share the
@@ -437,21 +436,10 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	// A callback asks the aggregator at once, even right after a status
 	// read did, but at most every 2 seconds per payment, however many
 	// callbacks arrive.
-	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), 2*time.Second); err != nil || !turn {
+	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), movement.CallbackCheck); err != nil || !turn {
 		return err
 	}
-	conn, err := s.connector(ctx, g)
-	if err != nil {
-		return err
-	}
-	st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
-	if err != nil {
-		return err
-	}
-	if st.Outcome == gateway.Pending {
-		return s.pending(ctx, a, st)
-	}
-	_, err = s.finish(ctx, a.ID, st, true)
+	_, err = s.check(ctx, a)
 	return err
 }
 
@@ -542,20 +530,16 @@ func (s *Service) Probe(ctx context.Context, provider string) error {
 	return err
 }
 
-// SessionLifetime is how long a session waits to be paid before it is
-// cancelled (as Stripe's checkout sessions expire after 24 hours).
-const SessionLifetime = 24 * time.Hour
-
 // Reconcile is the background pass that no lost callback escapes: it asks
 // the aggregators about pending attempts (with backoff), and cancels the
-// sessions abandoned for SessionLifetime with no payment waiting
+// sessions abandoned for movement.SessionLifetime with no payment waiting
 // (payment.cancelled). It returns how many attempts it checked.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	now := s.Now().UTC()
-	if _, err := s.Store.AdoptOrphanAttempts(ctx, now.Add(-cauri.InitiationDeadline), now); err != nil {
+	if _, err := s.Store.AdoptOrphanAttempts(ctx, now.Add(-movement.InitiationDeadline), now); err != nil {
 		return 0, err
 	}
-	attempts, err := s.Store.DueAttempts(ctx, now, StatusCheckInterval, time.Hour, 100)
+	attempts, err := s.Store.DueAttempts(ctx, now, movement.StatusCheck, movement.CheckBackoffMax, movement.ReconcileBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -565,29 +549,16 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			continue // another node has it
 		}
 		checked++
-		g, err := s.Store.GatewayByID(ctx, a.GatewayID)
-		if err != nil {
-			continue
-		}
-		conn, err := s.connector(ctx, g)
-		if err != nil {
-			continue
-		}
-		st, err := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
-		switch {
-		case err != nil:
-		case st.Outcome == gateway.Pending:
-			s.pending(ctx, a, st)
-		default:
-			s.finish(ctx, a.ID, st, true)
-		}
+		_, err := s.check(ctx, a)
+		s.Failures.Record(ctx, movement.Payment, "check", a.ID, err)
 	}
-	abandoned, err := s.Store.AbandonedSessions(ctx, now.Add(-SessionLifetime), 100)
+	abandoned, err := s.Store.AbandonedSessions(ctx, now.Add(-movement.SessionLifetime), movement.ReconcileBatch)
 	if err != nil {
 		return checked, err
 	}
 	for _, id := range abandoned {
-		s.cancel(ctx, id, now.Add(-SessionLifetime), now)
+		_, err := s.cancel(ctx, id, now.Add(-movement.SessionLifetime), now)
+		s.Failures.Record(ctx, movement.Payment, "cancel", id, err)
 	}
 	return checked, nil
 }

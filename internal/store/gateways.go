@@ -38,14 +38,14 @@ func (s *Store) CreateGateway(ctx context.Context, g *cauri.Gateway, credentials
 	})
 }
 
-const gatewayColumns = `id, workspace_id, provider, name, live, base_url, collect, payout, enabled, routes, credential_hints, created_at`
+const gatewayColumns = `id, workspace_id, provider, name, live, base_url, collect, payout, enabled, routes, credential_hints, created_at, problem`
 
 func scanGateway(row interface{ Scan(...any) error }) (*cauri.Gateway, error) {
 	var g cauri.Gateway
 	var routes, hints string
 	var created int64
 	if err := row.Scan(&g.ID, &g.WorkspaceID, &g.Provider, &g.Name, &g.Live, &g.BaseURL, &g.Collect, &g.Payout, &g.Enabled,
-		&routes, &hints, &created); err != nil {
+		&routes, &hints, &created, &g.Problem); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(routes), &g.Routes); err != nil {
@@ -56,6 +56,13 @@ func scanGateway(row interface{ Scan(...any) error }) (*cauri.Gateway, error) {
 	}
 	g.CreatedAt = fromMicros(created)
 	return &g, nil
+}
+
+// SetGatewayProblem records why a gateway cannot be used now ("" once it
+// can), as the service finds it.
+func (s *Store) SetGatewayProblem(ctx context.Context, id, problem string) error {
+	_, err := s.update(ctx, `UPDATE gateways SET problem = ? WHERE id = ?`, problem, id)
+	return err
 }
 
 // Gateways lists a workspace's gateways (not the removed ones), oldest first.

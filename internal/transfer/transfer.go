@@ -22,6 +22,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -30,10 +31,10 @@ import (
 type Service struct {
 	Store *store.Store
 	Now   func() time.Time // injected clock
-	// Connect builds a gateway's connector (connect.New in production).
-	Connect func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
-	// Observe, when set, records every call to an aggregator (metrics).
-	Observe gateway.Observer
+	// Connectors builds gateways' connectors.
+	Connectors *movement.Connectors
+	// Failures logs and counts what goes wrong where no request waits.
+	Failures *movement.Failures
 	// CallbackURL is the base of the aggregators' callback addresses.
 	CallbackURL string
 	// Committed, when set, is called after a change that emitted an event
@@ -316,13 +317,8 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 	p := gateway.Payout{Reference: tr.Reference, Amount: tr.Amount, Currency: tr.Currency, Phone: tr.Phone, Operator: tr.ProviderOperator,
 		Country: tr.Country, RecipientName: tr.RecipientName, Description: tr.Description, NotifyURL: s.CallbackURL + "/" + tr.GatewayID,
 		Created: func(ref string) error { tr.ProviderRef = ref; return s.Store.SetTransferProviderRef(ctx, tr.ID, ref) }}
-	st, err := payer.Payout(ctx, p)
-	e := gateway.ErrorOf(err)
-	if e != nil && e.Answered && payer.IdempotentPayout() {
-		st, err = payer.Payout(ctx, p) // the same reference: at most one payout
-		e = gateway.ErrorOf(err)
-	}
-	if err != nil && (e == nil || !e.Transient || e.NotSent) {
+	st, sent, err := movement.Send(func() (gateway.Status, error) { return payer.Payout(ctx, p) }, payer.IdempotentPayout())
+	if sent == movement.NotSent {
 		return notSent(err)
 	}
 	if st.ProviderRef != "" {
@@ -331,6 +327,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 	if merr := s.Store.MarkTransferInitiated(ctx, tr.ID, s.Now().UTC(), tr.ProviderRef); merr != nil {
 		// The payout is sent: never answer "not created". The reconciler
 		// adopts a transfer whose call end was not recorded.
+		s.Failures.Record(ctx, movement.Transfer, "mark_initiated", tr.ID, merr)
 		return tr, nil
 	}
 	if err != nil {
@@ -345,15 +342,11 @@ func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, e
 	if err != nil {
 		return nil, err
 	}
-	creds, err := s.Store.GatewayCredentials(ctx, g.ID)
+	c, err := s.Connectors.For(ctx, movement.Transfer, g)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.Connect(g, creds)
-	if err != nil {
-		return nil, err
-	}
-	p, ok := gateway.Observe(c, g.Provider, s.Observe).(gateway.Payer)
+	p, ok := c.(gateway.Payer)
 	if !ok {
 		return nil, fmt.Errorf("%s payouts are not connected yet", g.Name)
 	}
@@ -373,7 +366,7 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		case gateway.Succeeded:
 			tr.Status = cauri.TransferSucceeded
 		case gateway.NotFound:
-			if tr.InitiatedAt == nil || now.Sub(*tr.InitiatedAt) < cauri.NotFoundIsFinal {
+			if tr.InitiatedAt == nil || now.Sub(*tr.InitiatedAt) < movement.NotFoundIsFinal {
 				return nil
 			}
 			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "not_received", "The aggregator never received the transfer"
@@ -423,7 +416,7 @@ func (s *Service) Callback(ctx context.Context, gatewayID, reference string) err
 	if err != nil || tr.Status != cauri.TransferProcessing {
 		return err
 	}
-	if turn, err := s.Store.ClaimTransferCallbackCheck(ctx, tr.ID, s.Now(), 2*time.Second); err != nil || !turn {
+	if turn, err := s.Store.ClaimTransferCallbackCheck(ctx, tr.ID, s.Now(), movement.CallbackCheck); err != nil || !turn {
 		return err
 	}
 	return s.check(ctx, tr)
@@ -452,7 +445,7 @@ func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
 // with backoff. It returns how many transfers it checked.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	now := s.Now().UTC()
-	orphans, err := s.Store.OrphanTransfers(ctx, now.Add(-cauri.InitiationDeadline), 100)
+	orphans, err := s.Store.OrphanTransfers(ctx, now.Add(-movement.InitiationDeadline), movement.ReconcileBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -461,25 +454,31 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		checked++
 		payer, err := s.payer(ctx, tr.GatewayID)
 		if err != nil {
+			s.Failures.Record(ctx, movement.Transfer, "connector", tr.ID, err)
 			continue
 		}
 		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
-		if err != nil {
-			continue // the aggregator is not answering: the next pass asks again
+		if err != nil { // the aggregator is not answering: the next pass asks again
+			s.Failures.Record(ctx, movement.Transfer, "check", tr.ID, err)
+			continue
 		}
 		// One node adopts it (the claim is conditional), and only that node
 		// re-drives it: never two payouts.
-		if won, err := s.Store.AdoptOrphanTransfer(ctx, tr.ID, now); err != nil || !won {
+		won, err := s.Store.AdoptOrphanTransfer(ctx, tr.ID, now)
+		if err != nil || !won {
+			s.Failures.Record(ctx, movement.Transfer, "adopt", tr.ID, err)
 			continue
 		}
 		switch {
 		case st.Outcome == gateway.NotFound && tr.ProviderRef == "":
-			s.payout(ctx, tr, true) // never received: send it now, once
+			_, err = s.payout(ctx, tr, true) // never received: send it now, once
+			s.Failures.Record(ctx, movement.Transfer, "payout", tr.ID, err)
 		case st.Outcome != gateway.Pending:
-			s.finish(ctx, tr.ID, st, "")
+			_, err = s.finish(ctx, tr.ID, st, "")
+			s.Failures.Record(ctx, movement.Transfer, "finish", tr.ID, err)
 		}
 	}
-	due, err := s.Store.DueTransfers(ctx, now, 8*time.Second, time.Hour, 100)
+	due, err := s.Store.DueTransfers(ctx, now, movement.StatusCheck, movement.CheckBackoffMax, movement.ReconcileBatch)
 	if err != nil {
 		return checked, err
 	}
@@ -488,7 +487,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			continue // another node has it
 		}
 		checked++
-		s.check(ctx, tr)
+		s.Failures.Record(ctx, movement.Transfer, "check", tr.ID, s.check(ctx, tr))
 	}
 	return checked, nil
 }

@@ -24,7 +24,8 @@ type gatewayRow struct {
 	Operators                      []operatorRow
 	Attempts, Pending              int
 	Rate, LastFailure, LastFailAt  string
-	Down                           bool // its aggregator stopped answering (the routing engine's view)
+	Down                           bool   // its aggregator stopped answering (the routing engine's view)
+	Problem                        string // why it cannot be used now (its connector cannot be built)
 }
 
 type credentialField struct {
@@ -84,7 +85,7 @@ func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding s
 	}
 	for _, g := range list {
 		row := gatewayRow{ID: g.ID, Name: g.Name, Provider: g.Provider, Live: g.Live, Enabled: g.Enabled, Collect: g.Collect,
-			Payout: g.Payout, Rate: "–"}
+			Payout: g.Payout, Rate: "–", Problem: g.Problem}
 		if p, ok := gateway.Lookup(g.Provider); ok {
 			row.Provider = p.Name
 		}

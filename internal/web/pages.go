@@ -321,6 +321,7 @@ var texts = map[string]map[string]string{
 		"pending_invitations": "Pending invitations", "revoke": "Revoke", "accept": "Join", "invited_to": "You are invited to",
 		"choose_password": "Choose a password (10 characters or more)", "your_password": "Your password",
 		"invitation_gone": "This invitation is no longer valid. Ask for a new one.",
+		"gateway_problem": "This gateway cannot be used:",
 		"authcode":        "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 	},
 	"fr": {
@@ -370,6 +371,7 @@ var texts = map[string]map[string]string{
 		"pending_invitations": "Invitations en attente", "revoke": "Révoquer", "accept": "Rejoindre", "invited_to": "Vous êtes invité·e à rejoindre",
 		"choose_password": "Choisissez un mot de passe (10 caractères ou plus)", "your_password": "Votre mot de passe",
 		"invitation_gone": "Cette invitation n'est plus valable. Demandez-en une nouvelle.",
+		"gateway_problem": "Cet agrégateur est inutilisable :",
 		"authcode":        "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 	},
 }

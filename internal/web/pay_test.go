@@ -430,14 +430,14 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 		})
 		t.Run("TimeoutIsNeverAFailover", func(t *testing.T) {
 			second, _, _ := e.addSimulatedGateway(ws, "SN")
-			e.srv.Checkout.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+			e.srv.Checkout.Connectors.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 				c, err := connect.New(gw, creds)
 				if p, ok := c.(*pawapay.Client); ok {
 					p.HTTP = &http.Client{Timeout: 300 * time.Millisecond}
 				}
 				return c, err
 			}
-			defer func() { e.srv.Checkout.Connect = connect.New }()
+			defer func() { e.srv.Checkout.Connectors.Connect = connect.New }()
 			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=1")
 			defer simControl(t, simURL, "/_sim/fault?mode=none")
 			id := e.mustSession(keys["live_public"], `{"amount": 100}`)

@@ -15,6 +15,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -269,7 +270,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 		if te.sim.Payouts() != payouts {
 			t.Fatal("the reconciler sent a transfer whose payout call may still be running")
 		}
-		te.clock.Add(cauri.InitiationDeadline + time.Second)
+		te.clock.Add(movement.InitiationDeadline + time.Second)
 		for range 3 {
 			te.srv.Transfers.Reconcile(ctx)
 			te.clock.Add(10 * time.Second)
@@ -427,7 +428,7 @@ func TestTransfers_NeverPaidTwice(t *testing.T) {
 		if again := te.send(wave, "Idempotency-Key", "five-hundred"); again.status != 200 || again.str("id") != r.str("id") {
 			t.Fatalf("retry after a 5xx = %d %s; want the same transfer, never a second", again.status, again.raw)
 		}
-		te.clock.Add(cauri.NotFoundIsFinal + time.Minute)
+		te.clock.Add(movement.NotFoundIsFinal + time.Minute)
 		te.srv.Transfers.Reconcile(ctx)
 		got := te.do("GET", "/v1/transfers/"+r.str("id"), nil, bearer(te.keys["live_secret"])...)
 		if got.str("status") != "failed" || got.str("failure_code") != "not_received" {
@@ -454,7 +455,7 @@ func TestTransfers_NeverPaidTwice(t *testing.T) {
 		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		te.clock.Add(cauri.InitiationDeadline + time.Second)
+		te.clock.Add(movement.InitiationDeadline + time.Second)
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Add(1)

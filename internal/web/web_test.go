@@ -18,6 +18,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -92,12 +93,15 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Now: clk.Now, Logger: logger, Poll: 20 * time.Millisecond,
 	}
 	router := &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
+	reg := prometheus.NewRegistry()
+	failures := movement.NewFailures(logger, reg)
+	connectors := &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}
 	d := Deps{
 		Store: st,
 		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake,
-			Connect: connect.New, Route: router},
-		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connect: connect.New,
-			Route: router},
+			Connectors: connectors, Failures: failures, Route: router},
+		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
+			Failures: failures, Route: router},
 		Router:   router,
 		Guard:    guard,
 		Worker:   worker,
@@ -105,7 +109,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Logger:   logger,
 		PayURL:   ts.URL + "/pay",
 		Now:      clk.Now,
-		Registry: prometheus.NewRegistry(),
+		Registry: reg,
 	}
 	for _, o := range opts {
 		o(&d)
