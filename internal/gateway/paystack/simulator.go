@@ -427,6 +427,8 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "Invalid source"
 	case req.Amount <= 0:
 		bad = "Invalid amount"
+	case len(req.Reference) < 16:
+		bad = "The reference must have at least 16 characters"
 	case !transferRef.MatchString(req.Reference):
 		bad = "Your reference contains illegal special characters"
 	case rec == nil:
