@@ -1,10 +1,13 @@
 // Package paystack is the connector to Paystack's mobile money charges
-// (POST /charge, GET /transaction/verify/{reference}) and transfers to
-// mobile money wallets (POST /transferrecipient, POST /transfer, GET
-// /transfer/verify/{reference}), with their signed webhooks, and a
-// simulator of that part of its API. Facts from paystack.com/docs (API
-// reference, Transfers guides) and Paystack's own code samples
-// (PaystackOSS/doc-code-snippets).
+// (POST /charge, POST /charge/submit_otp for the voucher Telecel Cash asks
+// for, GET /transaction/verify/{reference} and GET /charge/{reference})
+// and transfers to mobile money wallets (POST /transferrecipient, POST
+// /transfer, GET /transfer/verify/{reference}), with their signed webhooks,
+// and a simulator of that part of its API. Facts from Paystack's own
+// material: its code samples for its docs (PaystackOSS/doc-code-snippets),
+// its OpenAPI description (PaystackOSS/openapi), its iOS SDK
+// (PaystackHQ/paystack-sdk-ios) and paystack.com/docs; testdata/SOURCES.md
+// says which fact comes from where.
 //
 // It imports the domain and the gateway package.
 package paystack
@@ -32,8 +35,9 @@ type Client struct {
 }
 
 var (
-	_ gateway.Connector = (*Client)(nil)
-	_ gateway.Payer     = (*Client)(nil)
+	_ gateway.Connector     = (*Client)(nil)
+	_ gateway.Payer         = (*Client)(nil)
+	_ gateway.CodeSubmitter = (*Client)(nil)
 )
 
 type chargeRequest struct {
@@ -49,15 +53,27 @@ type mobileMoney struct {
 	Provider string `json:"provider"`
 }
 
-// answer is Paystack's envelope.
+// submitOTP is POST /charge/submit_otp.
+type submitOTP struct {
+	OTP       string `json:"otp"`
+	Reference string `json:"reference"`
+}
+
+// answer is Paystack's envelope around a charge or a transaction: the
+// answer of POST /charge and of its submit_ steps, of GET /charge/{reference}
+// and of GET /transaction/verify/{reference}. A refusal carries code
+// (transaction_not_found, ...) beside status false and message.
 type answer struct {
 	Status  bool   `json:"status"`
 	Message string `json:"message"`
+	Code    string `json:"code"`
 	Data    struct {
 		Reference       string `json:"reference"`
 		Status          string `json:"status"`
 		DisplayText     string `json:"display_text"`
+		Message         string `json:"message"` // a failed charge's reason ("Insufficient funds")
 		GatewayResponse string `json:"gateway_response"`
+		URL             string `json:"url"` // open_url: the page the customer must go to
 		ID              int64  `json:"id"`
 	} `json:"data"`
 }
@@ -66,13 +82,26 @@ type answer struct {
 // Paystack requires one, and .invalid (RFC 6761) can never receive mail.
 func NoEmail(reference string) string { return "customer-" + reference + "@cauri.invalid" }
 
+// chargePhone writes the payer's E.164 number the way the Charge API's own
+// samples have it for the charge's currency: Ghana's national form with its
+// leading 0 (+233551234987 is 0551234987, as in every GHS sample); Kenya's
+// international digits without the + (254700000000, the KES sample).
+// Paystack's iOS SDK sends +254... and +233... to its checkout's own
+// mobile money endpoint, another API than POST /charge.
+func chargePhone(phone, currency string) string {
+	if currency == "GHS" {
+		return accountNumber(phone, currency)
+	}
+	return strings.TrimPrefix(phone, "+")
+}
+
 func encodeCharge(c gateway.Collection) chargeRequest {
 	email := c.Email
 	if email == "" {
 		email = NoEmail(c.Reference)
 	}
 	return chargeRequest{Amount: c.Amount, Email: email, Currency: string(c.Currency), Reference: c.Reference,
-		MobileMoney: mobileMoney{Phone: strings.TrimPrefix(c.Phone, "+"), Provider: c.Operator}}
+		MobileMoney: mobileMoney{Phone: chargePhone(c.Phone, string(c.Currency)), Provider: c.Operator}}
 }
 
 // Collect implements gateway.Connector.
@@ -88,32 +117,139 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	return chargeStatus(a), nil
 }
 
+// SubmitCode implements gateway.CodeSubmitter: the voucher or one-time code
+// the customer got after a charge answered send_otp (Telecel Cash: the
+// customer dials a USSD code for a voucher) goes to POST
+// /charge/submit_otp, whose answer is read like the charge's. Paystack
+// answers a code it takes with the charge's next step (pending, pay_offline,
+// success) and a code it refuses with status failed and its reason, or
+// with send_otp again; an answer with status false (a reference it does
+// not know at this step) says nothing of the charge, so the charge is read
+// again and the refusal given as the reason while it still waits.
+func (c *Client) SubmitCode(ctx context.Context, ref gateway.Ref, otp string) (gateway.Status, error) {
+	var a answer
+	code, err := c.call(ctx, http.MethodPost, "/charge/submit_otp", submitOTP{OTP: otp, Reference: ref.Reference}, &a)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case a.Status && code < 300:
+		return chargeStatus(a), nil
+	}
+	st, err := c.CollectionStatus(ctx, ref)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	if st.Outcome == gateway.Pending && a.Message != "" {
+		st.Reason = a.Message
+	}
+	return st, nil
+}
+
+// chargeStatus reads a charge's data.status, whichever endpoint answered.
+// The Charge API's steps (paystack.com/docs/payments/payment-channels,
+// "Handling Charge API responses"; doc-code-snippets src/api/charges) and
+// the transaction's statuses of Verify Transaction:
+//   - success: paid; failed, reversed, abandoned: final; timeout (the
+//     customer never approved, final as Paystack's iOS SDK treats it): failed.
+//   - send_otp: waiting for a code the customer received (Telecel Cash's
+//     voucher): NeedsCode, with Paystack's display_text for the customer.
+//   - pay_offline: waiting for the customer to approve on the phone, or to
+//     pay by the instructions of display_text.
+//   - open_url: the customer must go to data.url.
+//   - pending, ongoing, processing, queued and any status not known here:
+//     still pending; the status is read again.
+//   - send_pin, send_phone, send_birthday, send_address: steps of card and
+//     bank charges that a mobile money payment has no way to answer: the
+//     charge can never go on, and nothing was taken without them, so it is
+//     failed rather than left waiting forever.
 func chargeStatus(a answer) gateway.Status {
 	st := gateway.Status{Outcome: gateway.Pending}
 	if a.Data.ID != 0 {
 		st.ProviderRef = fmt.Sprint(a.Data.ID)
 	}
-	switch a.Data.Status {
+	words := firstOf(a.Data.Message, a.Data.GatewayResponse, a.Data.DisplayText)
+	switch s := a.Data.Status; s {
 	case "success":
 		st.Outcome = gateway.Succeeded
-	case "failed", "abandoned", "reversed":
-		st.Outcome, st.Reason = gateway.Failed, strings.TrimSpace(a.Data.Status+": "+a.Data.GatewayResponse)
+	case "failed", "abandoned", "reversed", "timeout":
+		st.Outcome, st.Reason = gateway.Failed, strings.TrimSuffix(s+": "+words, ": ")
+	case "send_otp":
+		st.NeedsCode, st.Instructions = true, a.Data.DisplayText
+	case "pay_offline":
+		st.Instructions = a.Data.DisplayText
+	case "open_url":
+		st.RedirectURL, st.Instructions = a.Data.URL, a.Data.DisplayText
+	case "send_pin", "send_phone", "send_birthday", "send_address":
+		st.Outcome, st.Reason = gateway.Failed, strings.TrimSuffix("Paystack asked for a step a mobile money payment cannot give ("+s+"): "+words, ": ")
 	}
 	return st
 }
 
-// CollectionStatus implements gateway.Connector.
+// firstOf returns the first of words that is not blank.
+func firstOf(words ...string) string {
+	for _, w := range words {
+		if w = strings.TrimSpace(w); w != "" {
+			return w
+		}
+	}
+	return ""
+}
+
+// settled reports a transaction status that will not change.
+func settled(status string) bool {
+	switch status {
+	case "success", "failed", "abandoned", "reversed", "timeout":
+		return true
+	}
+	return false
+}
+
+// CollectionStatus implements gateway.Connector. Verify Transaction says
+// whether the money came; while it has not, Check Pending Charge (GET
+// /charge/{reference}) says which step the charge waits on (a voucher to
+// enter, the customer's approval), which Verify does not.
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	reference := ref.Reference
 	var a answer
-	code, err := c.call(ctx, http.MethodGet, "/transaction/verify/"+url.PathEscape(reference), nil, &a)
-	if err != nil {
+	code, err := c.call(ctx, http.MethodGet, "/transaction/verify/"+url.PathEscape(ref.Reference), nil, &a)
+	switch {
+	case err != nil:
 		return gateway.Status{}, err
+	case !a.Status || code >= 300:
+		if notFound(code, a) {
+			return gateway.Status{Outcome: gateway.NotFound}, nil
+		}
+		return gateway.Status{}, &gateway.Error{Message: fmt.Sprintf("Paystack answered %d to a transaction's verification: %s", code, a.Message)}
+	case a.Data.Reference != "" && a.Data.Reference != ref.Reference:
+		return gateway.Status{}, &gateway.Error{Message: fmt.Sprintf("Paystack verified transaction %q when asked about %q", a.Data.Reference, ref.Reference)}
+	case settled(a.Data.Status):
+		return chargeStatus(a), nil
 	}
-	if code == http.StatusBadRequest || code == http.StatusNotFound || !a.Status {
-		return gateway.Status{Outcome: gateway.NotFound}, nil
+	st := chargeStatus(a)
+	var step answer
+	code, err = c.call(ctx, http.MethodGet, "/charge/"+url.PathEscape(ref.Reference), nil, &step)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case !step.Status || code >= 300:
+		// The transaction exists (Verify found it) but its charge has no
+		// step to tell: it stays as Verify says.
+		return st, nil
 	}
-	return chargeStatus(a), nil
+	next := chargeStatus(step)
+	if next.ProviderRef == "" {
+		next.ProviderRef = st.ProviderRef
+	}
+	return next, nil
+}
+
+// notFound reports Paystack's answer for a reference it holds no
+// transaction of: 404, or 400 with code transaction_not_found or a message
+// saying so ("Transaction reference not found"); any other refusal (an
+// invalid key answered 400) is not taken for one, since NotFound lets the
+// payment be tried elsewhere.
+func notFound(code int, a answer) bool {
+	return code == http.StatusNotFound || code == http.StatusBadRequest &&
+		(a.Code == "transaction_not_found" || strings.Contains(strings.ToLower(a.Message), "not found"))
 }
 
 // CallbackReference implements gateway.Connector for charge and transfer
@@ -182,7 +318,10 @@ type transferAnswer struct {
 
 // bankCodes are Paystack's mobile money telco codes for transfers, by our
 // operator codes (the charges' providers): Ghana's MTN, AirtelTigo and
-// Telecel (ex-Vodafone), Kenya's M-PESA for individuals.
+// Telecel (ex-Vodafone), as GET /bank?currency=GHS&type=mobile_money lists
+// them; Kenya's M-PESA wallet as MPESA, the code Paystack's iOS SDK gives an
+// M-PESA wallet (Paystack's samples show only a till, MPTILL, of type
+// mobile_money_business: MPESA for a wallet recipient is not confirmed).
 var bankCodes = map[string]string{"mtn": "MTN", "atl": "ATL", "vod": "VOD", "mpesa": "MPESA"}
 
 // callingCodes are the country calling codes of the transfers' currencies.

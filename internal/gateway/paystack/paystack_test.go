@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +17,177 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 )
 
-// TestEncodeCharge_Golden: every field of Paystack's own sample is sent the
-// same; the connector adds its reference.
+// TestEncodeCharge_Golden: every field of a charge in the form of Paystack's
+// own samples (Ghana's national number, Kenya's 254... digits); the
+// connector adds its reference.
 func TestEncodeCharge_Golden(t *testing.T) {
-	mine, _ := gatewaytest.DocumentedFields(t, encodeCharge(gateway.Collection{Reference: "ref-1", Amount: 100, Currency: "KES",
-		Phone: "+254700000000", Operator: "mpesa_offline", Email: "customer@email.com"}), "charge_request.json")
-	if mine["reference"] != "ref-1" {
-		t.Errorf("reference = %v", mine["reference"])
+	for _, tc := range []struct {
+		col     gateway.Collection
+		fixture string
+	}{
+		{gateway.Collection{Reference: "ref-1", Amount: 2500, Currency: "GHS", Phone: "+233241234567", Operator: "mtn",
+			Email: "ama.mensah@example.com"}, "charge_request.json"},
+		{gateway.Collection{Reference: "ref-2", Amount: 15000, Currency: "KES", Phone: "+254712345678", Operator: "mpesa",
+			Email: "wanjiru@example.com"}, "charge_request_kes.json"},
+	} {
+		mine, documented := gatewaytest.DocumentedFields(t, encodeCharge(tc.col), tc.fixture)
+		if mine["reference"] != tc.col.Reference || len(mine) != len(documented)+1 {
+			t.Errorf("%s: got %v; want the documented fields and reference %q", tc.fixture, mine, tc.col.Reference)
+		}
 	}
-	noEmail := encodeCharge(gateway.Collection{Reference: "ref-2"})
-	if noEmail.Email != "customer-ref-2@cauri.invalid" {
-		t.Errorf("email without one = %q", noEmail.Email)
+	noEmail := encodeCharge(gateway.Collection{Reference: "ref-3"})
+	if noEmail.Email != "customer-ref-3@cauri.invalid" {
+		t.Errorf("email without one = %q; want customer-ref-3@cauri.invalid", noEmail.Email)
+	}
+}
+
+// TestCollect_Golden reads the Charge API's documented answers.
+func TestCollect_Golden(t *testing.T) {
+	srv := gatewaytest.NewAnswers(t)
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	col := gateway.Collection{Reference: "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b40", Amount: 2500, Currency: "GHS",
+		Phone: "+233201234567", Operator: "vod"}
+	for _, tc := range []struct {
+		code    int
+		fixture string
+		want    gateway.Status
+	}{
+		{200, "charge_send_otp.json", gateway.Status{Outcome: gateway.Pending, NeedsCode: true,
+			Instructions: "Dial *110# for a payment voucher, then type the voucher in"}},
+		{200, "charge_pay_offline.json", gateway.Status{Outcome: gateway.Pending, Instructions: "Approve the prompt on your phone to finish paying"}},
+		{200, "charge_pending.json", gateway.Status{Outcome: gateway.Pending}},
+		{200, "charge_success.json", gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "61024"}},
+		{200, "charge_failed.json", gateway.Status{Outcome: gateway.Failed, Reason: "failed: Insufficient funds"}},
+		{200, "charge_open_url.json", gateway.Status{Outcome: gateway.Pending, RedirectURL: "https://checkout.example.com/authorize/5e1c7a2b"}},
+		{200, "charge_send_pin.json", gateway.Status{Outcome: gateway.Failed,
+			Reason: "Paystack asked for a step a mobile money payment cannot give (send_pin)"}},
+		{400, "charge_refused.json", gateway.Status{Outcome: gateway.Failed, Reason: "Email address is required"}},
+	} {
+		srv.Set("POST /charge", tc.code, gatewaytest.Golden(t, tc.fixture))
+		if st, err := c.Collect(context.Background(), col); err != nil || st != tc.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.fixture, st, err, tc.want)
+		}
+	}
+}
+
+// TestChargeStatus: every charge step and transaction status Paystack
+// documents ends the payment or tells what it waits for.
+func TestChargeStatus(t *testing.T) {
+	for status, want := range map[string]gateway.Outcome{
+		"success": gateway.Succeeded, "failed": gateway.Failed, "abandoned": gateway.Failed, "reversed": gateway.Failed,
+		"timeout": gateway.Failed, "send_pin": gateway.Failed, "send_phone": gateway.Failed, "send_birthday": gateway.Failed,
+		"send_address": gateway.Failed, "send_otp": gateway.Pending, "pay_offline": gateway.Pending, "open_url": gateway.Pending,
+		"pending": gateway.Pending, "ongoing": gateway.Pending, "processing": gateway.Pending, "queued": gateway.Pending,
+		"a-new-one": gateway.Pending,
+	} {
+		var a answer
+		a.Data.Status, a.Data.DisplayText = status, "words"
+		st := chargeStatus(a)
+		if st.Outcome != want {
+			t.Errorf("%s: got %s; want %s", status, st.Outcome, want)
+		}
+		if st.Outcome == gateway.Failed && !strings.Contains(st.Reason, "words") {
+			t.Errorf("%s: reason %q; want Paystack's words in it", status, st.Reason)
+		}
+		if got := st.NeedsCode; got != (status == "send_otp") {
+			t.Errorf("%s: NeedsCode = %v; want %v", status, got, !got)
+		}
+	}
+}
+
+// TestSubmitCode_Golden sends the customer's voucher as Submit OTP takes
+// it and reads Paystack's documented answers.
+func TestSubmitCode_Golden(t *testing.T) {
+	srv := gatewaytest.NewAnswers(t)
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	ref := gateway.Ref{Reference: "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b40"}
+	srv.Set("GET /transaction/verify/"+ref.Reference, 200, gatewaytest.Golden(t, "verify_ongoing.json"))
+	srv.Set("GET /charge/"+ref.Reference, 200, gatewaytest.Golden(t, "charge_send_otp.json"))
+	for _, tc := range []struct {
+		code    int
+		fixture string
+		want    gateway.Status
+	}{
+		{200, "charge_pending.json", gateway.Status{Outcome: gateway.Pending}},
+		{200, "charge_success.json", gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "61024"}},
+		{200, "submit_otp_failed.json", gateway.Status{Outcome: gateway.Failed, Reason: "failed: The voucher could not be used"}},
+		{200, "charge_send_otp.json", gateway.Status{Outcome: gateway.Pending, NeedsCode: true,
+			Instructions: "Dial *110# for a payment voucher, then type the voucher in"}},
+		// A refusal that says nothing of the charge: the charge is read again.
+		{400, "submit_otp_invalid_reference.json", gateway.Status{Outcome: gateway.Pending, ProviderRef: "61025", NeedsCode: true,
+			Instructions: "Dial *110# for a payment voucher, then type the voucher in", Reason: "Transaction reference is invalid"}},
+	} {
+		srv.Set("POST /charge/submit_otp", tc.code, gatewaytest.Golden(t, tc.fixture))
+		if st, err := c.SubmitCode(context.Background(), ref, "482913"); err != nil || st != tc.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.fixture, st, err, tc.want)
+		}
+	}
+	var sent, documented map[string]any
+	json.Unmarshal(srv.Body("POST /charge/submit_otp"), &sent)
+	json.Unmarshal(gatewaytest.Golden(t, "submit_otp_request.json"), &documented)
+	if len(sent) != len(documented) || sent["otp"] != documented["otp"] || sent["reference"] != documented["reference"] {
+		t.Errorf("submit_otp sent %v; want %v", sent, documented)
+	}
+}
+
+// TestCollectionStatus_Golden reads Verify Transaction and, while the
+// transaction is not settled, the charge's step.
+func TestCollectionStatus_Golden(t *testing.T) {
+	srv := gatewaytest.NewAnswers(t)
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	waiting := gateway.Ref{Reference: "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b40"}
+	srv.Set("GET /transaction/verify/"+waiting.Reference, 200, gatewaytest.Golden(t, "verify_ongoing.json"))
+	srv.Set("GET /charge/"+waiting.Reference, 200, gatewaytest.Golden(t, "charge_send_otp.json"))
+	want := gateway.Status{Outcome: gateway.Pending, ProviderRef: "61025", NeedsCode: true,
+		Instructions: "Dial *110# for a payment voucher, then type the voucher in"}
+	if st, err := c.CollectionStatus(context.Background(), waiting); err != nil || st != want {
+		t.Errorf("waiting for a voucher: got %+v, %v; want %+v", st, err, want)
+	}
+	srv.Set("GET /charge/"+waiting.Reference, 404, []byte(`{"status": false, "message": "Entity not found"}`))
+	if st, err := c.CollectionStatus(context.Background(), waiting); err != nil || st != (gateway.Status{Outcome: gateway.Pending, ProviderRef: "61025"}) {
+		t.Errorf("no step to tell: got %+v, %v; want pending", st, err)
+	}
+
+	paid := gateway.Ref{Reference: "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b43"}
+	srv.Set("GET /transaction/verify/"+paid.Reference, 200, gatewaytest.Golden(t, "verify_success.json"))
+	if st, err := c.CollectionStatus(context.Background(), paid); err != nil || st != (gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "61024"}) {
+		t.Errorf("paid: got %+v, %v; want succeeded", st, err)
+	}
+	if slices.Contains(srv.Calls(), "GET /charge/"+paid.Reference) {
+		t.Error("a settled transaction's charge step was asked for")
+	}
+	srv.Set("GET /transaction/verify/another", 200, gatewaytest.Golden(t, "verify_success.json"))
+	if _, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "another"}); err == nil {
+		t.Error("a transaction about another reference was taken for this one")
+	}
+	srv.Set("GET /transaction/verify/unknown", 400, gatewaytest.Golden(t, "verify_not_found.json"))
+	if st, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "unknown"}); err != nil || st.Outcome != gateway.NotFound {
+		t.Errorf("unknown reference: got %+v, %v; want not found", st, err)
+	}
+	srv.Set("GET /transaction/verify/refused", 400, gatewaytest.Golden(t, "verify_invalid_key.json"))
+	if st, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "refused"}); err == nil || gateway.IsTransient(err) {
+		t.Errorf("400 Invalid key: got %+v, %v; want a lasting error, not a payment never received", st, err)
+	}
+}
+
+// TestCallbackReference_Golden reads Paystack's documented webhook bodies,
+// signed as Paystack signs them.
+func TestCallbackReference_Golden(t *testing.T) {
+	c := &Client{SecretKey: "sk_live_hook"}
+	for fixture, want := range map[string]string{
+		"webhook_charge_success.json":    "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b43",
+		"webhook_transfer_reversed.json": "a1111111-2222-4333-8444-555555555555",
+	} {
+		body := gatewaytest.Golden(t, fixture)
+		mac := hmac.New(sha512.New, []byte(c.SecretKey))
+		mac.Write(body)
+		h := http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}
+		if ref, err := c.CallbackReference(h, body); err != nil || ref != want {
+			t.Errorf("%s: got %q, %v; want %q", fixture, ref, err, want)
+		}
+		if _, err := c.CallbackReference(h, append(body, ' ')); err == nil {
+			t.Errorf("%s: a body changed after signing was read", fixture)
+		}
 	}
 }
 
@@ -115,6 +276,95 @@ func TestClient_AgainstSimulator(t *testing.T) {
 			t.Errorf("fault %s: %v; want transient", mode, err)
 		}
 	}
+}
+
+// TestTelecelVoucher_AgainstSimulator: a Telecel Cash charge waits for the
+// customer's voucher (send_otp) until SubmitCode sends it; a wrong voucher
+// fails the charge; the other operators and M-PESA go straight to the
+// customer's approval (pay_offline).
+func TestTelecelVoucher_AgainstSimulator(t *testing.T) {
+	_, srv, c, hook := newSim(t)
+	ctx := context.Background()
+	col := gateway.Collection{Reference: "71111111-2222-4333-8444-555555555555", Amount: 2500, Currency: "GHS", Phone: "+233201234567", Operator: "vod"}
+
+	st, err := c.Collect(ctx, col)
+	if err != nil || st.Outcome != gateway.Pending || !st.NeedsCode || st.Instructions != voucherText {
+		t.Fatalf("Telecel charge = %+v, %v; want pending, waiting for a voucher, with Paystack's words", st, err)
+	}
+	ref := gateway.Ref{Reference: col.Reference}
+	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending || !st.NeedsCode || st.Instructions != voucherText {
+		t.Fatalf("status while the voucher is awaited = %+v, %v; want NeedsCode again", st, err)
+	}
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference) // no approval can come before the voucher
+	if st, _ := c.CollectionStatus(ctx, ref); st.Outcome != gateway.Pending || !st.NeedsCode {
+		t.Fatalf("settled without a voucher = %+v; want still waiting for it", st)
+	}
+	if st, err := c.SubmitCode(ctx, ref, "482913"); err != nil || st.Outcome != gateway.Pending || st.NeedsCode {
+		t.Fatalf("voucher taken = %+v, %v; want pending, no code awaited", st, err)
+	}
+	if st, err := c.SubmitCode(ctx, ref, "482913"); err != nil || st.Outcome != gateway.Pending || st.NeedsCode || st.Reason == "" {
+		t.Fatalf("voucher sent again = %+v, %v; want the charge as it stands and Paystack's refusal", st, err)
+	}
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference)
+	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded {
+		t.Fatalf("after approval = %+v, %v; want succeeded", st, err)
+	}
+	if _, body, n := hook.Last(); n != 1 || !strings.Contains(string(body), `"charge.success"`) {
+		t.Fatalf("%d webhooks, last %s; want one charge.success", n, body)
+	}
+
+	wrong := col
+	wrong.Reference = "72111111-2222-4333-8444-555555555555"
+	c.Collect(ctx, wrong)
+	if st, err := c.SubmitCode(ctx, gateway.Ref{Reference: wrong.Reference}, wrongVoucher); err != nil || st.Outcome != gateway.Failed || st.Reason == "" {
+		t.Fatalf("wrong voucher = %+v, %v; want failed with Paystack's reason", st, err)
+	}
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: wrong.Reference}); st.Outcome != gateway.Failed {
+		t.Fatalf("after a wrong voucher = %+v; want failed", st)
+	}
+
+	for _, other := range []gateway.Collection{
+		{Reference: "73111111-2222-4333-8444-555555555555", Amount: 2500, Currency: "GHS", Phone: "+233271234567", Operator: "atl"},
+		{Reference: "74111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "KES", Phone: "+254712345678", Operator: "mpesa"},
+	} {
+		st, err := c.Collect(ctx, other)
+		if err != nil || st.Outcome != gateway.Pending || st.NeedsCode || st.Instructions != approveText {
+			t.Errorf("%s charge = %+v, %v; want pending, approved on the phone", other.Operator, st, err)
+		}
+		if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: other.Reference}); err != nil || st.Instructions != approveText {
+			t.Errorf("%s status = %+v, %v; want the approval's instructions", other.Operator, st, err)
+		}
+	}
+	mismatch := gateway.Collection{Reference: "75111111-2222-4333-8444-555555555555", Amount: 2500, Currency: "KES", Phone: "+254712345678", Operator: "mtn"}
+	if st, err := c.Collect(ctx, mismatch); err != nil || st.Outcome != gateway.Failed {
+		t.Errorf("a Ghana provider in KES = %+v, %v; want refused", st, err)
+	}
+}
+
+// TestTelecelVoucher_SettleAfter: the simulator settles a Telecel charge by
+// itself only once its voucher is in.
+func TestTelecelVoucher_SettleAfter(t *testing.T) {
+	srv := httptest.NewServer(&Simulator{SecretKey: "sk_test_sim", SettleAfter: 20 * time.Millisecond})
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk_test_sim"}
+	ctx := context.Background()
+	ref := gateway.Ref{Reference: "76111111-2222-4333-8444-555555555555"}
+	if _, err := c.Collect(ctx, gateway.Collection{Reference: ref.Reference, Amount: 1000, Currency: "GHS", Phone: "+233201234567", Operator: "vod"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if st, _ := c.CollectionStatus(ctx, ref); st.Outcome != gateway.Pending || !st.NeedsCode {
+		t.Fatalf("before the voucher = %+v; want still waiting for it", st)
+	}
+	if _, err := c.SubmitCode(ctx, ref, "482913"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if st, _ := c.CollectionStatus(ctx, ref); st.Outcome == gateway.Succeeded {
+			return
+		}
+	}
+	t.Fatal("the charge never settled after its voucher")
 }
 
 // TestEncodeTransfer_Golden holds the recipient and the transfer to the

@@ -17,20 +17,30 @@ import (
 )
 
 // Simulator stands in for Paystack's mobile money charges and transfers:
-// bearer auth with the secret key, input checks, unique references,
-// outcomes by the payer's or the recipient's number
-// (gateway.SimulatedOutcome), settlement after SettleAfter or on POST
-// /_sim/settle/{reference}[?status=], and webhooks signed with the secret
-// key (x-paystack-signature) to WebhookURL: charge.success, and
-// transfer.success, transfer.failed or transfer.reversed. A transfer to a
-// number ending 0039 is refused ("can't make the transfer to this
-// recipient"), one ending 0049 is refused for want of balance, one ending
-// 0029 fails once settled, one ending 0129 never settles. POST
-// /_sim/callback/{reference}[?status=] sends a webhook whatever the
-// payment's status (stale, early or out of order): charge.success for a
-// charge; for a transfer, the one its status or the status asked names
-// (success while it is pending). POST /_sim/fault injects faults
-// (gateway.Faults).
+// bearer auth with the secret key, input checks, unique references, and
+// the charge's steps as Paystack documents them. A Telecel Cash (vod)
+// charge answers send_otp and waits for the customer's voucher at POST
+// /charge/submit_otp (000000 is a wrong voucher: the charge fails, as
+// submit_otp's documented failed answer has it; any other six digits are
+// taken and the charge goes pending); every other charge answers
+// pay_offline, the customer approving on the phone. GET /charge/{reference}
+// tells a charge's step, GET /transaction/verify/{reference} its
+// transaction (ongoing while a voucher is awaited, pending while the
+// customer approves). Outcomes go by the payer's or the recipient's number
+// (gateway.SimulatedOutcome): settlement after SettleAfter (once the
+// voucher is in, for Telecel) or on POST /_sim/settle/{reference}[?status=],
+// and webhooks signed with the secret key (x-paystack-signature) to
+// WebhookURL: charge.success, and transfer.success, transfer.failed or
+// transfer.reversed. A transfer to a number ending 0039 is refused ("can't
+// make the transfer to this recipient"), one ending 0049 is refused for want
+// of balance, one ending 0029 fails once settled, one ending 0129 never
+// settles. POST /_sim/callback/{reference}[?status=] sends a webhook
+// whatever the payment's status (stale, early or out of order):
+// charge.success for a charge; for a transfer, the one its status or the
+// status asked names (success while it is pending). POST /_sim/fault
+// injects faults (gateway.Faults). Paystack publishes no mobile money test
+// numbers that this simulator could follow: the number endings are the
+// project's own, shared by every simulator.
 type Simulator struct {
 	SecretKey   string
 	WebhookURL  string
@@ -45,10 +55,13 @@ type Simulator struct {
 	faults     gateway.Faults
 }
 
+// simCharge is a charge at one of its steps: send_otp, pay_offline,
+// pending, success or failed.
 type simCharge struct {
 	id                      int64
 	reference, phone        string
 	status, gatewayResponse string
+	displayText             string
 }
 
 // simRecipient is a transfer recipient: a mobile money wallet.
@@ -65,13 +78,36 @@ type simTransfer struct {
 	status, gatewayResponse string
 }
 
-var providers = map[string]bool{"mtn": true, "atl": true, "vod": true, "mpesa": true, "mpesa_offline": true}
+// providers are the mobile money providers a charge may name, by currency
+// (Paystack's samples write them in either case: "mtn", "MTN").
+var providers = map[string]map[string]bool{"GHS": {"mtn": true, "atl": true, "vod": true}, "KES": {"mpesa": true, "mpesa_offline": true}}
+
+// chargePhones are the payer numbers a charge may carry, by currency:
+// Ghana's national form (0551234987), Kenya's 254... with or without its +.
+var chargePhones = map[string]*regexp.Regexp{"GHS": regexp.MustCompile(`^0\d{9}$`), "KES": regexp.MustCompile(`^\+?254\d{9}$`)}
+
+// chargeRef is what Paystack allows in a charge's reference: -, ., = and
+// alphanumerics.
+var chargeRef = regexp.MustCompile(`^[A-Za-z0-9.=-]{1,100}$`)
+
+// wrongVoucher is the voucher the simulator refuses.
+const wrongVoucher = "000000"
+
+// voucher is a voucher's form: six digits.
+var voucher = regexp.MustCompile(`^\d{6}$`)
+
+// The customer's instructions the simulator gives, in its own words.
+const (
+	voucherText = "Dial *110# and choose the option for a payment voucher, then enter the voucher here"
+	approveText = "Approve the payment on your phone to complete it"
+)
 
 // momoBanks are the mobile money telcos a recipient may have, by currency.
 var momoBanks = map[string]map[string]bool{"GHS": {"MTN": true, "ATL": true, "VOD": true}, "KES": {"MPESA": true}}
 
-// transferRef is what Paystack allows in a transfer reference.
-var transferRef = regexp.MustCompile(`^[a-z0-9_-]{1,100}$`)
+// transferRef is what Paystack allows in a transfer reference: lowercase
+// alphanumerics, - and _, at least 16 of them.
+var transferRef = regexp.MustCompile(`^[a-z0-9_-]{16,100}$`)
 
 // Payouts counts the transfers the simulator accepted: each is money sent.
 func (s *Simulator) Payouts() int {
@@ -95,6 +131,17 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/charge":
 		s.charge(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/charge/submit_otp":
+		s.submitOTP(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/charge/"):
+		s.mu.Lock()
+		var out any = map[string]any{"status": false, "message": "Charge not found"}
+		code := http.StatusNotFound
+		if c := s.charges[strings.TrimPrefix(r.URL.Path, "/charge/")]; c != nil {
+			out, code = map[string]any{"status": true, "message": "Reference check successful", "data": c.step()}, http.StatusOK
+		}
+		s.mu.Unlock()
+		gateway.Reply(w, code, out)
 	case r.Method == http.MethodPost && r.URL.Path == "/transferrecipient":
 		s.recipient(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/transfer":
@@ -113,7 +160,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c := s.charges[strings.TrimPrefix(r.URL.Path, "/transaction/verify/")]
 		s.mu.Unlock()
 		if c == nil {
-			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found"})
+			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found",
+				"type": "validation_error", "code": "transaction_not_found"})
 			return
 		}
 		gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
@@ -122,10 +170,32 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// data is the charge's transaction as Verify Transaction shows it.
 func (s *Simulator) data(c *simCharge) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return map[string]any{"id": c.id, "reference": c.reference, "status": c.status, "gateway_response": c.gatewayResponse}
+	status := c.status
+	switch status {
+	case "send_otp":
+		status = "ongoing"
+	case "pay_offline":
+		status = "pending"
+	}
+	return map[string]any{"id": c.id, "reference": c.reference, "status": status, "gateway_response": c.gatewayResponse, "channel": "mobile_money"}
+}
+
+// step is the charge as the Charge API shows it (the caller holds the lock).
+func (c *simCharge) step() map[string]any {
+	data := map[string]any{"reference": c.reference, "status": c.status}
+	switch c.status {
+	case "send_otp", "pay_offline":
+		data["display_text"] = c.displayText
+	case "failed":
+		data["message"] = c.gatewayResponse
+	case "success":
+		data["id"], data["gateway_response"] = c.id, c.gatewayResponse
+	}
+	return data
 }
 
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
@@ -135,17 +205,20 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refuse, _, _ := gateway.SimulatedOutcome(req.MobileMoney.Phone)
+	provider := strings.ToLower(req.MobileMoney.Provider)
 	bad := ""
 	switch {
 	case req.Amount <= 0:
 		bad = "Invalid amount"
 	case !strings.Contains(req.Email, "@"):
 		bad = "Invalid Email Address Passed"
-	case req.Reference == "" || len(req.Reference) > 100:
+	case !chargeRef.MatchString(req.Reference):
 		bad = "Invalid reference"
-	case !providers[req.MobileMoney.Provider]:
+	case providers[req.Currency] == nil:
+		bad = "Currency not supported by merchant"
+	case !providers[req.Currency][provider]:
 		bad = "Invalid mobile money provider"
-	case refuse || strings.Trim(req.MobileMoney.Phone, "0123456789") != "" || len(req.MobileMoney.Phone) < 9:
+	case refuse || !chargePhones[req.Currency].MatchString(req.MobileMoney.Phone):
 		bad = "Invalid phone number"
 	}
 	s.mu.Lock()
@@ -161,14 +234,52 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.nextID++
-	c := &simCharge{id: 4000000 + s.nextID, reference: req.Reference, phone: req.MobileMoney.Phone, status: "pay_offline"}
-	s.charges[req.Reference] = c
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settleCharge(req.Reference, "") })
+	c := &simCharge{id: 4000000 + s.nextID, reference: req.Reference, phone: req.MobileMoney.Phone, status: "pay_offline", displayText: approveText}
+	if provider == "vod" {
+		c.status, c.displayText = "send_otp", voucherText
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": map[string]any{
-		"reference": req.Reference, "status": "pay_offline", "display_text": "Please complete authorization process on your mobile phone"}})
+	s.charges[req.Reference] = c
+	data := c.step()
+	s.mu.Unlock()
+	if c.status == "pay_offline" {
+		s.settleLater(req.Reference)
+	}
+	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
+}
+
+// settleLater settles a charge after SettleAfter, when set.
+func (s *Simulator) settleLater(reference string) {
+	if s.SettleAfter > 0 {
+		time.AfterFunc(s.SettleAfter, func() { s.settleCharge(reference, "") })
+	}
+}
+
+// submitOTP is POST /charge/submit_otp: the voucher of a charge at
+// send_otp. A wrong one fails the charge; a right one sends it pending.
+func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
+	var req submitOTP
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		return
+	}
+	s.mu.Lock()
+	c := s.charges[req.Reference]
+	if c == nil || c.status != "send_otp" {
+		s.mu.Unlock()
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference is invalid"})
+		return
+	}
+	if req.OTP == wrongVoucher || !voucher.MatchString(req.OTP) {
+		c.status, c.gatewayResponse = "failed", "The voucher is invalid or has expired"
+	} else {
+		c.status = "pending"
+	}
+	data := c.step()
+	s.mu.Unlock()
+	if c.status == "pending" {
+		s.settleLater(req.Reference)
+	}
+	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
 }
 
 // settle settles the charge or the transfer with this reference.
@@ -176,6 +287,9 @@ func (s *Simulator) settle(reference, status string) bool {
 	return s.settleCharge(reference, status) || s.settleTransfer(reference, status)
 }
 
+// settleCharge ends a charge waiting for the customer's approval (or, with
+// status failed, one still waiting for its voucher) as the payer's number
+// says, or as status (success, failed) says.
 func (s *Simulator) settleCharge(reference, status string) bool {
 	s.mu.Lock()
 	c := s.charges[reference]
@@ -184,7 +298,8 @@ func (s *Simulator) settleCharge(reference, status string) bool {
 		return false
 	}
 	_, fails, stuck := gateway.SimulatedOutcome(c.phone)
-	if c.status != "pay_offline" || status == "" && stuck {
+	waiting := c.status == "pay_offline" || c.status == "pending" || c.status == "send_otp" && status == "failed"
+	if !waiting || status == "" && stuck {
 		s.mu.Unlock()
 		return true
 	}
@@ -312,6 +427,8 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "Invalid source"
 	case req.Amount <= 0:
 		bad = "Invalid amount"
+	case len(req.Reference) < 16:
+		bad = "The reference must have at least 16 characters"
 	case !transferRef.MatchString(req.Reference):
 		bad = "Your reference contains illegal special characters"
 	case rec == nil:
