@@ -246,7 +246,7 @@ func (c *Client) awaitAuthURL(ctx context.Context, ref string, st gateway.Status
 	deadline := time.Now().Add(wait)
 	for delay := 100 * time.Millisecond; ; delay *= 2 {
 		got, err := c.CollectionStatus(ctx, gateway.Ref{Reference: ref})
-		if err == nil && (got.RedirectURL != "" || got.Outcome != gateway.Pending) {
+		if err == nil && (got.RedirectURL != "" || got.Outcome == gateway.Succeeded || got.Outcome == gateway.Failed) {
 			return got
 		}
 		if time.Now().Add(delay).After(deadline) {
