@@ -224,7 +224,10 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 		return gateway.Status{}, err
 	}
 	st, ans, err := c.initiate(ctx, "/v2/deposits", req, false)
-	if err != nil || st.Outcome != gateway.Pending || st.RedirectURL != "" || ans.NextStep != "GET_AUTH_URL" {
+	// A deposit authorised on the provider's page is answered GET_AUTH_URL;
+	// sent again (DUPLICATE_IGNORED) it has no nextStep: read it too.
+	_, redirect := authFlow(o, found, col.Operator)
+	if err != nil || st.Outcome != gateway.Pending || st.RedirectURL != "" || ans.NextStep != "GET_AUTH_URL" && !redirect {
 		return st, err
 	}
 	return c.awaitAuthURL(ctx, col.Reference, st), nil

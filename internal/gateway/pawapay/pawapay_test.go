@@ -280,6 +280,12 @@ func TestCollect_WaveAwaitsTheAuthorizationURL(t *testing.T) {
 		t.Errorf("deposit sent = %v; want the return address as successfulUrl and failedUrl", sent)
 	}
 
+	srv.Set("POST /v2/deposits", http.StatusOK, gatewaytest.Golden(t, "deposit_duplicate_ignored.json")) // the service's retry
+	if st, err := c.Collect(context.Background(), gateway.Collection{Reference: ref, Amount: 5000, Currency: "XOF", Phone: "+221771234567",
+		Operator: "WAVE_SEN"}); err != nil || st.RedirectURL != "https://wave.example/c/7d1e4b90" {
+		t.Fatalf("collect sent again = %+v, %v; want pending with the authorizationUrl", st, err)
+	}
+
 	c.AuthURLWait = 150 * time.Millisecond // the address never comes in time: pending, the status check gives it later
 	srv.Set("GET /v2/deposits/"+ref, http.StatusOK, gatewaytest.Golden(t, "deposit_status_get_auth_url.json"))
 	if st, err := c.Collect(context.Background(), gateway.Collection{Reference: ref, Amount: 5000, Currency: "XOF", Phone: "+221771234567",
