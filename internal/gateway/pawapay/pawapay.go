@@ -1,7 +1,17 @@
 // Package pawapay is the connector to pawaPay's Merchant API v2 (deposits
 // and payouts) and a simulator of the part of it the connector uses. Facts
-// from docs.pawapay.io (v2 API reference: initiate deposit and payout,
-// check their status, callbacks, failure codes).
+// from docs.pawapay.io (v2 guides to deposits and payouts, API reference:
+// initiate deposit and payout, check their status, callbacks, active
+// configuration, failure codes); testdata/SOURCES.md cites each.
+//
+// Besides the PIN prompt most providers use, pawaPay has two other ways a
+// customer authorises a deposit, both handled here: a code the customer
+// gets before paying (authType PREAUTH, Orange Burkina Faso), sent as
+// preAuthorisationCode; and a page of the provider's the customer must go
+// to (Wave Senegal and Côte d'Ivoire), whose authorizationUrl becomes the
+// Status's RedirectURL. The account's active configuration (GET
+// /v2/active-conf, cached per account) says which provider uses which, the
+// decimals each takes and its limits; an amount it cannot take is not sent.
 //
 // It imports the domain and the gateway package.
 package pawapay
@@ -14,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cauri-pay/cauri"
@@ -25,6 +36,13 @@ type Client struct {
 	BaseURL string // https://api.pawapay.io, the sandbox's, or a simulator's
 	Token   string // the API token, sent as a bearer
 	HTTP    *http.Client
+	// ConfTTL is how long the account's active configuration is used
+	// before it is read again (0: 15 minutes).
+	ConfTTL time.Duration
+	// AuthURLWait bounds how long Collect waits, after pawaPay accepted a
+	// deposit authorised on the provider's page, for the page's address
+	// (0: 3 seconds; negative: not at all, CollectionStatus gives it).
+	AuthURLWait time.Duration
 }
 
 var (
@@ -34,11 +52,16 @@ var (
 
 // depositRequest is POST /v2/deposits.
 type depositRequest struct {
-	DepositID       string `json:"depositId"`
-	Amount          string `json:"amount"`
-	Currency        string `json:"currency"`
-	Payer           payer  `json:"payer"`
-	CustomerMessage string `json:"customerMessage,omitempty"`
+	DepositID            string `json:"depositId"`
+	Amount               string `json:"amount"`
+	Currency             string `json:"currency"`
+	Payer                payer  `json:"payer"`
+	PreAuthorisationCode string `json:"preAuthorisationCode,omitempty"`
+	CustomerMessage      string `json:"customerMessage,omitempty"`
+	// Where the provider's page sends the customer back, for providers
+	// authorised there (Wave).
+	SuccessfulURL string `json:"successfulUrl,omitempty"`
+	FailedURL     string `json:"failedUrl,omitempty"`
 }
 
 type payer struct {
@@ -63,11 +86,13 @@ func (f *failureReason) String() string {
 	return strings.TrimSpace(f.FailureCode + ": " + f.FailureMessage)
 }
 
-// depositAnswer is the answer to an initiation.
-type depositAnswer struct {
-	DepositID     string         `json:"depositId"`
-	Status        string         `json:"status"` // ACCEPTED, DUPLICATE_IGNORED, REJECTED
-	FailureReason *failureReason `json:"failureReason"`
+// initAnswer is the answer to an initiation (and pawaPay's technical
+// refusals, which carry only failureReason).
+type initAnswer struct {
+	Status           string         `json:"status"`   // ACCEPTED, DUPLICATE_IGNORED, REJECTED
+	NextStep         string         `json:"nextStep"` // FINAL_STATUS, GET_AUTH_URL, REDIRECT_TO_AUTH_URL
+	AuthorizationURL string         `json:"authorizationUrl"`
+	FailureReason    *failureReason `json:"failureReason"`
 }
 
 // deposit is a deposit or a payout as GET /v2/deposits/{id} (payouts/{id})
@@ -75,7 +100,9 @@ type depositAnswer struct {
 type deposit struct {
 	DepositID             string         `json:"depositId,omitempty"`
 	PayoutID              string         `json:"payoutId,omitempty"`
-	Status                string         `json:"status"` // ACCEPTED, ENQUEUED, PROCESSING, IN_RECONCILIATION, COMPLETED, FAILED
+	Status                string         `json:"status"`
+	NextStep              string         `json:"nextStep,omitempty"`
+	AuthorizationURL      string         `json:"authorizationUrl,omitempty"`
 	ProviderTransactionID string         `json:"providerTransactionId,omitempty"`
 	FailureReason         *failureReason `json:"failureReason,omitempty"`
 }
@@ -89,15 +116,49 @@ type payoutRequest struct {
 	CustomerMessage string `json:"customerMessage,omitempty"`
 }
 
-// lowBalance are the failure codes of a payout the merchant's wallet could
-// not fund.
-var lowBalance = map[string]bool{"INSUFFICIENT_BALANCE": true, "PAWAPAY_WALLET_OUT_OF_FUNDS": true}
+// Payment statuses of a deposit or payout once pawaPay accepted it. Only
+// COMPLETED and FAILED are final; the others wait (the reconciler reads
+// again): ACCEPTED and PROCESSING while the provider works (PROCESSING
+// also while the customer is on the provider's page), ENQUEUED a payout
+// held while its provider is down, IN_RECONCILIATION while pawaPay
+// settles an unclear outcome. SUBMITTED is v1's name for PROCESSING,
+// still shown by the sandbox test numbers' table.
+const (
+	statusCompleted = "COMPLETED"
+	statusFailed    = "FAILED"
+)
 
-// encodeDeposit builds the initiation body of a collection.
-func encodeDeposit(c gateway.Collection) depositRequest {
-	return depositRequest{
+// redirectProviders are the providers pawaPay's deposits guide says are
+// authorised on the provider's page ("used by Wave in both Senegal and
+// Ivory Coast"), for when active-conf cannot be read.
+var redirectProviders = map[string]bool{"WAVE_SEN": true, "WAVE_CIV": true}
+
+// preauthProvider reports whether providers.json says provider needs a
+// code at initiation, for when active-conf cannot be read.
+func preauthProvider(provider string) bool {
+	p, ok := gateway.Lookup("pawapay")
+	return ok && p.Preauth[provider] != nil
+}
+
+// authFlow is how a provider's deposits are authorised: by active-conf's
+// authType when it gives one, else by what the docs say of the provider.
+func authFlow(o opConf, found bool, provider string) (preauth, redirect bool) {
+	if found && o.AuthType != "" {
+		return o.AuthType == authPreauth, o.AuthType != authPreauth && o.AuthType != authProvider
+	}
+	return preauthProvider(provider), redirectProviders[provider]
+}
+
+// encodeDeposit builds the initiation body of a collection for a provider
+// configured as o (found: active-conf has it), or refuses to send it.
+func encodeDeposit(c gateway.Collection, o opConf, found bool) (depositRequest, error) {
+	amount, err := amountFor(o, c.Operator, c.Amount, c.Currency)
+	if err != nil {
+		return depositRequest{}, err
+	}
+	req := depositRequest{
 		DepositID: c.Reference,
-		Amount:    cauri.FormatAmount(c.Amount, c.Currency),
+		Amount:    amount,
 		Currency:  string(c.Currency),
 		Payer: payer{Type: "MMO", AccountDetails: accountDetails{
 			PhoneNumber: strings.TrimPrefix(c.Phone, "+"), // digits with the country code
@@ -105,6 +166,20 @@ func encodeDeposit(c gateway.Collection) depositRequest {
 		}},
 		CustomerMessage: customerMessage(c.Description),
 	}
+	preauth, redirect := authFlow(o, found, c.Operator)
+	if preauth {
+		code := strings.Join(strings.Fields(c.Code), "")
+		if code == "" {
+			return depositRequest{}, &gateway.Error{NotSent: true, Message: fmt.Sprintf(
+				"pawaPay's %s needs the code the customer gets before paying (preAuthorisationCode); none was given", c.Operator)}
+		}
+		req.PreAuthorisationCode = code
+	}
+	if redirect && c.ReturnURL != "" {
+		// The return page reads the outcome from the service either way.
+		req.SuccessfulURL, req.FailedURL = c.ReturnURL, c.ReturnURL
+	}
+	return req, nil
 }
 
 // customerMessage fits a description into pawaPay's 4 to 22 letters,
@@ -126,37 +201,115 @@ func customerMessage(s string) string {
 	return out
 }
 
+// configured reads the account's configuration of an operation, or
+// refuses one the account does not have: pawaPay would only reject it.
+func (c *Client) configured(ctx context.Context, provider string, cur cauri.Currency, op string) (opConf, bool, error) {
+	conf := c.activeConf(ctx)
+	o, found, listed := conf.lookup(provider, cur, op)
+	if conf != nil && !listed {
+		return opConf{}, false, &gateway.Error{NotSent: true, Message: fmt.Sprintf(
+			"pawaPay's active configuration of this account has no provider %s", provider)}
+	}
+	return o, found, nil
+}
+
 // Collect implements gateway.Connector.
 func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
-	return c.initiate(ctx, "/v2/deposits", encodeDeposit(col))
+	o, found, err := c.configured(ctx, col.Operator, col.Currency, opDeposit)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	req, err := encodeDeposit(col, o, found)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	st, ans, err := c.initiate(ctx, "/v2/deposits", req, false)
+	// A deposit authorised on the provider's page is answered GET_AUTH_URL;
+	// sent again (DUPLICATE_IGNORED) it has no nextStep: read it too.
+	_, redirect := authFlow(o, found, col.Operator)
+	if err != nil || st.Outcome != gateway.Pending || st.RedirectURL != "" || ans.NextStep != "GET_AUTH_URL" && !redirect {
+		return st, err
+	}
+	return c.awaitAuthURL(ctx, col.Reference, st), nil
+}
+
+// awaitAuthURL reads a deposit pawaPay accepted with nextStep GET_AUTH_URL
+// until its authorizationUrl is there (the guide: "usually very fast, but
+// ... polling should be implemented"), for at most AuthURLWait. The
+// deposit is accepted whatever happens: a failed read leaves it pending,
+// and CollectionStatus gives the address later.
+func (c *Client) awaitAuthURL(ctx context.Context, ref string, st gateway.Status) gateway.Status {
+	wait := c.AuthURLWait
+	if wait == 0 {
+		wait = 3 * time.Second
+	}
+	if wait < 0 {
+		return st
+	}
+	deadline := time.Now().Add(wait)
+	for delay := 100 * time.Millisecond; ; delay *= 2 {
+		got, err := c.CollectionStatus(ctx, gateway.Ref{Reference: ref})
+		if err == nil && (got.RedirectURL != "" || got.Outcome == gateway.Succeeded || got.Outcome == gateway.Failed) {
+			return got
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return st
+		case <-time.After(delay):
+		}
+	}
 }
 
 // Payout implements gateway.Payer.
 func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, error) {
-	return c.initiate(ctx, "/v2/payouts", payoutRequest{
-		PayoutID: p.Reference, Amount: cauri.FormatAmount(p.Amount, p.Currency), Currency: string(p.Currency),
+	o, _, err := c.configured(ctx, p.Operator, p.Currency, opPayout)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	amount, err := amountFor(o, p.Operator, p.Amount, p.Currency)
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	st, _, err := c.initiate(ctx, "/v2/payouts", payoutRequest{
+		PayoutID: p.Reference, Amount: amount, Currency: string(p.Currency),
 		Recipient:       payer{Type: "MMO", AccountDetails: accountDetails{PhoneNumber: strings.TrimPrefix(p.Phone, "+"), Provider: p.Operator}},
 		CustomerMessage: customerMessage(p.Description),
-	})
+	}, true)
+	return st, err
 }
 
-// initiate starts a deposit or a payout.
-func (c *Client) initiate(ctx context.Context, path string, body any) (gateway.Status, error) {
-	var ans depositAnswer
-	if _, err := c.call(ctx, http.MethodPost, path, body, &ans); err != nil {
-		return gateway.Status{}, err
+// initiate starts a deposit or a payout. A 400 is pawaPay refusing the
+// request (MISSING_PARAMETER, INVALID_PARAMETER...): nothing started.
+func (c *Client) initiate(ctx context.Context, path string, body any, payout bool) (gateway.Status, initAnswer, error) {
+	var ans initAnswer
+	code, err := c.call(ctx, http.MethodPost, path, body, &ans)
+	if err != nil {
+		return gateway.Status{}, ans, err
+	}
+	if code == http.StatusBadRequest {
+		return failed(ans.FailureReason, payout), ans, nil
 	}
 	switch ans.Status {
 	case "ACCEPTED", "DUPLICATE_IGNORED": // a duplicate is our retry of an accepted payment
-		return gateway.Status{Outcome: gateway.Pending}, nil
+		return gateway.Status{Outcome: gateway.Pending, RedirectURL: ans.AuthorizationURL}, ans, nil
 	case "REJECTED":
-		return failed(ans.FailureReason), nil
+		return failed(ans.FailureReason, payout), ans, nil
 	}
-	return gateway.Status{}, &gateway.Error{Transient: true, Message: fmt.Sprintf("pawaPay answered an unknown status %q", ans.Status)}
+	return gateway.Status{}, ans, &gateway.Error{Transient: true, Answered: true, Message: fmt.Sprintf("pawaPay answered an unknown status %q", ans.Status)}
 }
 
-func failed(f *failureReason) gateway.Status {
-	return gateway.Status{Outcome: gateway.Failed, Reason: f.String(), LowBalance: f != nil && lowBalance[f.FailureCode]}
+// failed is a refused or failed payment. Only a payout's
+// PAWAPAY_WALLET_OUT_OF_FUNDS is the merchant's balance; a deposit's
+// INSUFFICIENT_BALANCE is the customer's.
+func failed(f *failureReason, payout bool) gateway.Status {
+	reason := f.String()
+	if reason == "" {
+		reason = "pawaPay refused it without a reason"
+	}
+	return gateway.Status{Outcome: gateway.Failed, Reason: reason, LowBalance: payout && f != nil && f.FailureCode == "PAWAPAY_WALLET_OUT_OF_FUNDS"}
 }
 
 // IdempotentPayout: a payout sent again with the same payoutId is ignored
@@ -169,43 +322,56 @@ func (c *Client) IdempotentCollect() bool { return true }
 
 // CollectionStatus implements gateway.Connector.
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	return c.status(ctx, "/v2/deposits/"+url.PathEscape(ref.Reference))
+	return c.status(ctx, "/v2/deposits/"+url.PathEscape(ref.Reference), false)
 }
 
 // PayoutStatus implements gateway.Payer.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	return c.status(ctx, "/v2/payouts/"+url.PathEscape(ref.Reference))
+	return c.status(ctx, "/v2/payouts/"+url.PathEscape(ref.Reference), true)
 }
 
-func (c *Client) status(ctx context.Context, path string) (gateway.Status, error) {
+func (c *Client) status(ctx context.Context, path string, payout bool) (gateway.Status, error) {
 	var ans struct {
 		Status string  `json:"status"` // FOUND, NOT_FOUND
 		Data   deposit `json:"data"`
 	}
-	if _, err := c.call(ctx, http.MethodGet, path, nil, &ans); err != nil {
+	code, err := c.call(ctx, http.MethodGet, path, nil, &ans)
+	switch {
+	case err != nil:
 		return gateway.Status{}, err
-	}
-	if ans.Status == "NOT_FOUND" {
+	case code != http.StatusOK:
+		return gateway.Status{}, &gateway.Error{Message: fmt.Sprintf("pawaPay answered %d to a status check", code)}
+	case ans.Status == "NOT_FOUND":
 		return gateway.Status{Outcome: gateway.NotFound}, nil
+	case ans.Status != "FOUND":
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: fmt.Sprintf("pawaPay answered a status check with %q", ans.Status)}
 	}
-	return depositStatus(ans.Data), nil
+	return paymentStatus(ans.Data, payout), nil
 }
 
-func depositStatus(d deposit) gateway.Status {
+// paymentStatus reads a deposit's or payout's status. Every status but
+// COMPLETED and FAILED (and REJECTED, a payment never accepted) waits,
+// known or not: an unknown one is a state pawaPay added, and the payment
+// still concludes when pawaPay says COMPLETED or FAILED.
+func paymentStatus(d deposit, payout bool) gateway.Status {
 	st := gateway.Status{Outcome: gateway.Pending, ProviderRef: d.ProviderTransactionID}
 	switch d.Status {
-	case "COMPLETED":
+	case statusCompleted:
 		st.Outcome = gateway.Succeeded
-	case "FAILED":
-		f := failed(d.FailureReason)
+	case statusFailed, "REJECTED":
+		f := failed(d.FailureReason, payout)
 		st.Outcome, st.Reason, st.LowBalance = f.Outcome, f.Reason, f.LowBalance
+	default:
+		st.RedirectURL = d.AuthorizationURL // nextStep REDIRECT_TO_AUTH_URL: the customer goes there
 	}
 	return st
 }
 
-// CallbackReference implements gateway.Connector. pawaPay's callbacks are
-// unsigned unless the account turns signing on, so they are treated as
-// signals: the service re-reads the deposit before believing them.
+// CallbackReference implements gateway.Connector. pawaPay calls back
+// when a payment is final and, for a deposit authorised on the provider's
+// page, when its authorizationUrl is ready (status PROCESSING). Callbacks
+// are unsigned unless the account turns signing on, so they are treated as
+// signals: the service re-reads the payment before believing them.
 func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
 	var d deposit
 	if err := json.Unmarshal(body, &d); err != nil || d.DepositID == "" && d.PayoutID == "" {
@@ -214,13 +380,34 @@ func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
 	return d.DepositID + d.PayoutID, nil
 }
 
-// call sends one request to pawaPay with the gateway's token. Besides the
-// shared classification, a 4xx other than 400 is a lasting error.
+func (c *Client) header() http.Header {
+	return http.Header{"Authorization": {"Bearer " + c.Token}}
+}
+
+// call sends one request to pawaPay with the gateway's token and decodes
+// its JSON answer into out, returning the HTTP status. No answer, a 5xx
+// (pawaPay's UNKNOWN_ERROR: the payment may have started) or an unreadable
+// answer is transient; 401 and 403 (pawaPay's NO_AUTHENTICATION,
+// AUTHENTICATION_ERROR, AUTHORISATION_ERROR, HTTP_SIGNATURE_ERROR,
+// DEPOSITS_NOT_ALLOWED, PAYOUTS_NOT_ALLOWED) and any other 4xx but 400
+// are lasting errors; a 400 is the caller's to read.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) (int, error) {
-	code, err := gateway.Call(ctx, c.HTTP, "pawaPay", method, gateway.URL(c.BaseURL, path),
-		http.Header{"Authorization": {"Bearer " + c.Token}}, in, out)
-	if err == nil && code >= 400 && code != http.StatusBadRequest {
-		return code, &gateway.Error{Message: fmt.Sprintf("pawaPay answered %d", code)}
+	code, raw, err := gateway.Send(ctx, c.HTTP, "pawaPay", method, gateway.URL(c.BaseURL, path), c.header(), in)
+	if err != nil {
+		return code, err
 	}
-	return code, err
+	if code >= 400 && code != http.StatusBadRequest {
+		var ans struct {
+			FailureReason *failureReason `json:"failureReason"`
+		}
+		msg := fmt.Sprintf("pawaPay answered %d", code)
+		if json.Unmarshal(raw, &ans) == nil && ans.FailureReason != nil {
+			msg += " " + ans.FailureReason.String()
+		}
+		return code, &gateway.Error{Message: msg}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return code, &gateway.Error{Transient: true, Answered: true, Message: fmt.Sprintf("pawaPay answered %d with unreadable JSON", code)}
+	}
+	return code, nil
 }

@@ -4,81 +4,196 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
 	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
-// Simulator stands in for pawaPay's deposits and payouts API in tests and
-// on a developer's machine (cauri simulate pawapay). It accepts and refuses
-// as pawaPay does: bearer auth, input checks, idempotency of depositId and
-// payoutId; and the customer's number decides the outcome, like pawaPay's
-// sandbox numbers:
+// Simulator stands in for pawaPay's Merchant API v2 (deposits, payouts,
+// active configuration) in tests and on a developer's machine (cauri
+// simulate pawapay). It accepts and refuses as pawaPay's docs say: bearer
+// auth; input checks (HTTP 400, failureCode INVALID_INPUT,
+// MISSING_PARAMETER, INVALID_PARAMETER); idempotent depositId and payoutId
+// (DUPLICATE_IGNORED); rejections with HTTP 200 and status REJECTED
+// (INVALID_PROVIDER, INVALID_CURRENCY, INVALID_PHONE_NUMBER,
+// INVALID_AMOUNT for decimals the provider does not take,
+// AMOUNT_OUT_OF_BOUNDS outside its limits); the configuration it serves at
+// GET /v2/active-conf is the one it enforces.
+//
+// Authorisation flows: ORANGE_BFA deposits need a preAuthorisationCode
+// (missing: HTTP 400 MISSING_PARAMETER; not 4 to 10 digits: 400
+// INVALID_PARAMETER; "000000": accepted, then FAILED PAYMENT_NOT_APPROVED).
+// Wave deposits (WAVE_SEN, WAVE_CIV) are answered ACCEPTED with nextStep
+// GET_AUTH_URL; their status shows PROCESSING with nextStep
+// REDIRECT_TO_AUTH_URL and an authorizationUrl (after AuthURLDelay),
+// which is a page of the simulator's (GET /_sim/pay/{id}) where the
+// customer pays or declines and is sent to successfulUrl or failedUrl.
+// Other deposits and payouts show ACCEPTED, then PROCESSING once read.
+//
+// The customer's number decides the outcome. The numbers every simulator
+// shares come first:
 //
 //	...0039  refused at initiation (INVALID_PHONE_NUMBER)
 //	...0029  fails once settled (PAYER_NOT_FOUND, RECIPIENT_NOT_FOUND)
 //	...0049  a deposit fails once settled (INSUFFICIENT_BALANCE); a payout
-//	         is refused at initiation: the merchant's wallet lacks funds
+//	         is refused at initiation (PAWAPAY_WALLET_OUT_OF_FUNDS)
 //	...0129  never settles, no callback (a lost payment, for the reconciler)
-//	other    completes
 //
-// A payment settles after SettleAfter, or when POST /_sim/settle/{id} says
-// so; settled payments are POSTed to CallbackURL. POST /_sim/fault?mode=
-// slow|500|500-initiate|malformed|none injects faults into the API
-// (500-initiate: new payments fail and are not recorded); POST
-// /_sim/callback/{id} sends a payment's callback again (a duplicate), or,
-// with ?status=, one claiming that status whatever the payment's (a stale,
-// early or out-of-order callback).
+// then pawaPay's sandbox test numbers, by their last three digits
+// (docs.pawapay.io/v2/docs/test_numbers): a deposit from ...019 fails
+// PAYER_LIMIT_REACHED, ...029 PAYER_NOT_FOUND, ...039 PAYMENT_NOT_APPROVED,
+// ...049 INSUFFICIENT_BALANCE, ...069 UNSPECIFIED_FAILURE; a payout to
+// ...089 fails RECIPIENT_NOT_FOUND, ...119 UNSPECIFIED_FAILURE; ...129
+// stays PROCESSING with no callback; any other number completes.
+//
+// A payment settles after SettleAfter, or when POST /_sim/settle/{id}
+// says so: with ?status=COMPLETED or FAILED it ends so, with ?status=
+// ENQUEUED, PROCESSING or IN_RECONCILIATION it only moves there (no
+// callback, as pawaPay calls back on final statuses). Final payments are
+// POSTed to CallbackURL. POST /_sim/fault?mode=slow|500|500-initiate|
+// malformed|none injects faults into the API (500-initiate: new payments
+// fail and are not recorded); POST /_sim/callback/{id} sends a payment's
+// callback again (a duplicate), or, with ?status=, one claiming that
+// status whatever the payment's (a stale, early or out-of-order callback).
 type Simulator struct {
 	Token       string
 	CallbackURL string
 	SettleAfter time.Duration // 0: only the control call settles
+	// AuthURLDelay is how long a Wave deposit waits for its
+	// authorizationUrl (its status says nextStep GET_AUTH_URL meanwhile);
+	// 0: at once.
+	AuthURLDelay time.Duration
+	// AuthURLCallback sends the callback pawaPay sends when a Wave
+	// deposit's authorizationUrl is ready (status PROCESSING). Off unless
+	// set, so that tests counting callbacks see only final ones.
+	AuthURLCallback bool
 
-	mu       sync.Mutex
-	payments map[string]*simPayment // deposits and payouts, by their id
-	faults   gateway.Faults
-	calls    int
-	payouts  int
+	mu        sync.Mutex
+	payments  map[string]*simPayment // deposits and payouts, by their id
+	faults    gateway.Faults
+	calls     int
+	confCalls int
+	payouts   int
 }
 
 // simPayment is a deposit or a payout.
 type simPayment struct {
-	kind                  string // "deposit" or "payout"
-	id, status, phone     string
-	providerTransactionID string
-	failureReason         *failureReason
+	kind                         string // "deposit" or "payout"
+	id, status, phone, provider  string
+	amount, currency, country    string
+	message, code                string
+	created                      time.Time
+	providerTransactionID        string
+	failureReason                *failureReason
+	redirect                     bool // authorised on the provider's page
+	authURL, successURL, failURL string
 }
+
+func final(status string) bool { return status == statusCompleted || status == statusFailed }
 
 // object is the payment as pawaPay shows it (status reads, callbacks).
 func (p *simPayment) object() map[string]any {
-	o := map[string]any{p.kind + "Id": p.id, "status": p.status}
+	party := "payer"
+	if p.kind == "payout" {
+		party = "recipient"
+	}
+	o := map[string]any{p.kind + "Id": p.id, "status": p.status, "amount": p.amount, "currency": p.currency, "country": p.country,
+		party:     payer{Type: "MMO", AccountDetails: accountDetails{PhoneNumber: p.phone, Provider: p.provider}},
+		"created": p.created.UTC().Format(time.RFC3339)}
+	if p.message != "" {
+		o["customerMessage"] = p.message
+	}
 	if p.providerTransactionID != "" {
 		o["providerTransactionId"] = p.providerTransactionID
 	}
 	if p.failureReason != nil {
 		o["failureReason"] = p.failureReason
 	}
+	if p.redirect {
+		if p.successURL != "" {
+			o["successfulUrl"], o["failedUrl"] = p.successURL, p.failURL
+		}
+		switch {
+		case final(p.status):
+		case p.authURL == "":
+			o["nextStep"] = "GET_AUTH_URL"
+		default:
+			o["nextStep"], o["authorizationUrl"] = "REDIRECT_TO_AUTH_URL", p.authURL
+		}
+	}
 	return o
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// knownProvider reports whether pawaPay has this provider code.
-func knownProvider(code string) bool {
+// otpRE is a pre-authorisation code the simulator takes (pawaPay's guide
+// shows a six-digit one).
+var otpRE = regexp.MustCompile(`^[0-9]{4,10}$`)
+
+// simProvider is a provider as the simulator configures it.
+type simProvider struct {
+	code, country string // country: ISO 3166-1 alpha-3
+	prefix        string // the country's calling code
+	currencies    []string
+	authType      string
+}
+
+// simProviders are pawaPay's providers of providers.json: country and
+// currency from the catalog (pawaPay's codes end with the country's
+// alpha-3; DRC also takes USD, as pawaPay's deposits guide says), the
+// authorisation types of docs.pawapay.io/v2/docs/deposits ("Other payment
+// authorisation flows"). REDIRECT_AUTH is the simulator's name for Wave's
+// type: pawaPay's own pages seen do not spell it.
+var simProviders = func() map[string]simProvider {
 	p, _ := gateway.Lookup("pawapay")
-	for _, ops := range p.Operators {
-		for _, c := range ops {
-			if c == code {
-				return true
+	out := map[string]simProvider{}
+	for iso2, ops := range p.Operators {
+		c, _ := catalog.LookupCountry(iso2)
+		for _, code := range ops {
+			sp := simProvider{code: code, country: code[len(code)-3:], prefix: fmt.Sprint(c.CallingCode),
+				currencies: []string{string(c.Currency)}, authType: authProvider}
+			if iso2 == "CD" {
+				sp.currencies = append(sp.currencies, "USD")
 			}
+			switch {
+			case p.Preauth[code] != nil:
+				sp.authType = authPreauth
+			case redirectProviders[code]:
+				sp.authType = "REDIRECT_AUTH"
+			}
+			out[code] = sp
 		}
 	}
-	return false
+	return out
+}()
+
+// simOp is the configuration the simulator serves and enforces for an
+// operation of a provider in a currency: whole amounts in currencies
+// without minor units (pawaPay's providers page: "Not supported" for
+// XAF), two decimals otherwise; the limits of the deposits guide's example
+// (100 to 2,000,000) in those currencies, 1 to 1,000,000 otherwise (the
+// simulator's own).
+func simOp(sp simProvider, currency, op string) map[string]any {
+	o := map[string]any{"decimalsInAmount": "TWO_PLACES", "minAmount": "1", "maxAmount": "1000000", "status": "OPERATIONAL"}
+	if cauri.Currency(currency).Exponent() == 0 {
+		o["decimalsInAmount"], o["minAmount"], o["maxAmount"] = "NONE", "100", "2000000"
+	}
+	if op == opDeposit {
+		o["authType"] = sp.authType
+		if sp.authType == authProvider {
+			o["pinPrompt"], o["pinPromptRevivable"] = "AUTOMATIC", false
+		}
+	}
+	return o
 }
 
 // Calls counts the API requests the simulator answered (control calls aside).
@@ -86,6 +201,13 @@ func (s *Simulator) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
+}
+
+// ConfCalls counts the GET /v2/active-conf requests it answered.
+func (s *Simulator) ConfCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.confCalls
 }
 
 // Payouts counts the payouts the simulator accepted (duplicates aside):
@@ -97,6 +219,10 @@ func (s *Simulator) Payouts() int {
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_sim/pay/") {
+		s.page(w, r)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
 		gateway.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool { s.callback(id, status); return true })
 		return
@@ -108,10 +234,16 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"status": "REJECTED", "failureReason": &failureReason{"NO_AUTHENTICATION", "The API token is missing or wrong"}})
+		code, fc := http.StatusForbidden, "AUTHENTICATION_ERROR"
+		if r.Header.Get("Authorization") == "" {
+			code, fc = http.StatusUnauthorized, "NO_AUTHENTICATION"
+		}
+		gateway.Reply(w, code, map[string]any{"failureReason": &failureReason{fc, "The API token is missing or not valid"}})
 		return
 	}
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/v2/active-conf":
+		s.activeConf(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/deposits":
 		s.initiate(w, r, "deposit")
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/payouts":
@@ -123,29 +255,78 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		p := s.payments[id]
-		var out any = map[string]any{"status": "NOT_FOUND", "data": nil}
+		var out any = map[string]any{"status": "NOT_FOUND"}
 		if p != nil && p.kind == kind {
 			out = map[string]any{"status": "FOUND", "data": p.object()}
+			// Once read, a payment the provider works on is PROCESSING:
+			// the first read shows ACCEPTED, as pawaPay's own would.
+			if p.status == "ACCEPTED" && !p.redirect {
+				p.status = "PROCESSING"
+			}
 		}
 		s.mu.Unlock()
 		gateway.Reply(w, http.StatusOK, out)
 	default:
-		http.NotFound(w, r)
+		gateway.Reply(w, http.StatusNotFound, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "No such endpoint"}})
 	}
+}
+
+// activeConf is GET /v2/active-conf[?country=&operationType=], in the
+// shape of pawaPay's guides (operationTypes keyed by type).
+func (s *Simulator) activeConf(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.confCalls++
+	s.mu.Unlock()
+	wantCountry, wantOp := r.URL.Query().Get("country"), r.URL.Query().Get("operationType")
+	byCountry := map[string][]any{}
+	for _, sp := range simProviders {
+		if wantCountry != "" && sp.country != wantCountry {
+			continue
+		}
+		var currencies []any
+		for _, cur := range sp.currencies {
+			ops := map[string]any{}
+			for _, op := range []string{opDeposit, opPayout} {
+				if wantOp == "" || wantOp == op {
+					ops[op] = simOp(sp, cur, op)
+				}
+			}
+			currencies = append(currencies, map[string]any{"currency": cur, "operationTypes": ops})
+		}
+		byCountry[sp.country] = append(byCountry[sp.country], map[string]any{"provider": sp.code, "currencies": currencies})
+	}
+	var countries []any
+	for _, c := range sortedKeys(byCountry) {
+		countries = append(countries, map[string]any{"country": c, "providers": byCountry[c]})
+	}
+	gateway.Reply(w, http.StatusOK, map[string]any{"companyName": "Cauri simulator", "countries": countries})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // initiate is POST /v2/deposits or /v2/payouts (kind).
 func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string) {
 	var req struct {
-		DepositID string `json:"depositId"`
-		PayoutID  string `json:"payoutId"`
-		Amount    string `json:"amount"`
-		Currency  string `json:"currency"`
-		Payer     *payer `json:"payer"`
-		Recipient *payer `json:"recipient"`
+		DepositID            string `json:"depositId"`
+		PayoutID             string `json:"payoutId"`
+		Amount               string `json:"amount"`
+		Currency             string `json:"currency"`
+		Payer                *payer `json:"payer"`
+		Recipient            *payer `json:"recipient"`
+		PreAuthorisationCode string `json:"preAuthorisationCode"`
+		CustomerMessage      string `json:"customerMessage"`
+		SuccessfulURL        string `json:"successfulUrl"`
+		FailedURL            string `json:"failedUrl"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "REJECTED", "failureReason": &failureReason{"INVALID_INPUT", "The request body is not valid JSON"}})
+		gateway.Reply(w, http.StatusBadRequest, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "Unable to parse the request payload"}})
 		return
 	}
 	id, party := req.DepositID, req.Payer
@@ -155,19 +336,33 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 	reject := func(code int, fc, msg string) {
 		gateway.Reply(w, code, map[string]any{kind + "Id": id, "status": "REJECTED", "failureReason": &failureReason{fc, msg}})
 	}
-	amount, err := strconv.ParseFloat(req.Amount, 64)
+	minor, amountErr := cauri.ParseAmount("amount", req.Amount, cauri.Currency("USD")) // two places at most
 	switch {
 	case !uuidRE.MatchString(id):
-		reject(http.StatusBadRequest, "INVALID_PARAMETER", kind+"Id must be a UUID")
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", kind+"Id must be a UUIDv4")
 		return
-	case err != nil || amount <= 0 || strings.ContainsAny(req.Amount, "eE+-"):
-		reject(http.StatusBadRequest, "INVALID_PARAMETER", "amount must be a positive decimal number")
+	case party == nil:
+		reject(http.StatusBadRequest, "MISSING_PARAMETER", "The payer or recipient is missing")
 		return
-	case party == nil || party.Type != "MMO" || len(req.Currency) != 3:
-		reject(http.StatusBadRequest, "INVALID_PARAMETER", "the payer or recipient type must be MMO and currency an ISO 4217 code")
+	case party.Type != "MMO" || len(req.Currency) != 3:
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "The payer or recipient type must be MMO and currency an ISO 4217 code")
+		return
+	case amountErr != nil || strings.ContainsAny(req.Amount, "eE+- ") || len(req.Amount) > 23:
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "The amount must be a positive number with at most two decimal places")
 		return
 	}
-	phone := party.AccountDetails.PhoneNumber
+	phone, provider := party.AccountDetails.PhoneNumber, party.AccountDetails.Provider
+	sp, known := simProviders[provider]
+	if kind == "deposit" && known && sp.authType == authPreauth {
+		switch code := req.PreAuthorisationCode; {
+		case code == "":
+			reject(http.StatusBadRequest, "MISSING_PARAMETER", "preAuthorisationCode is mandatory for provider '"+provider+"'")
+			return
+		case !otpRE.MatchString(code):
+			reject(http.StatusBadRequest, "INVALID_PARAMETER", "preAuthorisationCode is not valid for provider '"+provider+"'")
+			return
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.payments == nil {
@@ -177,29 +372,127 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		gateway.Reply(w, http.StatusOK, map[string]any{kind + "Id": id, "status": "DUPLICATE_IGNORED"})
 		return
 	}
+	var op map[string]any
+	if known {
+		for _, c := range sp.currencies {
+			if c == req.Currency {
+				op = simOp(sp, c, strings.ToUpper(kind))
+			}
+		}
+	}
 	switch {
-	case !knownProvider(party.AccountDetails.Provider):
-		reject(http.StatusOK, "INVALID_PROVIDER", "The provider is not available")
+	case !known:
+		reject(http.StatusOK, "INVALID_PROVIDER", "The provider '"+provider+"' is not valid for the request")
 		return
-	case len(phone) < 9 || len(phone) > 15 || strings.Trim(phone, "0123456789") != "" || refused(phone):
-		reject(http.StatusOK, "INVALID_PHONE_NUMBER", "The phone number is not valid for the provider")
+	case op == nil:
+		reject(http.StatusOK, "INVALID_CURRENCY", fmt.Sprintf("The currency '%s' is not supported with provider '%s'.", req.Currency, provider))
 		return
-	case kind == "payout" && gateway.SimulatedLowBalance(phone):
-		reject(http.StatusOK, "INSUFFICIENT_BALANCE", "The wallet does not have enough funds for this payout")
+	case len(phone) < 9 || len(phone) > 15 || strings.Trim(phone, "0123456789") != "" || !strings.HasPrefix(phone, sp.prefix) || refused(phone):
+		reject(http.StatusOK, "INVALID_PHONE_NUMBER", "The phone number is not valid for the provider '"+provider+"'")
+		return
+	case op["decimalsInAmount"] == "NONE" && strings.Contains(strings.TrimRight(strings.TrimRight(req.Amount, "0"), "."), "."):
+		reject(http.StatusOK, "INVALID_AMOUNT", fmt.Sprintf("The provider %s only supports up to '0' decimal places in amount.", provider))
 		return
 	}
-	s.payments[id] = &simPayment{kind: kind, id: id, status: "ACCEPTED", phone: phone}
+	lo, _ := cauri.ParseAmount("min", op["minAmount"].(string), "USD")
+	hi, _ := cauri.ParseAmount("max", op["maxAmount"].(string), "USD")
+	if minor < lo || minor > hi {
+		reject(http.StatusOK, "AMOUNT_OUT_OF_BOUNDS", fmt.Sprintf("The amount needs to be more than '%s' and less than '%s' for provider '%s'.", op["minAmount"], op["maxAmount"], provider))
+		return
+	}
+	if kind == "payout" && gateway.SimulatedLowBalance(phone) {
+		reject(http.StatusOK, "PAWAPAY_WALLET_OUT_OF_FUNDS", "The balance of the wallet does not have the funds for this payout")
+		return
+	}
+	p := &simPayment{kind: kind, id: id, status: "ACCEPTED", phone: phone, provider: provider, amount: req.Amount, currency: req.Currency,
+		country: sp.country, message: req.CustomerMessage, code: req.PreAuthorisationCode, created: time.Now()}
+	answer := map[string]any{kind + "Id": id, "status": "ACCEPTED", "created": p.created.UTC().Format(time.RFC3339)}
+	if kind == "deposit" {
+		answer["nextStep"] = "FINAL_STATUS"
+		if sp.authType == "REDIRECT_AUTH" {
+			p.redirect, p.successURL, p.failURL = true, req.SuccessfulURL, req.FailedURL
+			answer["nextStep"] = "GET_AUTH_URL"
+			authURL := "http://" + r.Host + "/_sim/pay/" + id
+			if s.AuthURLDelay > 0 {
+				time.AfterFunc(s.AuthURLDelay, func() { s.authURLReady(id, authURL) })
+			} else {
+				p.status, p.authURL = "PROCESSING", authURL
+				if s.AuthURLCallback {
+					go s.callback(id, "")
+				}
+			}
+		}
+	}
+	s.payments[id] = p
 	if kind == "payout" {
 		s.payouts++
 	}
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(id, "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]string{kind + "Id": id, "status": "ACCEPTED", "created": time.Now().UTC().Format(time.RFC3339)})
+	gateway.Reply(w, http.StatusOK, answer)
 }
 
-// settle ends a payment as its number says, or as status says, and sends
-// the callback.
+// authURLReady makes a Wave deposit's authorizationUrl available.
+func (s *Simulator) authURLReady(id, authURL string) {
+	s.mu.Lock()
+	p := s.payments[id]
+	ready := p != nil && !final(p.status)
+	if ready {
+		p.status, p.authURL = "PROCESSING", authURL
+	}
+	s.mu.Unlock()
+	if ready && s.AuthURLCallback {
+		s.callback(id, "")
+	}
+}
+
+// simFailure is the failure a number (or a deposit's pre-authorisation
+// code) asks for once settled, nil for none; stuck: it never settles.
+func simFailure(p *simPayment) (f *failureReason, stuck bool) {
+	phone := p.phone
+	if _, fails, stuck := gateway.SimulatedOutcome(phone); stuck {
+		return nil, true
+	} else if fails {
+		switch {
+		case p.kind == "payout":
+			return &failureReason{"RECIPIENT_NOT_FOUND", "The recipient's wallet was not found"}, false
+		case gateway.SimulatedLowBalance(phone):
+			return &failureReason{"INSUFFICIENT_BALANCE", "The payer does not have enough funds"}, false
+		}
+		return &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}, false
+	}
+	if p.code == "000000" {
+		return &failureReason{"PAYMENT_NOT_APPROVED", "The pre-authorisation code was not accepted"}, false
+	}
+	suffix := phone[max(0, len(phone)-3):]
+	if suffix == "129" {
+		return nil, true
+	}
+	byDeposit := map[string]failureReason{
+		"019": {"PAYER_LIMIT_REACHED", "The payer has reached a limit of the wallet"},
+		"029": {"PAYER_NOT_FOUND", "The payer's wallet was not found"},
+		"039": {"PAYMENT_NOT_APPROVED", "The payer did not approve the payment"},
+		"049": {"INSUFFICIENT_BALANCE", "The payer does not have enough funds"},
+		"069": {"UNSPECIFIED_FAILURE", "The provider gave no reason"},
+	}
+	byPayout := map[string]failureReason{
+		"089": {"RECIPIENT_NOT_FOUND", "The recipient's wallet was not found"},
+		"119": {"UNSPECIFIED_FAILURE", "The provider gave no reason"},
+	}
+	table := byDeposit
+	if p.kind == "payout" {
+		table = byPayout
+	}
+	if r, ok := table[suffix]; ok {
+		return &r, false
+	}
+	return nil, false
+}
+
+// settle moves a payment as status says (ENQUEUED, PROCESSING,
+// IN_RECONCILIATION: there only; COMPLETED, FAILED: ends it so; "": as its
+// number says), and sends the callback of a final status.
 func (s *Simulator) settle(id, status string) bool {
 	s.mu.Lock()
 	p := s.payments[id]
@@ -207,23 +500,32 @@ func (s *Simulator) settle(id, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
-	if p.status != "ACCEPTED" || (status == "" && stuck) {
+	if final(p.status) {
 		s.mu.Unlock()
 		return true
 	}
+	fail, stuck := simFailure(p)
 	switch {
-	case status == "FAILED" || (status == "" && fails):
-		p.status, p.failureReason = "FAILED", &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}
-		if p.kind == "payout" {
-			p.failureReason = &failureReason{"RECIPIENT_NOT_FOUND", "The recipient's wallet was not found"}
-		} else if gateway.SimulatedLowBalance(p.phone) {
-			p.failureReason = &failureReason{"INSUFFICIENT_BALANCE", "The payer does not have enough funds"}
+	case status == "ENQUEUED" || status == "PROCESSING" || status == "IN_RECONCILIATION":
+		p.status = status
+		s.mu.Unlock()
+		return true
+	case status == "" && stuck:
+		p.status = "PROCESSING"
+		s.mu.Unlock()
+		return true
+	case status == statusFailed || status == "" && fail != nil:
+		if fail == nil {
+			fail = &failureReason{"PAYMENT_NOT_APPROVED", "The payer did not approve the payment"}
+			if p.kind == "payout" {
+				fail = &failureReason{"UNSPECIFIED_FAILURE", "The provider gave no reason"}
+			}
 		}
+		p.status, p.failureReason = statusFailed, fail
 	default:
 		b := make([]byte, 6)
 		rand.Read(b)
-		p.status, p.providerTransactionID = "COMPLETED", "SIM"+strings.ToUpper(hex.EncodeToString(b))
+		p.status, p.providerTransactionID = statusCompleted, "SIM"+strings.ToUpper(hex.EncodeToString(b))
 	}
 	s.mu.Unlock()
 	s.callback(id, "")
@@ -246,6 +548,43 @@ func (s *Simulator) callback(id, status string) {
 		return
 	}
 	gateway.PostCallback(s.CallbackURL, body, nil)
+}
+
+// page stands in for Wave's authorisation page: GET shows it, POST with
+// do=pay or do=decline settles the deposit so and sends the customer to
+// its successfulUrl or failedUrl.
+func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
+	s.mu.Lock()
+	p := s.payments[id]
+	ok := p != nil && p.redirect
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Method != http.MethodPost {
+		fmt.Fprint(w, `<!doctype html><title>Simulated Wave page</title><form method="post">
+<button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="decline" id="sim-decline">Decline</button></form>`)
+		return
+	}
+	status := statusCompleted
+	if r.FormValue("do") == "decline" {
+		status = statusFailed
+	}
+	s.settle(id, status)
+	s.mu.Lock()
+	back := p.successURL
+	if p.status == statusFailed {
+		back = p.failURL
+	}
+	s.mu.Unlock()
+	if back == "" {
+		fmt.Fprintf(w, `<!doctype html><title>Done</title><p>%s</p>`, html.EscapeString(strings.ToLower(status)))
+		return
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }
