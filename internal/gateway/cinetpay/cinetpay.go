@@ -12,7 +12,13 @@
 // here answers the page's address, where the customer confirms (Mobile
 // Money, with the number locked to the one given) or pays by card.
 // Payouts (payout.go) go to another host with another credential, the
-// transfer password.
+// transfer password; a transfer names its operator (payment_method) only
+// for Wave, the number deciding the others.
+//
+// Accounts on CinetPay's newer API v1 (api.cinetpay.co, an api_key and
+// api_password instead of apikey, site_id and secret key) collect through
+// V1Client (v1.go, NewV1) and its simulator V1Simulator; their payouts
+// are not connected.
 //
 // What CinetPay cannot take is refused before anything is sent (a
 // gateway.Error with NotSent, so the service may try another gateway):
