@@ -3,15 +3,38 @@
 // notification) and to its transfer API v1 (payouts to Mobile Money:
 // token login, contacts, sending, its check and notification), and a
 // simulator of those parts of its API. Facts from docs.cinetpay.com
-// (api/1.0-en/checkout: initialisation, tableau of codes, hmac;
-// api/1.0-en/transfert: utilisation, etapes, notification, statuts,
-// annexe) and CinetPay's own SDKs.
+// (api/1.0-en/checkout: initialisation, tableau of codes, verification,
+// notification, hmac; api/1.0-en/transfert: utilisation, etapes,
+// notification, statuts, annexe) and CinetPay's own material, cited per
+// fixture in testdata/SOURCES.md.
 //
 // CinetPay collects on its own page (the "guichet"): a payment started
 // here answers the page's address, where the customer confirms (Mobile
 // Money, with the number locked to the one given) or pays by card.
 // Payouts (payout.go) go to another host with another credential, the
-// transfer password.
+// transfer password; a transfer names its operator (payment_method) only
+// for Wave, the number deciding the others.
+//
+// Accounts on CinetPay's newer API v1 (api.cinetpay.co, an api_key and
+// api_password instead of apikey, site_id and secret key) collect through
+// V1Client (v1.go, NewV1) and its simulator V1Simulator; their payouts
+// are not connected.
+//
+// What CinetPay cannot take is refused before anything is sent (a
+// gateway.Error with NotSent, so the service may try another gateway):
+// a currency other than XOF, XAF, CDF, GNF and USD, an amount that is not
+// a whole multiple of 5 in major units, less than 100 XOF or XAF
+// (codes.go); and a card payment without the card holder's details
+// CinetPay needs to offer a card (customer_name, customer_surname,
+// customer_email, customer_phone_number, customer_address, customer_city,
+// customer_country, customer_state, customer_zip_code). A collection
+// carries the name, email and phone (the country comes from the number)
+// but no postal address, so until it does CinetPay card payments are
+// refused that way rather than sent with an address made up.
+//
+// A check is read by the payment's status when CinetPay gives one
+// (ACCEPTED, REFUSED, WAITING_FOR_CUSTOMER), else by the code of
+// CinetPay's table; every code of the table has an outcome (codes.go).
 //
 // It imports the domain and the gateway package.
 package cinetpay
@@ -29,7 +52,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri"
+	"github.com/nyaruka/phonenumbers"
+
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
@@ -68,10 +92,18 @@ type paymentRequest struct {
 	ReturnURL       string      `json:"return_url"`
 	Channels        string      `json:"channels"` // MOBILE_MONEY or CREDIT_CARD
 	Metadata        string      `json:"metadata,omitempty"`
-	CustomerName    string      `json:"customer_name,omitempty"`
+	CustomerName    string      `json:"customer_name,omitempty"`    // the family name
+	CustomerSurname string      `json:"customer_surname,omitempty"` // the first name(s)
 	CustomerEmail   string      `json:"customer_email,omitempty"`
 	CustomerPhone   string      `json:"customer_phone_number,omitempty"`
 	LockPhoneNumber bool        `json:"lock_phone_number,omitempty"`
+	// The card holder's address: with the fields above, what CinetPay
+	// needs to offer a card (checkout/initialisation).
+	CustomerAddress string `json:"customer_address,omitempty"`
+	CustomerCity    string `json:"customer_city,omitempty"`
+	CustomerCountry string `json:"customer_country,omitempty"` // ISO 3166-1 alpha-2
+	CustomerState   string `json:"customer_state,omitempty"`
+	CustomerZipCode string `json:"customer_zip_code,omitempty"`
 }
 
 type checkRequest struct {
@@ -94,7 +126,7 @@ type linkData struct {
 }
 
 type checkData struct {
-	Status        string `json:"status"` // ACCEPTED, REFUSED, or a waiting state
+	Status        string `json:"status"` // ACCEPTED, REFUSED, or a waiting state (WAITING_FOR_CUSTOMER)
 	PaymentMethod string `json:"payment_method"`
 	OperatorID    string `json:"operator_id"`
 }
@@ -102,32 +134,92 @@ type checkData struct {
 // descriptionOK drops the characters CinetPay asks not to send (#/$_&).
 var descriptionOK = strings.NewReplacer("#", " ", "/", " ", "$", " ", "_", " ", "&", " ")
 
-func encodePayment(c *Client, col gateway.Collection) paymentRequest {
+// splitName splits a customer's name as CinetPay's fields want it: the
+// last word is the family name (customer_name), the others the first
+// names (customer_surname), as in CinetPay's own example ("Dje Bi",
+// "Jean-Marc"). One word is the family name alone.
+func splitName(name string) (family, first string) {
+	words := strings.Fields(name)
+	if len(words) == 0 {
+		return "", ""
+	}
+	return words[len(words)-1], strings.Join(words[:len(words)-1], " ")
+}
+
+func encodePayment(c *Client, col gateway.Collection, amount string) paymentRequest {
 	desc := strings.TrimSpace(descriptionOK.Replace(col.Description))
 	if desc == "" {
 		desc = "Payment " + col.Reference
 	}
+	family, first := splitName(col.Name)
 	r := paymentRequest{APIKey: c.APIKey, SiteID: c.SiteID, TransactionID: col.Reference,
-		Amount: json.Number(cauri.FormatAmount(col.Amount, col.Currency)), Currency: string(col.Currency), Description: desc,
+		Amount: json.Number(amount), Currency: string(col.Currency), Description: desc,
 		NotifyURL: col.NotifyURL, ReturnURL: col.ReturnURL, Channels: "MOBILE_MONEY", Metadata: col.Reference,
-		CustomerName: col.Name, CustomerEmail: col.Email}
+		CustomerName: family, CustomerSurname: first, CustomerEmail: strings.TrimSpace(col.Email)}
 	if col.Card {
-		r.Channels = "CREDIT_CARD"
+		r.Channels, r.CustomerPhone = "CREDIT_CARD", col.Phone
+		r.CustomerCountry = phoneCountry(col.Phone, col.Country)
 	} else {
 		r.CustomerPhone, r.LockPhoneNumber = col.Phone, true
 	}
 	return r
 }
 
+// phoneCountry is the ISO country of the customer: the collection's, else
+// the phone number's region.
+func phoneCountry(phone, country string) string {
+	if country != "" {
+		return strings.ToUpper(country)
+	}
+	if n, err := phonenumbers.Parse(phone, ""); err == nil {
+		return phonenumbers.GetRegionCodeForNumber(n)
+	}
+	return ""
+}
+
+// cardFields lists the card holder's details CinetPay needs for a card
+// payment (checkout/initialisation: "to display the credit card payment
+// option") that r lacks. A gateway.Collection carries the name, email and
+// phone but no postal address (customer_address, customer_city,
+// customer_state, customer_zip_code): until it does, CinetPay's card
+// payments are refused here, before anything is sent, rather than sent
+// with an address made up.
+func cardFields(r paymentRequest) []string {
+	var missing []string
+	for _, f := range []struct{ name, value string }{
+		{"customer_name", r.CustomerName}, {"customer_surname", r.CustomerSurname}, {"customer_email", r.CustomerEmail},
+		{"customer_phone_number", r.CustomerPhone}, {"customer_address", r.CustomerAddress}, {"customer_city", r.CustomerCity},
+		{"customer_country", r.CustomerCountry}, {"customer_state", r.CustomerState}, {"customer_zip_code", r.CustomerZipCode},
+	} {
+		if strings.TrimSpace(f.value) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	return missing
+}
+
 // Collect implements gateway.Connector: it asks for a payment link; the
-// payment waits on CinetPay's page (Status.RedirectURL).
+// payment waits on CinetPay's page (Status.RedirectURL). An amount or a
+// card payment CinetPay cannot take is refused before anything is sent
+// (gateway.Error with NotSent), so that another gateway may take it.
 func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
-	var a answer
-	if _, err := c.call(ctx, "/v2/payment", encodePayment(c, col), &a); err != nil {
+	amount, err := checkAmount(col.Amount, col.Currency)
+	if err != nil {
 		return gateway.Status{}, err
 	}
-	if a.Code == "609" {
-		return gateway.Status{}, &gateway.Error{Message: "CinetPay refused the gateway's credentials (609 AUTH_NOT_FOUND)"}
+	req := encodePayment(c, col, amount)
+	if col.Card {
+		if missing := cardFields(req); len(missing) > 0 {
+			return gateway.Status{}, &gateway.Error{NotSent: true, Message: "CinetPay card payments need the card holder's " +
+				strings.Join(missing, ", ") + ", which the payment does not have"}
+		}
+	}
+	var a answer
+	if _, err := c.call(ctx, "/v2/payment", req, &a); err != nil {
+		return gateway.Status{}, err
+	}
+	if lastingCodes[a.Code] {
+		return gateway.Status{}, &gateway.Error{Message: "CinetPay refused the gateway's account (" + words(a) + ")"}
 	}
 	var d linkData
 	if a.Code != "201" || json.Unmarshal(a.Data, &d) != nil || d.PaymentURL == "" {
@@ -136,15 +228,10 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	return gateway.Status{Outcome: gateway.Pending, RedirectURL: d.PaymentURL}, nil
 }
 
-// Answer codes of a status check (docs.cinetpay.com, checkout/tableau).
-var (
-	waiting = map[string]bool{"201": true, "623": true, "662": true, "663": true}
-	failed  = map[string]bool{"600": true, "602": true, "604": true, "606": true, "625": true, "627": true,
-		"635": true, "636": true, "637": true, "641": true, "642": true, "804": true}
-)
-
-// CollectionStatus implements gateway.Connector. A code it does not know is
-// an error (no conclusion), never a failure: the next check will tell.
+// CollectionStatus implements gateway.Connector: the payment's status
+// (data.status) decides when CinetPay gives one, else the answer's code
+// (codes.go). A code it does not know is an error (no conclusion), never a
+// failure: the next check will tell.
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	var a answer
 	code, err := c.call(ctx, "/v2/payment/check", checkRequest{APIKey: c.APIKey, SiteID: c.SiteID, TransactionID: ref.Reference}, &a)
@@ -152,18 +239,8 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 		return gateway.Status{}, err
 	}
 	var d checkData
-	json.Unmarshal(a.Data, &d) // data is absent or not an object on some answers
-	switch {
-	case a.Code == "00" && d.Status == "ACCEPTED":
-		return gateway.Status{Outcome: gateway.Succeeded, ProviderRef: d.OperatorID}, nil
-	case failed[a.Code] || d.Status == "REFUSED":
-		return gateway.Status{Outcome: gateway.Failed, Reason: words(a)}, nil
-	case waiting[a.Code]:
-		return gateway.Status{Outcome: gateway.Pending}, nil
-	case code == http.StatusNotFound || strings.Contains(a.Message, "NOT_FOUND"):
-		return gateway.Status{Outcome: gateway.NotFound}, nil
-	}
-	return gateway.Status{}, &gateway.Error{Message: "CinetPay answered an unknown code " + a.Code + " " + a.Message}
+	json.Unmarshal(a.Data, &d) // data is absent, [] or not an object on some answers: no status then
+	return checkOutcome(code, a, d)
 }
 
 func words(a answer) string {

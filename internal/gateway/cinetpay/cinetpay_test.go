@@ -19,15 +19,23 @@ func TestEncodePayment_Golden(t *testing.T) {
 	col := gateway.Collection{Reference: "YOUR_TRANSACTION_ID", Amount: 100, Currency: "XOF", Phone: "+225004315545",
 		Description: "TEST INTEGRATION", Name: "KOUADIO", Email: "test@cinetpay.com",
 		NotifyURL: "https://webhook.site/d1dbbb89-52c7-49af-a689-b3c412df820d", ReturnURL: "https://webhook.site/d1dbbb89-52c7-49af-a689-b3c412df820d"}
-	mine, documented := gatewaytest.DocumentedFields(t, encodePayment(c, col), "payment_request.json")
+	mine, documented := gatewaytest.DocumentedFields(t, encodePayment(c, col, "100"), "payment_request.json")
 	for k := range mine {
 		if _, ok := documented[k]; !ok && k != "metadata" {
 			t.Errorf("field %q is not in the documented request", k)
 		}
 	}
-	col.Card, col.Description = true, "Order #12/A_b & co"
-	if r := encodePayment(c, col); r.Channels != "CREDIT_CARD" || r.CustomerPhone != "" || r.LockPhoneNumber || strings.ContainsAny(r.Description, "#/$_&") {
+	col.Card, col.Description, col.Name = true, "Order #12/A_b & co", "Jean-Marc Dje Bi"
+	r := encodePayment(c, col, "100")
+	if r.Channels != "CREDIT_CARD" || r.LockPhoneNumber || strings.ContainsAny(r.Description, "#/$_&") {
 		t.Fatalf("card payment = %+v; want CREDIT_CARD, no locked phone, no #/$_& in the description", r)
+	}
+	if r.CustomerName != "Bi" || r.CustomerSurname != "Jean-Marc Dje" || r.CustomerCountry != "CI" || r.CustomerPhone != col.Phone {
+		t.Fatalf("card holder = %q %q %q %q; want the family name, the first names, CI from the number, the number", r.CustomerName,
+			r.CustomerSurname, r.CustomerCountry, r.CustomerPhone)
+	}
+	if got := cardFields(r); strings.Join(got, ",") != "customer_address,customer_city,customer_state,customer_zip_code" {
+		t.Fatalf("missing card fields = %v; want the postal address only", got)
 	}
 }
 
@@ -118,8 +126,8 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	}
 	odd := col
 	odd.Reference, odd.Amount = "41111111-2222-4333-8444-555555555555", 1502
-	if st, _ := c.Collect(ctx, odd); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "608") {
-		t.Fatalf("an amount not a multiple of 5 = %+v", st)
+	if _, err := c.Collect(ctx, odd); gateway.ErrorOf(err) == nil || !gateway.ErrorOf(err).NotSent || !strings.Contains(err.Error(), "multiple of 5") {
+		t.Fatalf("an amount not a multiple of 5: %v; want refused before sending", err)
 	}
 	wrong := &Client{BaseURL: srv.URL, APIKey: "guess", SiteID: "445160"}
 	if _, err := wrong.Collect(ctx, col); err == nil || gateway.IsTransient(err) {
@@ -128,15 +136,35 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
 	}
-	// Declining on the page, with a card.
-	card := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
-		NotifyURL: hook.URL + "/notify", ReturnURL: hook.URL + "/return"}
-	st, _ = c.Collect(ctx, card)
+	// Declining on the page.
+	declined := col
+	declined.Reference = "51111111-2222-4333-8444-555555555555"
+	st, _ = c.Collect(ctx, declined)
 	if res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"decline"}}); err == nil {
 		res.Body.Close()
 	}
-	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: card.Reference}); st.Outcome != gateway.Failed {
-		t.Fatalf("declined card = %+v", st)
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: declined.Reference}); st.Outcome != gateway.Failed {
+		t.Fatalf("declined = %+v", st)
+	}
+	// A card without the card holder's address is refused before sending.
+	card := gateway.Collection{Reference: "61111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
+		Name: "Awa Kone", Email: "awa@example.com", NotifyURL: hook.URL + "/notify", ReturnURL: hook.URL + "/return"}
+	if _, err := c.Collect(ctx, card); gateway.ErrorOf(err) == nil || !gateway.ErrorOf(err).NotSent || !strings.Contains(err.Error(), "customer_address") {
+		t.Fatalf("card without an address: %v; want refused before sending, naming the fields", err)
+	}
+	// The waiting codes on the way.
+	waiting := col
+	waiting.Reference = "71111111-2222-4333-8444-555555555555"
+	c.Collect(ctx, waiting)
+	for _, code := range []string{"623", "663", "664"} {
+		gatewaytest.Control(t, srv.URL, "/_sim/settle/"+waiting.Reference+"?status="+code)
+		if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: waiting.Reference}); err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("after %s: %+v, %v; want pending", code, st, err)
+		}
+	}
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+waiting.Reference)
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: waiting.Reference}); st.Outcome != gateway.Succeeded {
+		t.Fatalf("after waiting: %+v; want succeeded", st)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); !gateway.IsTransient(err) {

@@ -152,9 +152,19 @@ func encodeContact(prefix, national, name string) contactRequest {
 	return contactRequest{Prefix: prefix, Phone: national, Name: words[last], Surname: strings.Join(words[:last], " ")}
 }
 
+// encodeSend writes one transfer. CinetPay's documented transfer names no
+// operator (prefix, phone, amount, notify_url): the number decides it.
+// payment_method is sent only for a wallet the number cannot tell, Wave
+// (WAVECI, WAVESN), which runs on any SIM; the spelling of the other
+// operators' codes in the transfer API (TmoneyTG in the checkout's table,
+// TMONEYTG in integrations) is thus never at stake.
 func encodeSend(prefix, national string, p gateway.Payout) sendRequest {
-	return sendRequest{Prefix: prefix, Phone: national, Amount: cauri.FormatAmount(p.Amount, p.Currency),
-		ClientTransactionID: p.Reference, NotifyURL: p.NotifyURL, PaymentMethod: p.Operator}
+	r := sendRequest{Prefix: prefix, Phone: national, Amount: cauri.FormatAmount(p.Amount, p.Currency),
+		ClientTransactionID: p.Reference, NotifyURL: p.NotifyURL}
+	if strings.HasPrefix(strings.ToUpper(p.Operator), "WAVE") {
+		r.PaymentMethod = p.Operator
+	}
+	return r
 }
 
 // Answer codes of the transfer API (docs.cinetpay.com, transfert/annexe).

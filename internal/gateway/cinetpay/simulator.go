@@ -14,14 +14,19 @@ import (
 )
 
 // Simulator stands in for CinetPay's checkout API v2: credentials in the
-// body (609 when wrong), input checks (608, 641), unique transaction ids,
-// a payment page at /_sim/pay/{transaction_id} (pay or decline, then back
-// to return_url with a POST, as CinetPay does), outcomes by the locked
-// number (gateway.SimulatedOutcome), settlement after SettleAfter or on
-// POST /_sim/settle/{transaction_id}[?status=REFUSED], and the signed form
-// notification to the payment's notify_url. POST /_sim/callback/{id}[?status=]
-// sends the notification again (claiming status in cpm_error_message);
-// POST /_sim/fault injects faults.
+// body (609 when wrong), input checks (608 for a missing field or an
+// amount not a multiple of 5, 612 currency, 611 amount type, 641 below
+// 100 XOF/XAF, 624 for a card payment without the card holder's details),
+// unique transaction ids, a payment page at /_sim/pay/{transaction_id}
+// (pay or decline, then back to return_url with a POST, as CinetPay does),
+// outcomes by the locked number (gateway.SimulatedOutcome), settlement
+// after SettleAfter or on POST /_sim/settle/{transaction_id}[?status=
+// REFUSED|623|663|664] (the numbers: CinetPay's intermediate waiting
+// codes; a stuck number waits at 664), and the signed form notification
+// to the payment's notify_url. A check of a waiting payment answers its
+// waiting code with data.status WAITING_FOR_CUSTOMER. POST
+// /_sim/callback/{id}[?status=] sends the notification again (claiming
+// status in cpm_error_message); POST /_sim/fault injects faults.
 //
 // It also stands in for the transfer API v1 under /v1 (payout_sim.go):
 // login with the apikey and TransferPassword (tokens expire after 5
@@ -56,6 +61,11 @@ type simPayment struct {
 }
 
 var currencies = map[string]bool{"XOF": true, "XAF": true, "CDF": true, "GNF": true, "USD": true}
+
+// simWaiting are the waiting codes a settle control may move a payment to
+// (status=623|663|664): CinetPay's intermediate states.
+var simWaiting = map[string][2]string{"623": {"623", "WAITING_CUSTOMER_TO_VALIDATE"}, "663": {"663", "WAITING_CUSTOMER_OTP_CODE"},
+	"664": {"664", "WAITING_CUSTOMER_PAYMENT_AT_OPERATOR_SIDE"}}
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
@@ -104,16 +114,28 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 	amount, err := strconv.ParseInt(req.Amount.String(), 10, 64)
 	refuse, _, _ := gateway.SimulatedOutcome(req.CustomerPhone)
 	switch {
-	case req.TransactionID == "" || req.Description == "" || req.NotifyURL == "" || req.ReturnURL == "" || !currencies[req.Currency] ||
+	case req.TransactionID == "" || req.Description == "" || req.NotifyURL == "" || req.ReturnURL == "" ||
 		req.Channels != "ALL" && req.Channels != "MOBILE_MONEY" && req.Channels != "CREDIT_CARD" && req.Channels != "WALLET" ||
-		err != nil || amount%5 != 0 || req.LockPhoneNumber && req.CustomerPhone == "":
+		req.LockPhoneNumber && req.CustomerPhone == "":
 		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "A required field is missing or invalid", []any{})
 		return
-	case amount < 100:
-		reply(w, http.StatusOK, "641", "AMOUNT_TOO_LOW", "The amount is below the minimum", []any{})
+	case !currencies[req.Currency]:
+		reply(w, http.StatusOK, "612", "ERROR_CURRENCY_NOTVALID", "The currency must be XOF, XAF, CDF, GNF or USD", []any{})
+		return
+	case err != nil:
+		reply(w, http.StatusOK, "611", "ERROR_AMOUNT_TYPE", "The amount must be an integer", []any{})
+		return
+	case amount%5 != 0:
+		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "The amount must be a multiple of 5", []any{})
+		return
+	case amount < 100 && (req.Currency == "XOF" || req.Currency == "XAF"):
+		reply(w, http.StatusOK, "641", "ERROR_AMOUNT_TOO_LOW", "The amount is below the minimum", []any{})
+		return
+	case req.Channels == "CREDIT_CARD" && len(cardFields(req)) > 0:
+		reply(w, http.StatusOK, "624", "UNKNOWN_ERROR", "A card payment needs "+strings.Join(cardFields(req), ", "), []any{})
 		return
 	case refuse:
-		reply(w, http.StatusOK, "635", "PHONE_NUMBER_NOT_FOUND", "This number cannot pay", []any{})
+		reply(w, http.StatusOK, "635", "ERROR_PHONE_NUMBER_NOT_FOUND", "This number cannot pay", []any{})
 		return
 	}
 	s.mu.Lock()
@@ -159,7 +181,7 @@ func (s *Simulator) check(w http.ResponseWriter, r *http.Request) {
 		if p.status == "ACCEPTED" {
 			data["operator_id"] = "MP" + p.token
 		}
-		if p.status == "CREATED" {
+		if p.status == "CREATED" { // waiting: CinetPay's word for it (checkout/notification)
 			data["status"] = "WAITING_FOR_CUSTOMER"
 		}
 	}
@@ -191,7 +213,17 @@ func (s *Simulator) settle(id, status string) bool {
 		return false
 	}
 	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
-	if p.status != "CREATED" || status == "" && stuck {
+	if p.status != "CREATED" {
+		s.mu.Unlock()
+		return true
+	}
+	if w, ok := simWaiting[status]; ok || status == "" && stuck {
+		// Still waiting, further on: the customer's confirmation (623, 663)
+		// or the operator (664, where a stuck number stays).
+		if !ok {
+			w = simWaiting["664"]
+		}
+		p.code, p.message = w[0], w[1]
 		s.mu.Unlock()
 		return true
 	}
