@@ -208,7 +208,10 @@ var paid = map[string]bool{"approved": true, "transferred": true, "refunded": tr
 
 // CollectionStatus implements gateway.Connector, by FedaPay's id. Without
 // one, FedaPay never created the transaction as far as we know, and
-// nothing was pushed nor shown: not found.
+// nothing was pushed nor shown: not found. With one, FedaPay created it
+// (we store the id before the push or the page), so an answer that it does
+// not exist (404) proves nothing about the push and is an error, never
+// "not found".
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if ref.ProviderRef == "" {
 		return gateway.Status{Outcome: gateway.NotFound}, nil
@@ -217,9 +220,6 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	code, err := c.call(ctx, http.MethodGet, "/transactions/"+url.PathEscape(ref.ProviderRef), nil, &e)
 	if err != nil {
 		return gateway.Status{}, err
-	}
-	if code == http.StatusNotFound {
-		return gateway.Status{Outcome: gateway.NotFound}, nil
 	}
 	t := e.Transaction
 	if code >= 300 || t == nil {

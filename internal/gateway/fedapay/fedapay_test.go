@@ -190,8 +190,8 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("no FedaPay id = %+v, %v", st, err)
 	}
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err != nil || st.Outcome != gateway.NotFound {
-		t.Fatalf("unknown id = %+v, %v", st, err)
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err == nil || st.Outcome == gateway.NotFound {
+		t.Fatalf("unknown id = %+v, %v; want an error, never not found", st, err)
 	}
 	// A card, paid on FedaPay's page.
 	card := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
