@@ -1,7 +1,8 @@
 // Package flutterwave is the connector to Flutterwave v3 mobile money
 // charges (Uganda, Rwanda, Zambia and Ghana, where Flutterwave answers with
-// its own authorization page the customer must go to; Tanzania and Kenya's
-// M-Pesa, where the customer confirms a push on the phone), to its v3
+// its own authorization page the customer must go to; Tanzania, Kenya's
+// M-Pesa and the francophone countries, where the customer confirms a push
+// on the phone), to its v3
 // transfers to mobile money wallets (payouts: Uganda, Rwanda, Zambia,
 // Tanzania), and a simulator of that part of its API. Facts from
 // Flutterwave's SDKs (github.com/Flutterwave/Node-v3: services/ and
@@ -47,22 +48,26 @@ var (
 )
 
 // chargeTypes is Flutterwave's charge type per country (Node-v3
-// services/mobile-money/*.js). Francophone charges (mobile_money_franco)
-// are not connected: their required network values are documented
-// nowhere we could read (testdata/SOURCES.md).
+// services/mobile-money/*.js); francophone countries share
+// mobile_money_franco with the country in the request (CM, SN, BF, CI:
+// the francophone guide).
 var chargeTypes = map[string]string{
 	"UG": "mobile_money_uganda", "RW": "mobile_money_rwanda", "ZM": "mobile_money_zambia",
 	"GH": "mobile_money_ghana", "TZ": "mobile_money_tanzania", "KE": "mpesa",
+	"CM": "mobile_money_franco", "SN": "mobile_money_franco", "BF": "mobile_money_franco", "CI": "mobile_money_franco",
 }
 
-// chargeNetworks is the charge's network per country and operator code
-// (providers.json), where Flutterwave spells it otherwise than the code:
-// Tanzania's charge reference expects Airtel, Tigo, Halopesa, Vodafone.
-// Kenya's M-Pesa charge takes no network.
-var chargeNetworks = map[string]map[string]string{
-	"TZ": {"VODACOM": "Vodafone", "AIRTEL": "Airtel", "TIGO": "Tigo", "HALOPESA": "Halopesa"},
-	"KE": {"MPESA": ""},
-}
+// The charge's network is the operator's code in providers.json, which is
+// spelled as Node-v3 validates it (services/schema/create.js momoSchema:
+// GHS MTN, AIRTELTIGO, VODAFONE; UGX and RWF MTN, AIRTEL; TZS HALOPESA,
+// AIRTEL, TIGO, VODACOM; ZMW MTN, AIRTEL, ZAMTEL; XOF WAVE, MTN,
+// ORANGEMONEY; XAF MTN, ORANGEMONEY), except Kenya's M-Pesa, which takes
+// none.
+var noNetwork = map[string]bool{"KE": true}
+
+// orderIDCountries take an order_id: required for RWF by Node-v3's
+// momoSchema, sent in its Zambia example. Our reference serves.
+var orderIDCountries = map[string]bool{"RW": true, "ZM": true}
 
 type chargeRequest struct {
 	TxRef       string      `json:"tx_ref"`
@@ -71,6 +76,8 @@ type chargeRequest struct {
 	Email       string      `json:"email"`
 	PhoneNumber string      `json:"phone_number"`
 	Network     string      `json:"network,omitempty"`
+	Country     string      `json:"country,omitempty"`  // francophone charges only
+	OrderID     string      `json:"order_id,omitempty"` // Rwanda, Zambia
 	Fullname    string      `json:"fullname,omitempty"`
 	RedirectURL string      `json:"redirect_url,omitempty"`
 }
@@ -103,19 +110,35 @@ func encodeCharge(c gateway.Collection) chargeRequest {
 	if email == "" {
 		email = "customer-" + c.Reference + "@cauri.invalid" // required; .invalid never receives mail
 	}
-	network, spelled := chargeNetworks[c.Country][c.Operator]
-	if !spelled {
-		network = c.Operator
-	}
-	return chargeRequest{TxRef: c.Reference, Amount: json.Number(cauri.FormatAmount(c.Amount, c.Currency)), Currency: string(c.Currency),
-		Email: email, PhoneNumber: strings.TrimPrefix(c.Phone, "+"), Network: network, Fullname: strings.TrimSpace(c.Name),
+	r := chargeRequest{TxRef: c.Reference, Amount: json.Number(cauri.FormatAmount(c.Amount, c.Currency)), Currency: string(c.Currency),
+		Email: email, PhoneNumber: strings.TrimPrefix(c.Phone, "+"), Network: c.Operator, Fullname: clip(strings.TrimSpace(c.Name), 100),
 		RedirectURL: c.ReturnURL}
+	if noNetwork[c.Country] {
+		r.Network = ""
+	}
+	if chargeTypes[c.Country] == "mobile_money_franco" {
+		r.Country = c.Country
+	}
+	if orderIDCountries[c.Country] {
+		r.OrderID = c.Reference
+	}
+	return r
+}
+
+// clip cuts s to at most n runes: Node-v3's schemas cap fullname,
+// narration and callback_url at 100.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }
 
 // Collect implements gateway.Connector. Where Flutterwave answers with its
 // authorization page (meta.authorization.mode "redirect", in Uganda,
 // Rwanda, Zambia and Ghana), the charge is pending and the customer must
-// go to that page: the Status carries it as RedirectURL.
+// go to that page: the Status carries it as RedirectURL. Mode "callback"
+// (francophone) or none (Tanzania, M-Pesa) is a push on the phone.
 func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
 	typ := chargeTypes[col.Country]
 	if typ == "" {
@@ -138,12 +161,20 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 			st.ProviderRef = fmt.Sprint(a.Data.ID)
 		}
 	}
-	if auth := a.Meta.Authorization; auth.Mode == "redirect" {
+	switch auth := a.Meta.Authorization; auth.Mode {
+	case "", "callback": // a push confirmed on the phone, then the webhook
+	case "redirect":
 		if auth.Redirect == "" {
 			return gateway.Status{}, &gateway.Error{Transient: true, Answered: true,
 				Message: "Flutterwave asked for a redirect without its address"}
 		}
 		st.RedirectURL = auth.Redirect
+	default:
+		// pin, otp, ussd, avs_noauth... (PHP-v3 src/Util/AuthMode.php): a
+		// step this connector does not take. The charge exists; its status
+		// decides, so this is no refusal.
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true,
+			Message: "Flutterwave asked for a " + auth.Mode + " authorization, which is not connected"}
 	}
 	return st, nil
 }
@@ -241,7 +272,7 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 var transferBanks = map[string]map[string]string{
 	"UG": {"MTN": "MTN", "AIRTEL": "Airtel"},
 	"RW": {"MTN": "MTN", "AIRTEL": "MPS"},
-	"ZM": {"MTN": "MPS"},
+	"ZM": {"MTN": "MPS", "AIRTEL": "MPS", "ZAMTEL": "MPS"},
 	"TZ": {"VODACOM": "VODACOM", "AIRTEL": "AIRTEL", "TIGO": "TIGO", "HALOPESA": "HALOPESA"},
 }
 
@@ -276,9 +307,15 @@ func encodeTransfer(p gateway.Payout) (transferRequest, error) {
 	if bank == "" {
 		return transferRequest{}, &gateway.Error{NotSent: true, Message: "Flutterwave transfers to " + p.Operator + " in " + p.Country + " are not connected"}
 	}
-	return transferRequest{AccountBank: bank, AccountNumber: strings.TrimPrefix(p.Phone, "+"),
-		Amount: json.Number(cauri.FormatAmount(p.Amount, p.Currency)), Currency: string(p.Currency), Narration: p.Description,
-		Reference: p.Reference, BeneficiaryName: p.RecipientName, CallbackURL: p.NotifyURL}, nil
+	r := transferRequest{AccountBank: bank, AccountNumber: strings.TrimPrefix(p.Phone, "+"),
+		Amount: json.Number(cauri.FormatAmount(p.Amount, p.Currency)), Currency: string(p.Currency), Narration: clip(p.Description, 100),
+		Reference: p.Reference, BeneficiaryName: clip(p.RecipientName, 100), CallbackURL: p.NotifyURL}
+	if len(r.CallbackURL) > 100 {
+		// Node-v3's transferSchema caps callback_url at 100: without it,
+		// the dashboard's webhook and the status reads still tell.
+		r.CallbackURL = ""
+	}
+	return r, nil
 }
 
 // errUnproven is the answer when Flutterwave may have received a transfer

@@ -28,15 +28,32 @@ func TestEncodeCharge_Golden(t *testing.T) {
 	if len(mine) != len(documented) {
 		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
 	}
-	for _, tc := range []struct{ country, operator, network string }{
-		{"UG", "MTN", "MTN"}, {"UG", "AIRTEL", "AIRTEL"}, {"RW", "MTN", "MTN"}, {"ZM", "MTN", "MTN"},
-		{"GH", "MTN", "MTN"}, {"GH", "VODAFONE", "VODAFONE"}, {"GH", "TIGO", "TIGO"},
-		{"TZ", "VODACOM", "Vodafone"}, {"TZ", "AIRTEL", "Airtel"}, {"TZ", "TIGO", "Tigo"}, {"TZ", "HALOPESA", "Halopesa"},
-		{"KE", "MPESA", ""},
+	ci := gateway.Collection{Reference: "cauri-ci-0c44d1", Amount: 500, Currency: "XOF", Phone: "+2250701234567", Operator: "ORANGEMONEY",
+		Country: "CI", Email: "payer@example.org"}
+	mine, documented = gatewaytest.DocumentedFields(t, encodeCharge(ci), "charge_request_franco.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	rw := gateway.Collection{Reference: "cauri-rw-33aa10", Amount: 1500, Currency: "RWF", Phone: "+250781234567", Operator: "MTN",
+		Country: "RW", Email: "payer@example.org"}
+	mine, documented = gatewaytest.DocumentedFields(t, encodeCharge(rw), "charge_request_rwanda.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	// The providers.json codes are sent as Node-v3's momoSchema spells them.
+	for _, tc := range []struct{ country, operator, network, franco string }{
+		{"UG", "MTN", "MTN", ""}, {"UG", "AIRTEL", "AIRTEL", ""}, {"RW", "AIRTEL", "AIRTEL", ""}, {"ZM", "ZAMTEL", "ZAMTEL", ""},
+		{"GH", "MTN", "MTN", ""}, {"GH", "VODAFONE", "VODAFONE", ""}, {"GH", "AIRTELTIGO", "AIRTELTIGO", ""},
+		{"TZ", "VODACOM", "VODACOM", ""}, {"TZ", "HALOPESA", "HALOPESA", ""}, {"KE", "MPESA", "", ""},
+		{"CM", "MTN", "MTN", "CM"}, {"SN", "WAVE", "WAVE", "SN"}, {"BF", "ORANGEMONEY", "ORANGEMONEY", "BF"},
 	} {
-		if got := encodeCharge(gateway.Collection{Country: tc.country, Operator: tc.operator}).Network; got != tc.network {
-			t.Errorf("%s %s: network = %q; want %q", tc.country, tc.operator, got, tc.network)
+		if got := encodeCharge(gateway.Collection{Country: tc.country, Operator: tc.operator}); got.Network != tc.network || got.Country != tc.franco {
+			t.Errorf("%s %s: network %q, country %q; want %q, %q", tc.country, tc.operator, got.Network, got.Country, tc.network, tc.franco)
 		}
+	}
+	long := strings.Repeat("é", 120)
+	if got := encodeCharge(gateway.Collection{Name: long}).Fullname; len([]rune(got)) != 100 {
+		t.Errorf("fullname of %d runes; want 100 (Node-v3 caps it)", len([]rune(got)))
 	}
 	if c := encodeCharge(gateway.Collection{Reference: "r", Amount: 1550, Currency: "KES", Operator: "MPESA", Country: "KE"}); c.Amount != "15.5" {
 		t.Fatalf("KES M-Pesa charge = %+v; want 15.5 in major units", c)
@@ -82,6 +99,15 @@ func TestDecode_Golden(t *testing.T) {
 	srv.Set("", http.StatusOK, []byte(`{"status":"success","message":"Charge initiated","meta":{"authorization":{"mode":"redirect"}}}`))
 	if _, err := c.Collect(ctx, gateway.Collection{Reference: "r", Country: "UG", Currency: "UGX", Amount: 1}); !gateway.IsTransient(err) {
 		t.Fatalf("redirect without address: %v; want a transient error", err)
+	}
+	// A step this connector does not take: the charge exists, its status decides.
+	srv.Set("", http.StatusOK, []byte(`{"status":"success","message":"Charge initiated","data":{"id":5,"tx_ref":"r","status":"pending"},"meta":{"authorization":{"mode":"otp"}}}`))
+	if _, err := c.Collect(ctx, gateway.Collection{Reference: "r", Country: "CI", Currency: "XOF", Amount: 1}); !gateway.IsTransient(err) || gateway.ErrorOf(err).NotSent {
+		t.Fatalf("otp mode: %v; want a transient error, not 'not sent'", err)
+	}
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "charge_initiated_franco.json"))
+	if st, err := c.Collect(ctx, gateway.Collection{Reference: "cauri-cm-0c44d1", Country: "CM", Currency: "XAF", Amount: 500}); err != nil || st != (gateway.Status{Outcome: gateway.Pending, ProviderRef: "880413"}) {
+		t.Fatalf("francophone = %+v, %v; want a pending push", st, err)
 	}
 	// The status is read by our tx_ref: no Flutterwave id is needed.
 	for _, tc := range []struct {
@@ -235,16 +261,32 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, _ := c.Collect(ctx, refused); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "phone") {
 		t.Fatalf("refused = %+v", st)
 	}
-	// The simulator takes only Tanzania's documented spelling.
-	wrongCase := &chargeRequest{TxRef: "61111111-2222-4333-8444-555555555555", Amount: "100", Currency: "TZS", Email: "a@example.org",
-		PhoneNumber: "255621234567", Network: "HALOPESA"}
-	var a answer
-	if code, _ := c.call(ctx, http.MethodPost, "/charges?type=mobile_money_tanzania", wrongCase, &a); code != http.StatusBadRequest {
-		t.Fatalf("network HALOPESA = %d; want refused (Halopesa)", code)
+	// The simulator takes Node-v3's networks only (Vodafone is Ghana's, not Tanzania's) and Rwanda's order_id.
+	for _, tc := range []struct {
+		typ string
+		req chargeRequest
+	}{
+		{"mobile_money_tanzania", chargeRequest{TxRef: "61111111-2222-4333-8444-555555555555", Amount: "100", Currency: "TZS", Email: "a@example.org",
+			PhoneNumber: "255621234567", Network: "Vodafone"}},
+		{"mobile_money_rwanda", chargeRequest{TxRef: "62111111-2222-4333-8444-555555555555", Amount: "100", Currency: "RWF", Email: "a@example.org",
+			PhoneNumber: "250781234567", Network: "MTN"}},
+		{"mobile_money_franco", chargeRequest{TxRef: "63111111-2222-4333-8444-555555555555", Amount: "100", Currency: "XOF", Email: "a@example.org",
+			PhoneNumber: "2250701234567", Network: "ORANGEMONEY", Country: "CM"}},
+	} {
+		var a answer
+		if code, _ := c.call(ctx, http.MethodPost, "/charges?type="+tc.typ, tc.req, &a); code != http.StatusBadRequest {
+			t.Errorf("%s %+v = %d; want refused", tc.typ, tc.req, code)
+		}
 	}
-	_, err = c.Collect(ctx, gateway.Collection{Reference: "x", Country: "CI", Currency: "XOF", Operator: "MTN"})
+	// Côte d'Ivoire, francophone: a push (mode callback), its id at once.
+	ci := gateway.Collection{Reference: "81111111-2222-4333-8444-555555555555", Amount: 500, Currency: "XOF", Phone: "+2250701234567",
+		Operator: "ORANGEMONEY", Country: "CI"}
+	if st, err := c.Collect(ctx, ci); err != nil || st.Outcome != gateway.Pending || st.ProviderRef == "" || st.RedirectURL != "" {
+		t.Fatalf("francophone = %+v, %v; want a pending push", st, err)
+	}
+	_, err = c.Collect(ctx, gateway.Collection{Reference: "x", Country: "NG", Currency: "NGN", Operator: "MTN"})
 	if e := gateway.ErrorOf(err); e == nil || !e.NotSent {
-		t.Fatalf("francophone = %v; want a not-sent error", err)
+		t.Fatalf("Nigeria = %v; want a not-sent error", err)
 	}
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
@@ -268,12 +310,18 @@ func TestEncodeTransfer_Golden(t *testing.T) {
 	for _, tc := range []struct{ country, operator, bank string }{
 		{"UG", "MTN", "MTN"}, {"UG", "AIRTEL", "Airtel"}, {"RW", "MTN", "MTN"}, {"RW", "AIRTEL", "MPS"}, {"ZM", "MTN", "MPS"},
 		{"TZ", "VODACOM", "VODACOM"}, {"TZ", "TIGO", "TIGO"}, {"TZ", "HALOPESA", "HALOPESA"}, {"TZ", "AIRTEL", "AIRTEL"},
+		{"ZM", "AIRTEL", "MPS"}, {"ZM", "ZAMTEL", "MPS"},
 	} {
 		if r, err := encodeTransfer(gateway.Payout{Country: tc.country, Operator: tc.operator, Currency: "ZMW", Amount: 1550}); err != nil || r.AccountBank != tc.bank || r.Amount != "15.5" {
 			t.Errorf("%s %s = %+v, %v; want account_bank %s, 15.5 in major units", tc.country, tc.operator, r, err, tc.bank)
 		}
 	}
-	for _, p := range []gateway.Payout{{Country: "KE", Operator: "MPESA"}, {Country: "GH", Operator: "MTN"}} {
+	long, err := encodeTransfer(gateway.Payout{Country: "UG", Operator: "MTN", Description: strings.Repeat("x", 140),
+		NotifyURL: "https://cauri.example.org/callbacks/" + strings.Repeat("g", 90)})
+	if err != nil || len(long.Narration) != 100 || long.CallbackURL != "" {
+		t.Errorf("long narration and callback = %q, %q, %v; want 100 characters and none (Node-v3 caps both at 100)", long.Narration, long.CallbackURL, err)
+	}
+	for _, p := range []gateway.Payout{{Country: "KE", Operator: "MPESA"}, {Country: "GH", Operator: "MTN"}, {Country: "CI", Operator: "WAVE"}} {
 		if _, err := encodeTransfer(p); gateway.ErrorOf(err) == nil || !gateway.ErrorOf(err).NotSent {
 			t.Errorf("%s %s = %v; want a not-sent error", p.Country, p.Operator, err)
 		}

@@ -60,29 +60,33 @@ type simCharge struct {
 	status, reply string
 }
 
-// chargeKind is what the simulator knows of a charge type: its currencies,
-// its networks (a network, when sent, must be one of them; needNetwork:
-// one must be sent), whether the customer authorizes on Flutterwave's page, and the
-// countries of a francophone charge.
+// chargeKind is what the simulator knows of a charge type: its networks
+// per currency (a network, when sent, must be one of them, in any case, as
+// Node-v3's momoSchema checks; needNetwork: one must be sent), whether the
+// customer authorizes on Flutterwave's page, the countries of a
+// francophone charge per currency, and whether an order_id is required.
 type chargeKind struct {
-	currencies  []string
-	networks    []string
+	networks    map[string][]string
 	needNetwork bool
 	redirect    bool
-	countries   []string
+	countries   map[string][]string
+	needOrderID bool
 }
 
 // kinds are the charge types as Flutterwave's SDKs and guides show them
-// (testdata/SOURCES.md): Tanzania's networks as its charge reference spells
-// them.
+// (testdata/SOURCES.md): the networks of Node-v3 services/schema/create.js
+// momoSchema, required where the guides say so (Uganda, Ghana, the
+// francophone guide), order_id required for RWF (momoSchema), the
+// francophone countries of the guide (CM for XAF; SN, BF, CI for XOF).
 var kinds = map[string]chargeKind{
-	"mobile_money_uganda":   {currencies: []string{"UGX"}, networks: []string{"MTN", "AIRTEL"}, needNetwork: true, redirect: true},
-	"mobile_money_rwanda":   {currencies: []string{"RWF"}, networks: []string{"MTN", "AIRTEL"}, redirect: true},
-	"mobile_money_zambia":   {currencies: []string{"ZMW"}, networks: []string{"MTN", "ZAMTEL"}, redirect: true},
-	"mobile_money_ghana":    {currencies: []string{"GHS"}, networks: []string{"MTN", "VODAFONE", "TIGO"}, needNetwork: true, redirect: true},
-	"mobile_money_tanzania": {currencies: []string{"TZS"}, networks: []string{"Airtel", "Tigo", "Halopesa", "Vodafone"}},
-	"mpesa":                 {currencies: []string{"KES"}},
-	"mobile_money_franco":   {currencies: []string{"XOF", "XAF"}, countries: []string{"CM", "SN", "BF", "CI"}},
+	"mobile_money_uganda":   {networks: map[string][]string{"UGX": {"MTN", "AIRTEL"}}, needNetwork: true, redirect: true},
+	"mobile_money_rwanda":   {networks: map[string][]string{"RWF": {"MTN", "AIRTEL"}}, redirect: true, needOrderID: true},
+	"mobile_money_zambia":   {networks: map[string][]string{"ZMW": {"MTN", "AIRTEL", "ZAMTEL"}}, redirect: true},
+	"mobile_money_ghana":    {networks: map[string][]string{"GHS": {"MTN", "AIRTELTIGO", "VODAFONE"}}, needNetwork: true, redirect: true},
+	"mobile_money_tanzania": {networks: map[string][]string{"TZS": {"HALOPESA", "AIRTEL", "TIGO", "VODACOM"}}},
+	"mpesa":                 {networks: map[string][]string{"KES": {"SAFARICOM", "AIRTEL"}}},
+	"mobile_money_franco": {networks: map[string][]string{"XOF": {"WAVE", "MTN", "ORANGEMONEY"}, "XAF": {"MTN", "ORANGEMONEY"}},
+		needNetwork: true, countries: map[string][]string{"XOF": {"SN", "BF", "CI"}, "XAF": {"CM"}}},
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -138,10 +142,7 @@ func (s *Simulator) data(c *simCharge) map[string]any {
 }
 
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		chargeRequest
-		Country string `json:"country"`
-	}
+	var req chargeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
 		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
 		return
@@ -157,12 +158,14 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 		bad = "Invalid amount"
 	case req.TxRef == "" || !strings.Contains(req.Email, "@"):
 		bad = "tx_ref and email are required"
-	case !slices.Contains(kind.currencies, req.Currency):
+	case kind.networks[req.Currency] == nil:
 		bad = "Invalid currency for this charge type"
-	case req.Network != "" && !slices.Contains(kind.networks, req.Network), req.Network == "" && kind.needNetwork:
+	case req.Network != "" && !slices.Contains(kind.networks[req.Currency], strings.ToUpper(req.Network)), req.Network == "" && kind.needNetwork:
 		bad = "Invalid network"
-	case kind.countries != nil && !slices.Contains(kind.countries, req.Country):
+	case kind.countries != nil && !slices.Contains(kind.countries[req.Currency], req.Country):
 		bad = "Invalid country"
+	case kind.needOrderID && req.OrderID == "":
+		bad = "order_id is required"
 	case refuse || strings.Trim(req.PhoneNumber, "0123456789") != "" || len(req.PhoneNumber) < 9:
 		bad = "Invalid phone number"
 	}
