@@ -16,8 +16,8 @@ import (
 
 func TestEncodeTransaction_Golden(t *testing.T) {
 	col := gateway.Collection{Reference: "r-1", Amount: 2000, Currency: "XOF", Phone: "+22997808080", Country: "BJ",
-		Description: "Transaction for john.doe@example.com", Name: "John Doe", Email: "john.doe@example.com",
-		ReturnURL: "https://maplateforme.com/callback"}
+		Description: "Transaction for payer@example.org", Name: "Koffi Adjovi", Email: "payer@example.org",
+		ReturnURL: "https://pay.example.org/return/104"}
 	mine, documented := gatewaytest.DocumentedFields(t, encodeTransaction(col), "transaction_request.json")
 	if len(mine) != len(documented)+1 || mine["custom_metadata"] == nil {
 		t.Fatalf("request = %v; want the documented fields and custom_metadata", mine)

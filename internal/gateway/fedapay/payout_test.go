@@ -15,7 +15,7 @@ import (
 
 func TestEncodePayout_Golden(t *testing.T) {
 	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
-		Operator: "mtn_open", Country: "BJ", RecipientName: "John Doe"}
+		Operator: "mtn_open", Country: "BJ", RecipientName: "Koffi Adjovi"}
 	mine, documented := gatewaytest.DocumentedFields(t, encodePayout(p), "payout_request.json")
 	if len(mine) != len(documented)+1 || mine["custom_metadata"] == nil {
 		t.Fatalf("request = %v; want the documented fields and custom_metadata", mine)
