@@ -2,14 +2,14 @@
 // charges (Uganda, Rwanda, Zambia and Ghana, where Flutterwave answers with
 // its own authorization page the customer must go to; Tanzania, Kenya's
 // M-Pesa and the francophone countries, where the customer confirms a push
-// on the phone), to its v3
-// transfers to mobile money wallets (payouts: Uganda, Rwanda, Zambia,
-// Tanzania), and a simulator of that part of its API. Facts from
-// Flutterwave's SDKs (github.com/Flutterwave/Node-v3: services/ and
-// documentation/; github.com/Flutterwave/PHP-v3: src/Service,
-// src/EventHandlers, tests/) and developer.flutterwave.com (direct charge
-// guides and references, verify by reference, webhooks, transfers);
-// testdata/SOURCES.md cites each.
+// on the phone), to its v3 transfers to mobile money wallets (payouts:
+// Uganda, Rwanda, Zambia, Tanzania), and a simulator of that part of its
+// API. Facts from Flutterwave's SDKs (github.com/Flutterwave/Node-v3:
+// services/, services/schema/create.js, documentation/;
+// github.com/Flutterwave/PHP-v3: src/Service, src/EventHandlers, tests/)
+// and developer.flutterwave.com (direct charge guides and references,
+// verify by reference, webhooks, transfers); where they disagree, the
+// Node SDK; testdata/SOURCES.md cites each.
 //
 // A charge is always read back by our tx_ref (verify by reference), so a
 // charge answered with a redirect and no Flutterwave id is still followed.
