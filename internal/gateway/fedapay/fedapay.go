@@ -1,10 +1,12 @@
 // Package fedapay is the connector to FedaPay's API v1 (a transaction, its
-// token, then either the push to the customer's phone without a redirect
-// or FedaPay's own page for cards; payouts to Mobile Money, created then
-// started; status by FedaPay's id; signed webhooks), and a simulator of
-// that part of its API. Facts from docs.fedapay.com (collects management,
-// payouts management, API reference: transactions, send payment to user,
-// payouts; webhooks) and FedaPay's Node and PHP SDKs.
+// token, then either the push to the customer's phone without a redirect,
+// posted to /v1/{mode} as FedaPay's SDKs post it, or FedaPay's own page for
+// cards; payouts to Mobile Money, created then started; status by
+// FedaPay's id; signed webhooks), and a simulator of that part of its API.
+// Facts from FedaPay's Node, PHP and Ruby SDKs and docs.fedapay.com
+// (collects management, payouts management, API reference: transactions,
+// send payment to user, payouts; webhooks); where they disagree, the SDKs
+// (testdata/SOURCES.md).
 //
 // FedaPay cannot be asked about a payment or a payout by our reference:
 // its own id is handed to Collection.Created or Payout.Created (and
@@ -133,6 +135,9 @@ func newCustomer(name, email, phone, country string) *customer {
 // id, get its token, then push the payment to the phone (Mobile Money) or
 // answer FedaPay's page (cards).
 func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.Status, error) {
+	if !col.Card && (col.Operator == "" || col.Phone == "") {
+		return gateway.Status{}, &gateway.Error{NotSent: true, Message: "FedaPay Mobile Money needs an operator's mode and a phone number; nothing sent"}
+	}
 	var created envelope
 	code, err := c.call(ctx, http.MethodPost, "/transactions", encodeTransaction(col), &created)
 	if err != nil {
@@ -160,8 +165,7 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	var sent struct {
 		Message string `json:"message"`
 	}
-	send := map[string]any{"token": tok.Token, "phone_number": phoneNumber{Number: col.Phone, Country: strings.ToLower(col.Country)}}
-	if code, err = c.call(ctx, http.MethodPost, "/transactions/"+url.PathEscape(col.Operator), send, &sent); err != nil {
+	if code, err = c.call(ctx, http.MethodPost, sendPath(col.Operator), encodeSend(col, tok.Token), &sent); err != nil {
 		return gateway.Status{}, err
 	}
 	if code >= 300 {
@@ -169,6 +173,26 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	}
 	return gateway.Status{Outcome: gateway.Pending, ProviderRef: id}, nil
 }
+
+// sendRequest is the push to the customer's phone without a redirect:
+// the transaction's token, and the number to push to (the API reference's
+// phone_number; the SDKs pass it among their free params).
+type sendRequest struct {
+	Token       string       `json:"token"`
+	PhoneNumber *phoneNumber `json:"phone_number,omitempty"`
+}
+
+func encodeSend(col gateway.Collection, token string) sendRequest {
+	return sendRequest{Token: token, PhoneNumber: &phoneNumber{Number: col.Phone, Country: strings.ToLower(col.Country)}}
+}
+
+// sendPath is where the push is posted: /v1/{mode}, straight under the
+// API version, as all three official SDKs post it (fedapay-node
+// src/Transaction.ts, fedapay-php lib/Transaction.php, fedapay-ruby
+// lib/fedapay/transaction.rb: sendNowWithToken's url = '/' + mode). The
+// API reference page says /transactions/{mode}; the SDKs are what
+// FedaPay's own clients send, so they win (testdata/SOURCES.md).
+func sendPath(mode string) string { return "/" + url.PathEscape(mode) }
 
 func refusal(code int, message string) string {
 	if message == "" {
@@ -184,7 +208,10 @@ var paid = map[string]bool{"approved": true, "transferred": true, "refunded": tr
 
 // CollectionStatus implements gateway.Connector, by FedaPay's id. Without
 // one, FedaPay never created the transaction as far as we know, and
-// nothing was pushed nor shown: not found.
+// nothing was pushed nor shown: not found. With one, FedaPay created it
+// (we store the id before the push or the page), so an answer that it does
+// not exist (404) proves nothing about the push and is an error, never
+// "not found".
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if ref.ProviderRef == "" {
 		return gateway.Status{Outcome: gateway.NotFound}, nil
@@ -193,9 +220,6 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	code, err := c.call(ctx, http.MethodGet, "/transactions/"+url.PathEscape(ref.ProviderRef), nil, &e)
 	if err != nil {
 		return gateway.Status{}, err
-	}
-	if code == http.StatusNotFound {
-		return gateway.Status{Outcome: gateway.NotFound}, nil
 	}
 	t := e.Transaction
 	if code >= 300 || t == nil {

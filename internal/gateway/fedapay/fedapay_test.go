@@ -2,6 +2,7 @@ package fedapay
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,8 +16,8 @@ import (
 
 func TestEncodeTransaction_Golden(t *testing.T) {
 	col := gateway.Collection{Reference: "r-1", Amount: 2000, Currency: "XOF", Phone: "+22997808080", Country: "BJ",
-		Description: "Transaction for john.doe@example.com", Name: "John Doe", Email: "john.doe@example.com",
-		ReturnURL: "https://maplateforme.com/callback"}
+		Description: "Transaction for payer@example.org", Name: "Koffi Adjovi", Email: "payer@example.org",
+		ReturnURL: "https://pay.example.org/return/104"}
 	mine, documented := gatewaytest.DocumentedFields(t, encodeTransaction(col), "transaction_request.json")
 	if len(mine) != len(documented)+1 || mine["custom_metadata"] == nil {
 		t.Fatalf("request = %v; want the documented fields and custom_metadata", mine)
@@ -27,13 +28,67 @@ func TestEncodeTransaction_Golden(t *testing.T) {
 	}
 }
 
+func TestEncodeSend_Golden(t *testing.T) {
+	col := gateway.Collection{Reference: "r-1", Amount: 2000, Currency: "XOF", Phone: "+22997808080", Country: "BJ", Operator: "mtn_open"}
+	mine, documented := gatewaytest.DocumentedFields(t, encodeSend(col, "tok_cauri_fixture_104"), "send_request.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented fields %v", mine, documented)
+	}
+	for _, tc := range []struct{ mode, want string }{{"mtn_open", "/mtn_open"}, {"moov_tg", "/moov_tg"}, {"a/b", "/a%2Fb"}} {
+		if got := sendPath(tc.mode); got != tc.want {
+			t.Errorf("sendPath(%q) = %q; want %q", tc.mode, got, tc.want)
+		}
+	}
+}
+
+func TestCollect_RefusesWithoutMode(t *testing.T) {
+	srv := gatewaytest.NewAnswers(t)
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	for _, col := range []gateway.Collection{{Reference: "r", Amount: 100, Currency: "XOF", Phone: "+22997808080"},
+		{Reference: "r", Amount: 100, Currency: "XOF", Operator: "mtn_open"}} {
+		_, err := c.Collect(context.Background(), col)
+		if e := gateway.ErrorOf(err); e == nil || !e.NotSent {
+			t.Errorf("collect %+v: got %v; want a not-sent error", col, err)
+		}
+	}
+	if calls := srv.Calls(); len(calls) != 0 {
+		t.Fatalf("calls = %v; want none", calls)
+	}
+}
+
+func TestSimulator_OnlyTheSDKPath(t *testing.T) {
+	sim := &Simulator{SecretKey: "sk"}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
+	var tr envelope
+	if code, err := c.call(context.Background(), http.MethodPost, "/transactions", encodeTransaction(gateway.Collection{Reference: "r-9",
+		Amount: 100, Currency: "XOF", Phone: "+22997808080", Country: "BJ"}), &tr); err != nil || code != http.StatusOK || tr.Transaction == nil {
+		t.Fatalf("create = %d, %v", code, err)
+	}
+	var tok tokenAnswer
+	if _, err := c.call(context.Background(), http.MethodPost, fmt.Sprintf("/transactions/%d/token", tr.Transaction.ID), nil, &tok); err != nil {
+		t.Fatal(err)
+	}
+	body := sendRequest{Token: tok.Token}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{{"/transactions/mtn_open", http.StatusNotFound}, {"/v1/mtn_open", http.StatusNotFound}, {"/not_a_mode", http.StatusNotFound}, {"/mtn_open", http.StatusOK}} {
+		var out map[string]any
+		if code, _ := c.call(context.Background(), http.MethodPost, tc.path, body, &out); code != tc.want {
+			t.Errorf("POST %s = %d; want %d", tc.path, code, tc.want)
+		}
+	}
+}
+
 func TestDecode_Golden(t *testing.T) {
 	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
 	ctx := context.Background()
 	srv.Set("POST /transactions", http.StatusOK, gatewaytest.Golden(t, "transaction_created.json"))
 	srv.Set("POST /transactions/104/token", http.StatusOK, gatewaytest.Golden(t, "token.json"))
-	srv.Set("POST /transactions/mtn_open", http.StatusOK, []byte(`{"message":"ok"}`))
+	srv.Set("POST /mtn_open", http.StatusOK, gatewaytest.Golden(t, "send_answer.json"))
 	srv.Set("GET /transactions/104", http.StatusOK, gatewaytest.Golden(t, "transaction_approved.json"))
 	var recorded string
 	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
@@ -42,8 +97,11 @@ func TestDecode_Golden(t *testing.T) {
 	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "104" || recorded != "104" || st.RedirectURL != "" {
 		t.Fatalf("collect = %+v, %v (recorded %q)", st, err, recorded)
 	}
-	if sent := srv.Calls(); strings.Join(sent, ", ") != "POST /transactions, POST /transactions/104/token, POST /transactions/mtn_open" {
-		t.Fatalf("calls = %v", sent)
+	if sent := srv.Calls(); strings.Join(sent, ", ") != "POST /transactions, POST /transactions/104/token, POST /mtn_open" {
+		t.Fatalf("calls = %v; want the push at /{mode}, as FedaPay's SDKs post it", sent)
+	}
+	if got, want := string(srv.Body("POST /mtn_open")), `{"token":"tok_cauri_fixture_104","phone_number":{"number":"+22997808080","country":"bj"}}`; got != want {
+		t.Fatalf("push body = %s; want %s", got, want)
 	}
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference, ProviderRef: "104"}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("approved = %+v, %v", st, err)
@@ -53,7 +111,7 @@ func TestDecode_Golden(t *testing.T) {
 	}
 	card := col
 	card.Card = true
-	if st, _ := c.Collect(ctx, card); st.RedirectURL != "https://process.fedapay.com/eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJpZCI6MTA0LCJleHAiOjE1NjUyMDU4Njd9.D0BJtwvGEZSkaMqYAz8pI8zrAbSTYG1CIGAusd8aW0Y" {
+	if st, _ := c.Collect(ctx, card); st.RedirectURL != "https://process.fedapay.com/tok_cauri_fixture_104" {
 		t.Fatalf("card = %+v; want FedaPay's page", st)
 	}
 }
@@ -132,8 +190,8 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("no FedaPay id = %+v, %v", st, err)
 	}
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err != nil || st.Outcome != gateway.NotFound {
-		t.Fatalf("unknown id = %+v, %v", st, err)
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err == nil || st.Outcome == gateway.NotFound {
+		t.Fatalf("unknown id = %+v, %v; want an error, never not found", st, err)
 	}
 	// A card, paid on FedaPay's page.
 	card := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,

@@ -159,7 +159,9 @@ func lowBalance(words ...string) bool {
 }
 
 // PayoutStatus implements gateway.Payer, by FedaPay's id. Without one,
-// FedaPay never created the payout as far as we know: not found. A payout
+// FedaPay never created the payout as far as we know, and a payout created
+// but never started moves no money (the id is stored before the start):
+// not found. With one, a 404 proves nothing and is an error. A payout
 // whose custom_metadata names another reference is not this one; one
 // without it is trusted by its id, which we stored.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
@@ -170,9 +172,6 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	code, err := c.call(ctx, http.MethodGet, "/payouts/"+url.PathEscape(ref.ProviderRef), nil, &e)
 	if err != nil {
 		return gateway.Status{}, err
-	}
-	if code == http.StatusNotFound {
-		return gateway.Status{Outcome: gateway.NotFound}, nil
 	}
 	if code >= 300 || e.Payout == nil {
 		return gateway.Status{}, &gateway.Error{Message: "FedaPay answered " + refusal(code, e.Message)}

@@ -15,7 +15,7 @@ import (
 
 func TestEncodePayout_Golden(t *testing.T) {
 	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 2000, Currency: "XOF", Phone: "+22997808080",
-		Operator: "mtn_open", Country: "BJ", RecipientName: "John Doe"}
+		Operator: "mtn_open", Country: "BJ", RecipientName: "Koffi Adjovi"}
 	mine, documented := gatewaytest.DocumentedFields(t, encodePayout(p), "payout_request.json")
 	if len(mine) != len(documented)+1 || mine["custom_metadata"] == nil {
 		t.Fatalf("request = %v; want the documented fields and custom_metadata", mine)
@@ -121,8 +121,8 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	if st, _ := c.CollectionStatus(ctx, ref); st.Outcome != gateway.NotFound {
-		t.Fatalf("a payout read as a transaction = %+v; want not found", st)
+	if st, err := c.CollectionStatus(ctx, ref); err == nil || st.Outcome == gateway.NotFound {
+		t.Fatalf("a payout read as a transaction = %+v, %v; want an error, never not found", st, err)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+p.Reference)
 	if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != ref.ProviderRef {
@@ -178,8 +178,8 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "x"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("no FedaPay id = %+v, %v", st, err)
 	}
-	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err != nil || st.Outcome != gateway.NotFound {
-		t.Fatalf("unknown id = %+v, %v", st, err)
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "x", ProviderRef: "999999"}); err == nil || st.Outcome == gateway.NotFound {
+		t.Fatalf("unknown id = %+v, %v; want an error, never not found", st, err)
 	}
 	wrong := &Client{BaseURL: srv.URL, SecretKey: "guess"}
 	if _, err := wrong.Payout(ctx, payout("f1111111-2222-4333-8444-555555555555", "+22997123458")); err == nil || gateway.IsTransient(err) {

@@ -15,7 +15,8 @@ import (
 
 // Simulator stands in for FedaPay's transactions and payouts: bearer auth,
 // input checks, a token per transaction, the push without a redirect
-// (POST /transactions/{mode}) and FedaPay's page at /_sim/pay/{id} (pay or
+// (POST /{mode} under the API version, where FedaPay's SDKs post it; POST
+// /transactions/{mode} is not an address it answers) and FedaPay's page at /_sim/pay/{id} (pay or
 // decline, then back to callback_url); payouts created pending (POST
 // /payouts) then sent (PUT /payouts/start); outcomes by the customer's or
 // the recipient's number (gateway.SimulatedOutcome; a payout to ...0049 is
@@ -50,7 +51,10 @@ type simTx struct {
 	sent                  bool // pushed to the phone or paid on the page
 }
 
-// modes are FedaPay's Mobile Money modes (docs.fedapay.com, payment methods; Node SDK).
+// modes are FedaPay's Mobile Money modes: the Node SDK's list
+// (src/Transaction.ts AVAILABLE_MOBILE_MONEY) and the docs' modes without a
+// redirect (docs.fedapay.com payment methods: sbin, mtn_open_gn). An
+// unknown mode is no address at all.
 var modes = map[string]bool{"mtn": true, "moov": true, "mtn_ci": true, "moov_tg": true, "mtn_open": true, "airtel_ne": true,
 	"free_sn": true, "togocel": true, "mtn_ecw": true, "mtn_open_ci": true, "wave_direct_ci": true, "sbin": true, "mtn_open_gn": true}
 
@@ -74,14 +78,18 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.servePayouts(w, r, rest)
 		return
 	}
-	rest, _ := strings.CutPrefix(r.URL.Path, "/transactions")
+	if mode := strings.TrimPrefix(r.URL.Path, "/"); r.Method == http.MethodPost && modes[mode] {
+		s.send(w, r, mode) // POST /v1/{mode}, the SDKs' path
+		return
+	}
+	rest, isTx := strings.CutPrefix(r.URL.Path, "/transactions")
 	switch {
+	case !isTx:
+		gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	case r.Method == http.MethodPost && rest == "":
 		s.create(w, r)
-	case r.Method == http.MethodPost && strings.HasSuffix(rest, "/token"):
+	case r.Method == http.MethodPost && strings.HasSuffix(rest, "/token") && strings.Count(rest, "/") == 2:
 		s.token(w, r, strings.Trim(strings.TrimSuffix(rest, "/token"), "/"))
-	case r.Method == http.MethodPost && strings.Count(rest, "/") == 1:
-		s.send(w, r, strings.TrimPrefix(rest, "/"))
 	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
 		s.mu.Lock()
 		t := s.txs[strings.TrimPrefix(rest, "/")]
@@ -176,8 +184,6 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
 	t := s.txs[s.tokens[req.Token]]
 	bad := ""
 	switch {
-	case !modes[mode]:
-		bad = "Unknown mode " + mode
 	case t == nil:
 		bad = "Invalid token"
 	case t.sent || t.status != "pending":

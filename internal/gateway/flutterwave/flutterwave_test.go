@@ -2,37 +2,164 @@ package flutterwave
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 )
 
 func TestEncodeCharge_Golden(t *testing.T) {
-	mine, documented := gatewaytest.DocumentedFields(t, encodeCharge(gateway.Collection{Reference: "MC-1585230950508", Amount: 1500, Currency: "UGX",
-		Phone: "054709929220", Operator: "MTN", Email: "JoeBloggs@acme.co", Country: "UG"}), "charge_request_uganda.json")
+	ug := gateway.Collection{Reference: "cauri-ug-7f3a2c", Amount: 1500, Currency: "UGX", Phone: "+256771234567", Operator: "MTN",
+		Country: "UG", Email: "payer@example.org", Name: "Amina Nakato", ReturnURL: "https://pay.example.org/return/cauri-ug-7f3a2c"}
+	mine, documented := gatewaytest.DocumentedFields(t, encodeCharge(ug), "charge_request_uganda.json")
 	if len(mine) != len(documented) {
 		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
 	}
-	if c := encodeCharge(gateway.Collection{Reference: "r", Amount: 1550, Currency: "KES", Operator: "MPESA"}); c.Amount != "15.5" || c.Network != "" {
-		t.Fatalf("KES M-Pesa charge = %+v; want 15.5 in major units and no network", c)
+	tz := gateway.Collection{Reference: "cauri-tz-51b9e0", Amount: 250000, Currency: "TZS", Phone: "+255621234567", Operator: "HALOPESA",
+		Country: "TZ", Email: "payer@example.org"}
+	mine, documented = gatewaytest.DocumentedFields(t, encodeCharge(tz), "charge_request_tanzania.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	ci := gateway.Collection{Reference: "cauri-ci-0c44d1", Amount: 500, Currency: "XOF", Phone: "+2250701234567", Operator: "ORANGEMONEY",
+		Country: "CI", Email: "payer@example.org"}
+	mine, documented = gatewaytest.DocumentedFields(t, encodeCharge(ci), "charge_request_franco.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	rw := gateway.Collection{Reference: "cauri-rw-33aa10", Amount: 1500, Currency: "RWF", Phone: "+250781234567", Operator: "MTN",
+		Country: "RW", Email: "payer@example.org"}
+	mine, documented = gatewaytest.DocumentedFields(t, encodeCharge(rw), "charge_request_rwanda.json")
+	if len(mine) != len(documented) {
+		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
+	}
+	// The providers.json codes are sent as Node-v3's momoSchema spells them.
+	for _, tc := range []struct{ country, operator, network, franco string }{
+		{"UG", "MTN", "MTN", ""}, {"UG", "AIRTEL", "AIRTEL", ""}, {"RW", "AIRTEL", "AIRTEL", ""}, {"ZM", "ZAMTEL", "ZAMTEL", ""},
+		{"GH", "MTN", "MTN", ""}, {"GH", "VODAFONE", "VODAFONE", ""}, {"GH", "AIRTELTIGO", "AIRTELTIGO", ""},
+		{"TZ", "VODACOM", "VODACOM", ""}, {"TZ", "HALOPESA", "HALOPESA", ""}, {"KE", "MPESA", "", ""},
+		{"CM", "MTN", "MTN", "CM"}, {"SN", "WAVE", "WAVE", "SN"}, {"BF", "ORANGEMONEY", "ORANGEMONEY", "BF"},
+	} {
+		if got := encodeCharge(gateway.Collection{Country: tc.country, Operator: tc.operator}); got.Network != tc.network || got.Country != tc.franco {
+			t.Errorf("%s %s: network %q, country %q; want %q, %q", tc.country, tc.operator, got.Network, got.Country, tc.network, tc.franco)
+		}
+	}
+	long := strings.Repeat("é", 120)
+	if got := encodeCharge(gateway.Collection{Name: long}).Fullname; len([]rune(got)) != 100 {
+		t.Errorf("fullname of %d runes; want 100 (Node-v3 caps it)", len([]rune(got)))
+	}
+	if c := encodeCharge(gateway.Collection{Reference: "r", Amount: 1550, Currency: "KES", Operator: "MPESA", Country: "KE"}); c.Amount != "15.5" {
+		t.Fatalf("KES M-Pesa charge = %+v; want 15.5 in major units", c)
 	}
 }
 
 func TestDecode_Golden(t *testing.T) {
 	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
-	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "charge_initiated.json"))
-	if st, err := c.Collect(context.Background(), gateway.Collection{Reference: "MC-1585230950508", Country: "UG", Currency: "UGX", Amount: 1500}); err != nil || st.Outcome != gateway.Pending {
-		t.Fatalf("initiated = %+v, %v", st, err)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		fixture string
+		code    int
+		col     gateway.Collection
+		want    gateway.Status
+	}{
+		// Uganda, Rwanda, Zambia, Ghana: only Flutterwave's page, no data.
+		{"charge_redirect.json", http.StatusOK, gateway.Collection{Reference: "cauri-ug-7f3a2c", Country: "UG", Currency: "UGX", Amount: 1500, Operator: "MTN"},
+			gateway.Status{Outcome: gateway.Pending, RedirectURL: "https://flutterwave-authorize.example.org/captcha/verify/lang-en/40021:c0ffee00c0ffee00c0ffee00c0ffee00"}},
+		{"charge_redirect.json", http.StatusOK, gateway.Collection{Reference: "cauri-gh-1", Country: "GH", Currency: "GHS", Amount: 1500, Operator: "VODAFONE"},
+			gateway.Status{Outcome: gateway.Pending, RedirectURL: "https://flutterwave-authorize.example.org/captcha/verify/lang-en/40021:c0ffee00c0ffee00c0ffee00c0ffee00"}},
+		// Tanzania: the pending charge, a push on the phone.
+		{"charge_initiated_tanzania.json", http.StatusOK, gateway.Collection{Reference: "cauri-tz-51b9e0", Country: "TZ", Currency: "TZS", Amount: 2500, Operator: "HALOPESA"},
+			gateway.Status{Outcome: gateway.Pending, ProviderRef: "880412"}},
+		// A refusal in the error shape (status "error", 400).
+		{`{"status":"error","message":"Invalid phone number","data":null}`, http.StatusBadRequest,
+			gateway.Collection{Reference: "cauri-ug-2", Country: "UG", Currency: "UGX", Amount: 1500, Operator: "MTN"},
+			gateway.Status{Outcome: gateway.Failed, Reason: "400 Invalid phone number"}},
+	} {
+		answer := []byte(tc.fixture)
+		if strings.HasSuffix(tc.fixture, ".json") {
+			answer = gatewaytest.Golden(t, tc.fixture)
+		}
+		srv.Set("", tc.code, answer)
+		if got, err := c.Collect(ctx, tc.col); err != nil || got != tc.want {
+			t.Errorf("%s (%s): got %+v, %v; want %+v", tc.fixture, tc.col.Country, got, err, tc.want)
+		}
 	}
-	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "verify_successful.json"))
-	if st, err := c.CollectionStatus(context.Background(), gateway.Ref{Reference: "MC-1585230950508"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "1191376" {
-		t.Fatalf("verify = %+v, %v", st, err)
+	if calls := srv.Calls(); calls[0] != "POST /charges" {
+		t.Fatalf("calls = %v", calls)
+	}
+	// A redirect without its address is no answer to act on.
+	srv.Set("", http.StatusOK, []byte(`{"status":"success","message":"Charge initiated","meta":{"authorization":{"mode":"redirect"}}}`))
+	if _, err := c.Collect(ctx, gateway.Collection{Reference: "r", Country: "UG", Currency: "UGX", Amount: 1}); !gateway.IsTransient(err) {
+		t.Fatalf("redirect without address: %v; want a transient error", err)
+	}
+	// A step this connector does not take: the charge exists, its status decides.
+	srv.Set("", http.StatusOK, []byte(`{"status":"success","message":"Charge initiated","data":{"id":5,"tx_ref":"r","status":"pending"},"meta":{"authorization":{"mode":"otp"}}}`))
+	if _, err := c.Collect(ctx, gateway.Collection{Reference: "r", Country: "CI", Currency: "XOF", Amount: 1}); !gateway.IsTransient(err) || gateway.ErrorOf(err).NotSent {
+		t.Fatalf("otp mode: %v; want a transient error, not 'not sent'", err)
+	}
+	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "charge_initiated_franco.json"))
+	if st, err := c.Collect(ctx, gateway.Collection{Reference: "cauri-cm-0c44d1", Country: "CM", Currency: "XAF", Amount: 500}); err != nil || st != (gateway.Status{Outcome: gateway.Pending, ProviderRef: "880413"}) {
+		t.Fatalf("francophone = %+v, %v; want a pending push", st, err)
+	}
+	// The status is read by our tx_ref: no Flutterwave id is needed.
+	for _, tc := range []struct {
+		fixture string
+		code    int
+		ref     string
+		want    gateway.Status
+		wantErr bool
+	}{
+		{fixture: "verify_successful.json", code: http.StatusOK, ref: "cauri-ug-7f3a2c", want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "880410"}},
+		{fixture: "verify_successful.json", code: http.StatusOK, ref: "another-ref", wantErr: true},
+		{fixture: "verify_not_found.json", code: http.StatusBadRequest, ref: "cauri-ug-7f3a2c", want: gateway.Status{Outcome: gateway.NotFound}},
+		{fixture: "charge_initiated_franco.json", code: http.StatusOK, ref: "cauri-cm-0c44d1", want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "880413"}},
+	} {
+		srv.Set("", tc.code, gatewaytest.Golden(t, tc.fixture))
+		got, err := c.CollectionStatus(ctx, gateway.Ref{Reference: tc.ref})
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("verify %s for %s: got %+v, %v; want %+v (error %v)", tc.fixture, tc.ref, got, err, tc.want, tc.wantErr)
+		}
+	}
+	if calls := srv.Calls(); calls[len(calls)-1] != "GET /transactions/verify_by_reference" {
+		t.Fatalf("calls = %v", calls)
+	}
+}
+
+func TestChargeStatus_EveryWord(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		want   gateway.Outcome
+		known  bool
+	}{
+		{"successful", gateway.Succeeded, true}, {"pending", gateway.Pending, true}, {"failed", gateway.Failed, true},
+		{"cancelled", gateway.Failed, true}, {"error", gateway.Failed, true}, {"FAILED", gateway.Failed, true},
+		{"success-pending-validation", gateway.Pending, false},
+	} {
+		st, known := chargeStatus(charge{ID: 1, Status: tc.status})
+		if st.Outcome != tc.want || known != tc.known {
+			t.Errorf("%q: got %s, %v; want %s, %v", tc.status, st.Outcome, known, tc.want, tc.known)
+		}
+	}
+	for _, tc := range []struct {
+		status string
+		want   gateway.Outcome
+		known  bool
+	}{
+		{"NEW", gateway.Pending, true}, {"PENDING", gateway.Pending, true}, {"SUCCESSFUL", gateway.Succeeded, true},
+		{"FAILED", gateway.Failed, true}, {"Failed", gateway.Failed, true}, {"REVERSED", gateway.Pending, false},
+	} {
+		st, known := transferStatus(transfer{ID: 1, Status: tc.status})
+		if st.Outcome != tc.want || known != tc.known {
+			t.Errorf("transfer %q: got %s, %v; want %s, %v", tc.status, st.Outcome, known, tc.want, tc.known)
+		}
 	}
 }
 
@@ -50,25 +177,70 @@ func newSim(t *testing.T) (sim *Simulator, srv *httptest.Server, c *Client, hook
 func TestClient_AgainstSimulator(t *testing.T) {
 	_, srv, c, hook := newSim(t)
 	ctx := context.Background()
-	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "UGX", Phone: "+256771234567", Operator: "MTN", Country: "UG"}
-	if st, err := c.Collect(ctx, col); err != nil || st.Outcome != gateway.Pending {
-		t.Fatalf("collect = %+v, %v", st, err)
+	// Uganda: Flutterwave's authorization page, no id; followed by tx_ref.
+	col := gateway.Collection{Reference: "11111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "UGX", Phone: "+256771234567",
+		Operator: "MTN", Country: "UG", ReturnURL: hook.URL + "/back"}
+	st, err := c.Collect(ctx, col)
+	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "" || !strings.HasPrefix(st.RedirectURL, srv.URL+"/_sim/pay/") {
+		t.Fatalf("collect = %+v, %v; want pending on Flutterwave's page, no id", st, err)
 	}
-	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference)
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("status before the page = %+v, %v", st, err)
+	}
+	res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"pay"}})
+	if err != nil || res.Request.URL.Path != "/back" {
+		t.Fatalf("paying on the page: %v, %v; want back at the return address", res, err)
+	}
+	res.Body.Close()
+	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef == "" {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
 	hooks, bodies := hook.Received()
-	if len(hooks) != 1 {
-		t.Fatalf("%d webhooks", len(hooks))
+	var charges int
+	for i, h := range hooks {
+		if h.URL.Path == "/back" {
+			continue
+		}
+		charges++
+		ref, err := c.CallbackReference(h.Header, bodies[i])
+		_, forged := c.CallbackReference(http.Header{"Verif-Hash": {"guess"}}, bodies[i])
+		if err != nil || ref != col.Reference || forged == nil {
+			t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
+		}
 	}
-	ref, err := c.CallbackReference(hooks[0].Header, bodies[0])
-	_, forged := c.CallbackReference(http.Header{"Verif-Hash": {"guess"}}, bodies[0])
-	if err != nil || ref != col.Reference || forged == nil {
-		t.Fatalf("webhook = %q, %v; forged accepted: %v", ref, err, forged == nil)
+	if charges != 1 {
+		t.Fatalf("%d charge webhooks; want 1", charges)
 	}
-	poor := col
-	poor.Reference, poor.Phone = "31111111-2222-4333-8444-555555555555", "+256770000049"
+	// Declined on the page.
+	declined := col
+	declined.Reference = "41111111-2222-4333-8444-555555555555"
+	st, _ = c.Collect(ctx, declined)
+	if res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"decline"}}); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+	}
+	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: declined.Reference}); st.Outcome != gateway.Failed {
+		t.Fatalf("declined = %+v", st)
+	}
+	// Rwanda, Zambia and Ghana redirect too.
+	for i, cc := range []struct{ country, currency, operator, phone string }{
+		{"RW", "RWF", "MTN", "+250781234567"}, {"ZM", "ZMW", "MTN", "+260961234567"}, {"GH", "GHS", "VODAFONE", "+233201234567"},
+	} {
+		redirect := gateway.Collection{Reference: fmt.Sprintf("7111111%d-2222-4333-8444-555555555555", i), Amount: 1000, Currency: cauri.Currency(cc.currency),
+			Phone: cc.phone, Operator: cc.operator, Country: cc.country}
+		if st, err := c.Collect(ctx, redirect); err != nil || st.Outcome != gateway.Pending || st.RedirectURL == "" {
+			t.Fatalf("%s = %+v, %v; want a redirect", cc.country, st, err)
+		}
+	}
+	// Tanzania: a push, the charge's id at once.
+	tz := gateway.Collection{Reference: "51111111-2222-4333-8444-555555555555", Amount: 2500, Currency: "TZS", Phone: "+255621234567",
+		Operator: "HALOPESA", Country: "TZ"}
+	if st, err := c.Collect(ctx, tz); err != nil || st.Outcome != gateway.Pending || st.ProviderRef == "" || st.RedirectURL != "" {
+		t.Fatalf("Tanzania = %+v, %v; want a pending push with its id", st, err)
+	}
+	poor := tz
+	poor.Reference, poor.Phone = "31111111-2222-4333-8444-555555555555", "+255620000049"
 	if st, err := c.Collect(ctx, poor); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("collect = %+v, %v", st, err)
 	}
@@ -84,13 +256,37 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, _ := c.CollectionStatus(ctx, gateway.Ref{Reference: poor.Reference}); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Insufficient funds") {
 		t.Fatalf("low balance = %+v", st)
 	}
-	refused := col
-	refused.Reference, refused.Phone = "21111111-2222-4333-8444-555555555555", "+256770000039"
+	refused := tz
+	refused.Reference, refused.Phone = "21111111-2222-4333-8444-555555555555", "+255620000039"
 	if st, _ := c.Collect(ctx, refused); st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "phone") {
 		t.Fatalf("refused = %+v", st)
 	}
-	if _, err := c.Collect(ctx, gateway.Collection{Reference: "x", Country: "GH"}); err == nil || gateway.IsTransient(err) {
-		t.Fatalf("Ghana (a redirect flow) = %v; want a lasting error", err)
+	// The simulator takes Node-v3's networks only (Vodafone is Ghana's, not Tanzania's) and Rwanda's order_id.
+	for _, tc := range []struct {
+		typ string
+		req chargeRequest
+	}{
+		{"mobile_money_tanzania", chargeRequest{TxRef: "61111111-2222-4333-8444-555555555555", Amount: "100", Currency: "TZS", Email: "a@example.org",
+			PhoneNumber: "255621234567", Network: "Vodafone"}},
+		{"mobile_money_rwanda", chargeRequest{TxRef: "62111111-2222-4333-8444-555555555555", Amount: "100", Currency: "RWF", Email: "a@example.org",
+			PhoneNumber: "250781234567", Network: "MTN"}},
+		{"mobile_money_franco", chargeRequest{TxRef: "63111111-2222-4333-8444-555555555555", Amount: "100", Currency: "XOF", Email: "a@example.org",
+			PhoneNumber: "2250701234567", Network: "ORANGEMONEY", Country: "CM"}},
+	} {
+		var a answer
+		if code, _ := c.call(ctx, http.MethodPost, "/charges?type="+tc.typ, tc.req, &a); code != http.StatusBadRequest {
+			t.Errorf("%s %+v = %d; want refused", tc.typ, tc.req, code)
+		}
+	}
+	// Côte d'Ivoire, francophone: a push (mode callback), its id at once.
+	ci := gateway.Collection{Reference: "81111111-2222-4333-8444-555555555555", Amount: 500, Currency: "XOF", Phone: "+2250701234567",
+		Operator: "ORANGEMONEY", Country: "CI"}
+	if st, err := c.Collect(ctx, ci); err != nil || st.Outcome != gateway.Pending || st.ProviderRef == "" || st.RedirectURL != "" {
+		t.Fatalf("francophone = %+v, %v; want a pending push", st, err)
+	}
+	_, err = c.Collect(ctx, gateway.Collection{Reference: "x", Country: "NG", Currency: "NGN", Operator: "MTN"})
+	if e := gateway.ErrorOf(err); e == nil || !e.NotSent {
+		t.Fatalf("Nigeria = %v; want a not-sent error", err)
 	}
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "91111111-2222-4333-8444-555555555555"}); err != nil || st.Outcome != gateway.NotFound {
 		t.Fatalf("unknown = %+v, %v", st, err)
@@ -102,8 +298,8 @@ func TestClient_AgainstSimulator(t *testing.T) {
 }
 
 func TestEncodeTransfer_Golden(t *testing.T) {
-	req, err := encodeTransfer(gateway.Payout{Reference: "UGX-WITHDRAWAL-0001", Amount: 350, Currency: "UGX", Phone: "+256703766009",
-		Operator: "MTN", Country: "UG", RecipientName: "Catherine Ampaire", Description: "Uganda Withdrawal"})
+	req, err := encodeTransfer(gateway.Payout{Reference: "cauri-tr-9d1e77", Amount: 350, Currency: "UGX", Phone: "+256701234567",
+		Operator: "AIRTEL", Country: "UG", RecipientName: "Okello Brian", Description: "Cauri payout"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,15 +308,23 @@ func TestEncodeTransfer_Golden(t *testing.T) {
 		t.Fatalf("request = %v; want exactly the documented %v", mine, documented)
 	}
 	for _, tc := range []struct{ country, operator, bank string }{
-		{"UG", "AIRTEL", "AIRTEL"}, {"RW", "MTN", "MTN"}, {"RW", "AIRTEL", "MPS"}, {"ZM", "MTN", "MPS"},
+		{"UG", "MTN", "MTN"}, {"UG", "AIRTEL", "Airtel"}, {"RW", "MTN", "MTN"}, {"RW", "AIRTEL", "MPS"}, {"ZM", "MTN", "MPS"},
 		{"TZ", "VODACOM", "VODACOM"}, {"TZ", "TIGO", "TIGO"}, {"TZ", "HALOPESA", "HALOPESA"}, {"TZ", "AIRTEL", "AIRTEL"},
+		{"ZM", "AIRTEL", "MPS"}, {"ZM", "ZAMTEL", "MPS"},
 	} {
 		if r, err := encodeTransfer(gateway.Payout{Country: tc.country, Operator: tc.operator, Currency: "ZMW", Amount: 1550}); err != nil || r.AccountBank != tc.bank || r.Amount != "15.5" {
 			t.Errorf("%s %s = %+v, %v; want account_bank %s, 15.5 in major units", tc.country, tc.operator, r, err, tc.bank)
 		}
 	}
-	if _, err := encodeTransfer(gateway.Payout{Country: "KE", Operator: "MPESA"}); err == nil || gateway.IsTransient(err) {
-		t.Fatalf("M-Pesa Kenya (needs the sender in meta) = %v; want a lasting error", err)
+	long, err := encodeTransfer(gateway.Payout{Country: "UG", Operator: "MTN", Description: strings.Repeat("x", 140),
+		NotifyURL: "https://cauri.example.org/callbacks/" + strings.Repeat("g", 90)})
+	if err != nil || len(long.Narration) != 100 || long.CallbackURL != "" {
+		t.Errorf("long narration and callback = %q, %q, %v; want 100 characters and none (Node-v3 caps both at 100)", long.Narration, long.CallbackURL, err)
+	}
+	for _, p := range []gateway.Payout{{Country: "KE", Operator: "MPESA"}, {Country: "GH", Operator: "MTN"}, {Country: "CI", Operator: "WAVE"}} {
+		if _, err := encodeTransfer(p); gateway.ErrorOf(err) == nil || !gateway.ErrorOf(err).NotSent {
+			t.Errorf("%s %s = %v; want a not-sent error", p.Country, p.Operator, err)
+		}
 	}
 }
 
@@ -128,51 +332,103 @@ func TestDecodeTransfer_Golden(t *testing.T) {
 	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, SecretKey: "k"}
 	ctx := context.Background()
-	p := gateway.Payout{Reference: "akhlm-pstmnpyt-rfxxgjlsioens007_PMCKDU_1", Amount: 350, Currency: "UGX", Phone: "+256703766009", Operator: "MTN", Country: "UG"}
+	p := gateway.Payout{Reference: "cauri-tr-9d1e77", Amount: 350, Currency: "UGX", Phone: "+256701234567", Operator: "AIRTEL", Country: "UG",
+		RecipientName: "Okello Brian"}
 	for _, tc := range []struct {
-		fixture string
-		inline  string
-		code    int
-		call    func() (gateway.Status, error)
-		want    gateway.Status
+		fixture   string
+		code      int
+		call      func() (gateway.Status, error)
+		want      gateway.Status
+		unproven  bool // an error saying it may have been received
+		wantCalls string
 	}{
 		{fixture: "transfer_queued.json", call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
-			want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "396432"}},
+			want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "610233"}, wantCalls: "POST /transfers"},
 		{fixture: "transfer_fetched_successful.json", call: func() (gateway.Status, error) {
-			return c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: "396432"})
-		}, want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "396432"}},
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: "610233"})
+		}, want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "610233"}, wantCalls: "GET /transfers/610233"},
+		// No id: the list, our reference found by exact match.
 		{fixture: "transfers_list_failed.json", call: func() (gateway.Status, error) {
-			return c.PayoutStatus(ctx, gateway.Ref{Reference: "6b76aa8f93bd765c"})
-		}, want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "403318", Reason: "beneficiary_name is required"}},
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: "cauri-tr-4a0b12"})
+		}, want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "610240", Reason: "beneficiary_name is required"}, wantCalls: "GET /transfers"},
+		{fixture: "transfers_list_failed.json", call: func() (gateway.Status, error) {
+			return c.PayoutStatus(ctx, gateway.Ref{Reference: "cauri-tr-9d1e77"})
+		}, want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "610233"}, wantCalls: "GET /transfers"},
+		// Not in the list: never "not found", the transfer may exist.
 		{fixture: "transfers_list_failed.json", call: func() (gateway.Status, error) {
 			return c.PayoutStatus(ctx, gateway.Ref{Reference: "another-reference"})
-		}, want: gateway.Status{Outcome: gateway.NotFound}},
-		// A transfer queued, then failed for want of funds: Flutterwave's words in complete_message.
-		{inline: `{"status":"success","message":"Transfers fetched","data":[{"id":9,"reference":"r-9","status":"FAILED","complete_message":"DISBURSE FAILED: Insufficient funds in customer wallet"}]}`,
-			call: func() (gateway.Status, error) { return c.PayoutStatus(ctx, gateway.Ref{Reference: "r-9"}) },
-			want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "9", Reason: "DISBURSE FAILED: Insufficient funds in customer wallet", LowBalance: true}},
-		// The error shape (developer.flutterwave.com/docs/flutterwave-errors) refusing a transfer.
-		{inline: `{"status":"error","message":"Insufficient funds in customer wallet","data":null}`, code: http.StatusBadRequest,
+		}, unproven: true, wantCalls: "GET /transfers"},
+		// Sent again: Flutterwave refuses the reference; the first transfer answers.
+		{fixture: "transfer_duplicate.json", code: http.StatusBadRequest, call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
+			wantCalls: "POST /transfers, GET /transfers"},
+		// The error shape refusing a transfer: nothing created.
+		{fixture: `{"status":"error","message":"Insufficient funds in customer wallet","data":null}`, code: http.StatusBadRequest,
 			call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
-			want: gateway.Status{Outcome: gateway.Failed, Reason: "Insufficient funds in customer wallet", LowBalance: true}},
+			want: gateway.Status{Outcome: gateway.Failed, Reason: "Insufficient funds in customer wallet", LowBalance: true}, wantCalls: "POST /transfers"},
+		// A 4xx that is not Flutterwave's refusal proves nothing.
+		{fixture: `{"message":"upstream"}`, code: http.StatusTooManyRequests, call: func() (gateway.Status, error) { return c.Payout(ctx, p) },
+			unproven: true, wantCalls: "POST /transfers"},
+		// A transfer failed for want of funds, in the older webhook's case.
+		{fixture: `{"status":"success","message":"Transfers fetched","meta":{"page_info":{"total_pages":1}},"data":[{"id":9,"reference":"r-9","status":"Failed","complete_message":"DISBURSE FAILED: Insufficient funds in customer wallet"}]}`,
+			call: func() (gateway.Status, error) { return c.PayoutStatus(ctx, gateway.Ref{Reference: "r-9"}) },
+			want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "9", Reason: "DISBURSE FAILED: Insufficient funds in customer wallet", LowBalance: true}, wantCalls: "GET /transfers"},
 	} {
-		answer, code := []byte(tc.inline), tc.code
-		if tc.fixture != "" {
+		answer, code := []byte(tc.fixture), tc.code
+		if strings.HasSuffix(tc.fixture, ".json") {
 			answer = gatewaytest.Golden(t, tc.fixture)
 		}
 		if code == 0 {
 			code = http.StatusOK
 		}
 		srv.Set("", code, answer)
+		before := len(srv.Calls())
 		got, err := tc.call()
-		if err != nil || got != tc.want {
-			t.Errorf("%s%s: %+v, %v; want %+v", tc.fixture, tc.inline, got, err, tc.want)
+		calls := strings.Join(srv.Calls()[before:], ", ")
+		switch {
+		case tc.unproven:
+			if e := gateway.ErrorOf(err); e == nil || !e.Transient || e.NotSent || got.Outcome == gateway.NotFound {
+				t.Errorf("%s: %+v, %v; want an error that it may have been received", tc.fixture, got, err)
+			}
+		case tc.fixture == "transfer_duplicate.json":
+			// The duplicate's lookup reads the same answer, which lists no
+			// transfer: unproven, never a failure nor "not found".
+			if e := gateway.ErrorOf(err); e == nil || !e.Transient || e.NotSent || got.Outcome == gateway.Failed {
+				t.Errorf("%s: %+v, %v; want an error, never a failure", tc.fixture, got, err)
+			}
+		case err != nil || got != tc.want:
+			t.Errorf("%s: %+v, %v; want %+v", tc.fixture, got, err, tc.want)
+		}
+		if calls != tc.wantCalls {
+			t.Errorf("%s: calls %s; want %s", tc.fixture, calls, tc.wantCalls)
 		}
 	}
 	c.SecretHash = "h"
 	ref, err := c.CallbackReference(http.Header{"Verif-Hash": {"h"}}, gatewaytest.Golden(t, "transfer_webhook_v2.json"))
-	if err != nil || ref != "rave-transfer-15028609" {
+	if err != nil || ref != "cauri-tr-77c0e3" {
 		t.Fatalf("transfer webhook (older shape) = %q, %v", ref, err)
+	}
+}
+
+func TestPayoutStatus_WalksThePages(t *testing.T) {
+	// Flutterwave documents no reference filter: our transfer may be on a
+	// later page of all the account's transfers.
+	rec := gatewaytest.NewRecorder(t, func(r *http.Request) (int, []byte) {
+		page := r.URL.Query().Get("page")
+		if r.URL.Query().Get("reference") != "r-2" {
+			return http.StatusBadRequest, []byte(`{"status":"error","message":"no reference"}`)
+		}
+		if page == "3" {
+			return http.StatusOK, []byte(`{"status":"success","meta":{"page_info":{"total_pages":3}},"data":[{"id":2,"reference":"r-2","status":"SUCCESSFUL"}]}`)
+		}
+		return http.StatusOK, []byte(`{"status":"success","meta":{"page_info":{"total_pages":3}},"data":[{"id":1,"reference":"r-1","status":"NEW"}]}`)
+	})
+	c := &Client{BaseURL: rec.URL, SecretKey: "k"}
+	st, err := c.PayoutStatus(context.Background(), gateway.Ref{Reference: "r-2"})
+	if err != nil || st != (gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "2"}) {
+		t.Fatalf("status = %+v, %v; want found on page 3", st, err)
+	}
+	if n := len(rec.Requests()); n != 3 {
+		t.Fatalf("%d requests; want 3 pages", n)
 	}
 }
 
@@ -183,13 +439,14 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 		t.Fatal("Flutterwave does not document that a repeated reference is refused")
 	}
 	p := gateway.Payout{Reference: "a1111111-2222-4333-8444-555555555555", Amount: 15000, Currency: "UGX", Phone: "+256771234567",
-		Operator: "MTN", Country: "UG", RecipientName: "Catherine Ampaire", Description: "Retrait"}
+		Operator: "MTN", Country: "UG", RecipientName: "Okello Brian", Description: "Retrait"}
 	st, err := c.Payout(ctx, p)
 	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef == "" {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
 	id := st.ProviderRef
-	// Sent again with the same reference: refused as a duplicate, answered with the first.
+	// Sent again with the same reference (the service never does, but a
+	// person might): refused as a duplicate, answered with the first.
 	if again, err := c.Payout(ctx, p); err != nil || again != st || sim.Payouts() != 1 {
 		t.Fatalf("payout again = %+v, %v; %d payouts; want %+v and one payout", again, err, sim.Payouts(), st)
 	}
@@ -234,13 +491,21 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: lost.Reference}); err != nil || st.Outcome != gateway.Failed || st.LowBalance || !strings.Contains(st.Reason, "DISBURSE FAILED") {
 		t.Fatalf("failed payout = %+v, %v", st, err)
 	}
-	if sim.Payouts() != 2 {
-		t.Fatalf("%d payouts accepted; want 2 (refusals aside)", sim.Payouts())
+	// Airtel Uganda as the transfer guide spells it.
+	airtel := p
+	airtel.Reference, airtel.Operator, airtel.Phone = "f1111111-2222-4333-8444-555555555555", "AIRTEL", "+256701234567"
+	if st, err := c.Payout(ctx, airtel); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("Airtel payout = %+v, %v", st, err)
 	}
+	if sim.Payouts() != 3 {
+		t.Fatalf("%d payouts accepted; want 3 (refusals aside)", sim.Payouts())
+	}
+	// Nothing Flutterwave says proves a transfer absent: never "not found".
 	unknown := "91111111-2222-4333-8444-555555555555"
 	for _, ref := range []gateway.Ref{{Reference: poor.Reference}, {Reference: unknown}, {Reference: unknown, ProviderRef: "999"}, {Reference: unknown, ProviderRef: id}} {
-		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.NotFound {
-			t.Fatalf("status %+v = %+v, %v; want not found", ref, st, err)
+		st, err := c.PayoutStatus(ctx, ref)
+		if e := gateway.ErrorOf(err); e == nil || !e.Transient || st.Outcome == gateway.NotFound {
+			t.Fatalf("status %+v = %+v, %v; want an error, never not found", ref, st, err)
 		}
 	}
 	if _, err := c.Payout(ctx, gateway.Payout{Reference: "x", Country: "KE", Operator: "MPESA"}); err == nil || gateway.IsTransient(err) {
@@ -251,19 +516,23 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 		t.Fatalf("wrong key = %v; want a lasting error", err)
 	}
 
+	// A 500 on the transfer's creation: it may have been received.
 	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500-initiate")
 	fresh := p
 	fresh.Reference = "e1111111-2222-4333-8444-555555555555"
-	if _, err := c.Payout(ctx, fresh); !gateway.IsTransient(err) {
-		t.Fatalf("500 on initiation: %v; want a transient error", err)
+	if _, err := c.Payout(ctx, fresh); !gateway.IsTransient(err) || gateway.ErrorOf(err).NotSent {
+		t.Fatalf("500 on initiation: %v; want a transient error, not 'not sent'", err)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
 	if _, err := c.PayoutStatus(ctx, gateway.Ref{Reference: p.Reference, ProviderRef: id}); !gateway.IsTransient(err) {
 		t.Fatalf("fault: %v; want a transient error", err)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=none")
-	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: fresh.Reference}); err != nil || st.Outcome != gateway.NotFound {
-		t.Fatalf("a payout refused with a 500 = %+v, %v; want not found", st, err)
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: fresh.Reference}); err == nil || st.Outcome == gateway.NotFound {
+		t.Fatalf("a payout answered with a 500 = %+v, %v; want unknown (an error), never not found", st, err)
+	}
+	if sim.Payouts() != 3 {
+		t.Fatalf("%d payouts; want 3: nothing sent twice", sim.Payouts())
 	}
 }
 

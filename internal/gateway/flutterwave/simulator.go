@@ -3,6 +3,8 @@ package flutterwave
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,15 +13,29 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
-// Simulator stands in for Flutterwave's push mobile money charges and its
-// transfers to mobile money wallets: bearer auth, input checks, unique
-// tx_ref and transfer reference, outcomes by the payer's or recipient's
-// number (gateway.SimulatedOutcome), settlement after SettleAfter or on
-// POST /_sim/settle/{tx_ref or reference}, and the charge.completed or
+// Simulator stands in for Flutterwave's mobile money charges and its
+// transfers to mobile money wallets: bearer auth, input checks (each
+// charge type's currency and documented networks, a transfer's
+// account_bank per currency), unique tx_ref and transfer reference,
+// outcomes by the payer's or recipient's number
+// (gateway.SimulatedOutcome), settlement after SettleAfter or on POST
+// /_sim/settle/{tx_ref or reference}, and the charge.completed or
 // transfer.completed webhook carrying the secret hash in verif-hash to
-// WebhookURL. A transfer to a number ending 0049 is refused at once for
-// want of funds in the merchant's balance; 0039 is refused as an invalid
-// wallet; 0029 fails once settled; 0129 never settles. POST
+// WebhookURL.
+//
+// As Flutterwave documents it, a charge in Uganda, Rwanda, Zambia or Ghana
+// answers only meta.authorization {mode "redirect", redirect}: no data, no
+// id; the customer authorizes on that page (here /_sim/pay/{tx_ref}: pay
+// or decline, then back to the charge's redirect_url). Tanzania and M-Pesa
+// answer the pending charge in data; francophone charges answer it with
+// meta.authorization mode "callback". A charge is read back by tx_ref
+// (pending until authorized and settled).
+//
+// GET /transfers lists the transfers newest first, ten a page (?page=),
+// narrowed by ?status= only: Flutterwave documents no reference filter, so
+// the simulator has none. A transfer to a number ending 0049 is refused at
+// once for want of funds in the merchant's balance; 0039 is refused as an
+// invalid wallet; 0029 fails once settled; 0129 never settles. POST
 // /_sim/callback/{id} sends the webhook again, or with ?status= one
 // claiming that status (stale, early or out of order); POST /_sim/fault
 // injects faults.
@@ -40,14 +56,48 @@ type Simulator struct {
 type simCharge struct {
 	id            int64
 	txRef, phone  string
+	redirectURL   string
 	status, reply string
 }
 
-var types = map[string]bool{"mobile_money_uganda": true, "mobile_money_rwanda": true, "mobile_money_zambia": true,
-	"mobile_money_tanzania": true, "mpesa": true}
+// chargeKind is what the simulator knows of a charge type: its networks
+// per currency (a network, when sent, must be one of them, in any case, as
+// Node-v3's momoSchema checks; needNetwork: one must be sent), whether the
+// customer authorizes on Flutterwave's page, the countries of a
+// francophone charge per currency, and whether an order_id is required.
+type chargeKind struct {
+	networks    map[string][]string
+	needNetwork bool
+	redirect    bool
+	countries   map[string][]string
+	needOrderID bool
+}
+
+// kinds are the charge types as Flutterwave's SDKs and guides show them
+// (testdata/SOURCES.md): the networks of Node-v3 services/schema/create.js
+// momoSchema, required where the guides say so (Uganda, Ghana, the
+// francophone guide), order_id required for RWF (momoSchema), the
+// francophone countries of the guide (CM for XAF; SN, BF, CI for XOF).
+var kinds = map[string]chargeKind{
+	"mobile_money_uganda":   {networks: map[string][]string{"UGX": {"MTN", "AIRTEL"}}, needNetwork: true, redirect: true},
+	"mobile_money_rwanda":   {networks: map[string][]string{"RWF": {"MTN", "AIRTEL"}}, redirect: true, needOrderID: true},
+	"mobile_money_zambia":   {networks: map[string][]string{"ZMW": {"MTN", "AIRTEL", "ZAMTEL"}}, redirect: true},
+	"mobile_money_ghana":    {networks: map[string][]string{"GHS": {"MTN", "AIRTELTIGO", "VODAFONE"}}, needNetwork: true, redirect: true},
+	"mobile_money_tanzania": {networks: map[string][]string{"TZS": {"HALOPESA", "AIRTEL", "TIGO", "VODACOM"}}},
+	"mpesa":                 {networks: map[string][]string{"KES": {"SAFARICOM", "AIRTEL"}}},
+	"mobile_money_franco": {networks: map[string][]string{"XOF": {"WAVE", "MTN", "ORANGEMONEY"}, "XAF": {"MTN", "ORANGEMONEY"}},
+		needNetwork: true, countries: map[string][]string{"XOF": {"SN", "BF", "CI"}, "XAF": {"CM"}}},
+}
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/_sim/") {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
+		gateway.SimPage{Settle: s.authorized, Declined: "failed", Return: s.returnTo}.Serve(w, r)
+		return
+	case r.URL.Path == "/_sim/done":
+		w.Write([]byte("Payment page closed"))
+		return
+	case strings.HasPrefix(r.URL.Path, "/_sim/"):
 		gateway.ServeSimControl(w, r, &s.faults, s.settleAny, s.resendAny)
 		return
 	}
@@ -97,16 +147,25 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
 		return
 	}
+	kind, ok := kinds[r.URL.Query().Get("type")]
 	refuse, _, _ := gateway.SimulatedOutcome(req.PhoneNumber)
 	amount, err := req.Amount.Float64()
 	bad := ""
 	switch {
-	case !types[r.URL.Query().Get("type")]:
+	case !ok:
 		bad = "Invalid charge type"
 	case err != nil || amount <= 0:
 		bad = "Invalid amount"
-	case req.TxRef == "" || !strings.Contains(req.Email, "@") || len(req.Currency) != 3:
-		bad = "tx_ref, email and currency are required"
+	case req.TxRef == "" || !strings.Contains(req.Email, "@"):
+		bad = "tx_ref and email are required"
+	case kind.networks[req.Currency] == nil:
+		bad = "Invalid currency for this charge type"
+	case req.Network != "" && !slices.Contains(kind.networks[req.Currency], strings.ToUpper(req.Network)), req.Network == "" && kind.needNetwork:
+		bad = "Invalid network"
+	case kind.countries != nil && !slices.Contains(kind.countries[req.Currency], req.Country):
+		bad = "Invalid country"
+	case kind.needOrderID && req.OrderID == "":
+		bad = "order_id is required"
 	case refuse || strings.Trim(req.PhoneNumber, "0123456789") != "" || len(req.PhoneNumber) < 9:
 		bad = "Invalid phone number"
 	}
@@ -123,15 +182,54 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.nextID++
-	c := &simCharge{id: 7000000 + s.nextID, txRef: req.TxRef, phone: req.PhoneNumber, status: "pending"}
+	c := &simCharge{id: 7000000 + s.nextID, txRef: req.TxRef, phone: req.PhoneNumber, redirectURL: req.RedirectURL, status: "pending",
+		reply: "Transaction in progress"}
 	s.charges[req.TxRef] = c
 	s.mu.Unlock()
+	if kind.redirect {
+		// No data: the customer must authorize on Flutterwave's page first.
+		gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated",
+			"meta": map[string]any{"authorization": map[string]any{"mode": "redirect", "redirect": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(req.TxRef)}}})
+		return
+	}
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(req.TxRef, "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated", "data": s.data(c)})
+	answer := map[string]any{"status": "success", "message": "Charge initiated", "data": s.data(c)}
+	if kind.countries != nil {
+		answer["meta"] = map[string]any{"authorization": map[string]any{"mode": "callback", "redirect_url": nil}}
+	}
+	gateway.Reply(w, http.StatusOK, answer)
 }
 
+// authorized is the customer on the authorization page: paying settles the
+// charge as the number asks (or after SettleAfter), declining fails it.
+func (s *Simulator) authorized(txRef, status string) bool {
+	if status != "" || s.SettleAfter <= 0 {
+		return s.settle(txRef, status)
+	}
+	s.mu.Lock()
+	found := s.charges[txRef] != nil
+	s.mu.Unlock()
+	time.AfterFunc(s.SettleAfter, func() { s.settle(txRef, "") })
+	return found
+}
+
+func (s *Simulator) returnTo(txRef string) (string, url.Values) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.charges[txRef]
+	switch {
+	case c == nil:
+		return "", nil
+	case c.redirectURL == "":
+		return "/_sim/done", nil
+	}
+	return c.redirectURL, nil
+}
+
+// settle ends a pending charge, as its number asks or as status says
+// (failed fails it, anything else succeeds), and sends its webhook.
 func (s *Simulator) settle(txRef, status string) bool {
 	s.mu.Lock()
 	c := s.charges[txRef]
@@ -192,6 +290,7 @@ func (s *Simulator) Payouts() int {
 }
 
 type simTransfer struct {
+	seq                     int // order of creation, for the list
 	id                      int64
 	reference, bank, number string
 	name, currency          string
@@ -199,8 +298,19 @@ type simTransfer struct {
 	status, message         string
 }
 
-// transferBankCodes are the account_bank codes the simulator takes.
-var transferBankCodes = map[string]bool{"MPS": true, "MTN": true, "AIRTEL": true, "VODACOM": true, "TIGO": true, "HALOPESA": true}
+// transferBanks are the account_bank values the simulator takes per
+// currency, as Flutterwave's transfer guides spell them (Uganda: Airtel,
+// MTN, MPS; Rwanda: MTN, MPS; Ghana: AIRTELTIGO, MTN, TELECEL, VODAFONE;
+// Zambia, Kenya: MPS). Tanzania's codes are those of the older mobile money
+// transfer page, not confirmed by a current one (testdata/SOURCES.md).
+var simTransferBanks = map[string][]string{
+	"UGX": {"Airtel", "MTN", "MPS"},
+	"RWF": {"MTN", "MPS"},
+	"ZMW": {"MPS"},
+	"KES": {"MPS"},
+	"GHS": {"AIRTELTIGO", "MTN", "TELECEL", "VODAFONE"},
+	"TZS": {"MPS", "VODACOM", "AIRTEL", "TIGO", "HALOPESA"},
+}
 
 func (s *Simulator) transferData(t *simTransfer) map[string]any {
 	s.mu.Lock()
@@ -221,7 +331,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	amount, err := req.Amount.Float64()
 	bad := ""
 	switch {
-	case !transferBankCodes[req.AccountBank]:
+	case !slices.Contains(simTransferBanks[req.Currency], req.AccountBank):
 		bad = "Invalid account_bank"
 	case err != nil || amount <= 0:
 		bad = "Invalid amount"
@@ -252,7 +362,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.nextID++
 	s.payouts++
-	t := &simTransfer{id: 500000 + s.nextID, reference: req.Reference, bank: req.AccountBank, number: req.AccountNumber,
+	t := &simTransfer{seq: len(s.transfers), id: 500000 + s.nextID, reference: req.Reference, bank: req.AccountBank, number: req.AccountNumber,
 		name: req.BeneficiaryName, currency: req.Currency, amount: req.Amount, status: "NEW"}
 	s.transfers[req.Reference] = t
 	s.mu.Unlock()
@@ -262,23 +372,33 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": s.transferData(t)})
 }
 
-// listTransfers is GET /transfers, narrowed by ?reference=.
+// listTransfers is GET /transfers: newest first, ten a page (?page=,
+// from 1), narrowed by ?status= only. Flutterwave documents no reference
+// filter; the simulator ignores ?reference=, so a connector relying on it
+// is caught here.
 func (s *Simulator) listTransfers(w http.ResponseWriter, r *http.Request) {
-	ref := r.URL.Query().Get("reference")
+	const size = 10
+	status := r.URL.Query().Get("status")
+	page, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
 	s.mu.Lock()
 	var found []*simTransfer
 	for _, t := range s.transfers {
-		if ref == "" || t.reference == ref {
+		if status == "" || strings.EqualFold(t.status, status) {
 			found = append(found, t)
 		}
 	}
 	s.mu.Unlock()
+	slices.SortFunc(found, func(a, b *simTransfer) int { return b.seq - a.seq })
+	pages := (len(found) + size - 1) / size
 	data := []map[string]any{}
-	for _, t := range found {
-		data = append(data, s.transferData(t))
+	for i := (page - 1) * size; i < len(found) && i < page*size; i++ {
+		data = append(data, s.transferData(found[i]))
 	}
 	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfers fetched",
-		"meta": map[string]any{"page_info": map[string]int{"total": len(data), "current_page": 1, "total_pages": 1}}, "data": data})
+		"meta": map[string]any{"page_info": map[string]int{"total": len(found), "current_page": page, "total_pages": pages}}, "data": data})
 }
 
 func (s *Simulator) transferByID(id string) *simTransfer {
