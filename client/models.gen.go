@@ -1304,6 +1304,24 @@ type InitiateRequest struct {
 	// GatewayId The method's `gatewayId`.
 	GatewayId string `json:"gatewayId"`
 
+	// Holder The card holder, for a card method whose aggregator needs one to
+	// offer cards (CinetPay): every field is then required, `phone` is the
+	// holder's in international format, and the holder's country is the
+	// phone number's. `name` and `email` default to the session's
+	// `customer_name` and `customer_email`. Ignored otherwise.
+	Holder *struct {
+		Address *string `json:"address,omitempty"`
+		City    *string `json:"city,omitempty"`
+		Email   *string `json:"email,omitempty"`
+
+		// Name First and last name.
+		Name *string `json:"name,omitempty"`
+
+		// State State or region.
+		State   *string `json:"state,omitempty"`
+		ZipCode *string `json:"zipCode,omitempty"`
+	} `json:"holder,omitempty"`
+
 	// Phone The customer's number, national or international format: required for a Mobile Money method, ignored for a card.
 	Phone *string `json:"phone,omitempty"`
 

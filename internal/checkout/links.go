@@ -7,6 +7,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
 // CreateLink validates and stores a payment link. Links exist in production
@@ -52,8 +53,9 @@ func (s *Service) LinkMethods(ctx context.Context, l *cauri.PaymentLink) ([]Meth
 // LinkPayment is what a customer fills in on a link's page.
 type LinkPayment struct {
 	Name, Email, Phone string
-	GatewayID, Code    string // the chosen method
-	AuthCode           string // the operator's code, for the methods that ask one first
+	GatewayID, Code    string          // the chosen method
+	AuthCode           string          // the operator's code, for the methods that ask one first
+	Billing            gateway.Billing // the card holder's address, for the cards that need one
 }
 
 // PayLink starts paying a link: a live session of the link's amount,
@@ -110,7 +112,8 @@ func (s *Service) PayLink(ctx context.Context, slug string, p LinkPayment) (*cau
 	if sess, _, err = s.Store.CreateSession(ctx, sess, nil); err != nil {
 		return nil, err
 	}
-	_, err = s.Initiate(ctx, sess.ID, Payment{GatewayID: p.GatewayID, Code: p.Code, Phone: phone, AuthCode: p.AuthCode})
+	_, err = s.Initiate(ctx, sess.ID, Payment{GatewayID: p.GatewayID, Code: p.Code, Phone: phone, AuthCode: p.AuthCode,
+		Holder: Holder{Name: p.Name, Email: p.Email, Billing: p.Billing}})
 	return sess, err
 }
 

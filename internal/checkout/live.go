@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,45 @@ import (
 type Payment struct {
 	GatewayID, Code, Phone string
 	AuthCode               string
+	// Holder is the card holder, for a card through an aggregator that
+	// needs one (gateway.Provider.CardBilling); Phone is theirs then.
+	Holder Holder
+}
+
+// Holder is a card holder as the hosted page asks for one: their name and
+// e-mail (the session's when it has them) and their postal address.
+type Holder struct {
+	Name, Email string
+	gateway.Billing
+}
+
+// holder checks a card holder's details for a card through provider p,
+// which needs them all, and completes them from the session.
+func holder(sess *cauri.Session, h Holder, phone string) (Holder, string, error) {
+	h.Name, h.Email = strings.TrimSpace(h.Name), strings.TrimSpace(h.Email)
+	if h.Name == "" {
+		h.Name = sess.CustomerName
+	}
+	if h.Email == "" {
+		h.Email = sess.CustomerEmail
+	}
+	if len(strings.Fields(h.Name)) < 2 {
+		return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's first and last name")
+	}
+	if _, err := mail.ParseAddress(h.Email); err != nil || !strings.Contains(h.Email, "@") {
+		return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's e-mail address")
+	}
+	for _, f := range []struct{ name, value string }{{"address", h.Address}, {"city", h.City}, {"state or region", h.State},
+		{"postal code", h.ZipCode}} {
+		if strings.TrimSpace(f.value) == "" {
+			return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's %s, as the card's bank knows it", f.name)
+		}
+		if len(f.value) > 120 {
+			return h, "", cauri.Errorf(cauri.EInvalid, "The card holder's %s is longer than 120 characters", f.name)
+		}
+	}
+	e164, err := catalog.ParseInternationalPhone("phone", phone)
+	return h, e164, err
 }
 
 // Initiate starts paying a live session with one of its methods (the
@@ -66,6 +106,11 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	if chosen.Type == TypeCard {
 		// A card is paid on the aggregator's page, through the gateway listed.
 		operator = strings.ToLower(code)
+		if prov, ok := gateway.Lookup(chosen.Provider); ok && prov.CardBilling {
+			if p.Holder, e164, err = holder(sess, p.Holder, phone); err != nil {
+				return nil, err
+			}
+		}
 		for _, g := range gateways {
 			if g.ID == gatewayID {
 				candidates = append(candidates, g)
@@ -107,7 +152,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 		if i > 0 {
 			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
 		}
-		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p.AuthCode, reason)
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p, reason)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
@@ -149,7 +194,7 @@ func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.G
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone, authCode, reason string) (*cauri.Attempt, error) {
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string) (*cauri.Attempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -174,9 +219,13 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		s.fail(ctx, a.ID, "not started: "+err.Error())
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
+	name, email := sess.CustomerName, sess.CustomerEmail
+	if p.Holder.Name != "" {
+		name, email = p.Holder.Name, p.Holder.Email
+	}
 	col := gateway.Collection{Reference: a.Reference, Amount: sess.Amount, Currency: sess.Currency,
-		Phone: phone, Operator: code, Description: sess.Description, Email: sess.CustomerEmail, Name: sess.CustomerName,
-		Country: country, Card: card, Code: authCode, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
+		Phone: phone, Operator: code, Description: sess.Description, Email: email, Name: name, Billing: p.Holder.Billing,
+		Country: country, Card: card, Code: p.AuthCode, ReturnURL: s.PayURL + "/" + sess.ID, NotifyURL: s.CallbackURL + "/" + g.ID,
 		Created: func(ref string) error { a.ProviderRef = ref; return s.Store.SetProviderRef(ctx, a.ID, ref) }}
 	st, sent, err := movement.Send(func() (gateway.Status, error) { return conn.Collect(ctx, col) }, isIdempotent(conn))
 	// From now on the attempt may be checked: the initiation call is over.

@@ -27,6 +27,11 @@ type Collection struct {
 	// customer gets by dialling a USSD code). The operator's entry in
 	// providers.json ("preauth") says how the customer gets it.
 	Code string
+	// Billing is the card holder's postal address, for a card payment
+	// through an aggregator that needs it to offer cards
+	// (Provider.CardBilling: CinetPay); Name, Email and Phone are then the
+	// card holder's too.
+	Billing Billing
 	// Card asks for a card payment on the aggregator's own page (no phone,
 	// no operator): the Status carries the page's RedirectURL.
 	Card bool
@@ -39,6 +44,12 @@ type Collection struct {
 	// money, for the aggregators that cannot be asked by our reference: the
 	// caller stores it. If it fails, the connector starts nothing more.
 	Created func(providerRef string) error
+}
+
+// Billing is a card holder's postal address. The country is the card
+// holder's phone number's.
+type Billing struct {
+	Address, City, State, ZipCode string
 }
 
 // Ref names a collection when its status is read: our reference and, once

@@ -34,6 +34,10 @@ type Provider struct {
 	NoPayout            []string                    `json:"no_payout"`          // countries it collects in but cannot pay out to
 	PayoutCredentials   []string                    `json:"payout_credentials"` // optional credentials payouts need
 	Cards               []string                    `json:"cards"`
+	// CardBilling: the provider offers a card only with the card holder's
+	// name, e-mail, phone number and postal address (CinetPay), which the
+	// hosted page then asks for.
+	CardBilling bool `json:"card_billing"`
 	// OneCountry: an account of this provider is bound to one country (a
 	// Wave wallet, an MTN MoMo country's API): a gateway serves one.
 	OneCountry bool                         `json:"one_country"`

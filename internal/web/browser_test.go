@@ -163,7 +163,7 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(e.url+"/pay/"+id),
 		chromedp.WaitVisible(chromedp.ID("pay-button")),
-		chromedp.Click(chromedp.CSS(`input[name=method][value$="|WAVE_SEN"]`)),
+		chromedp.Click(chromedp.CSS(`input[name=method][value$="|FREE_SEN"]`)),
 		chromedp.SendKeys(chromedp.ID("phone"), "77 123 45 67"),
 	)
 	if err != nil {

@@ -87,7 +87,7 @@ func (s *Server) linkPagePost(w http.ResponseWriter, r *http.Request) error {
 	}
 	gw, code, _ := strings.Cut(r.PostForm.Get("method"), "|")
 	p := checkout.LinkPayment{Name: r.PostForm.Get("name"), Email: r.PostForm.Get("email"), Phone: r.PostForm.Get("phone"), GatewayID: gw, Code: code,
-		AuthCode: r.PostForm.Get("authcode")}
+		AuthCode: r.PostForm.Get("authcode"), Billing: formHolder(r.PostForm).Billing}
 	if err := s.limitByIP(w, r, limitInitiate); err != nil {
 		return s.renderLink(w, r, p, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
 //go:embed templates/*.html
@@ -67,6 +68,9 @@ type pageMethod struct {
 	// Preauth is how the customer gets the code the method asks for before
 	// paying (in the page's language); "" when it asks none.
 	Preauth string
+	// Billing: a card whose aggregator needs the card holder's name,
+	// e-mail, phone and postal address (CinetPay).
+	Billing bool
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -97,7 +101,7 @@ func (s *Server) checkoutPagePost(w http.ResponseWriter, r *http.Request) error 
 	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
 		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), checkout.Payment{GatewayID: gw, Code: code,
-			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode")})
+			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode"), Holder: formHolder(r.PostForm)})
 	} else if r.PostForm.Has("otp") {
 		_, _, err = s.Checkout.SubmitCode(r.Context(), r.PathValue("id"), r.PostForm.Get("otp"))
 	} else if r.PostForm.Has("issue") {
@@ -182,6 +186,9 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
 		if pm.Card {
 			pm.Label = m.Name
+		}
+		if p, ok := gateway.Lookup(m.Provider); ok && pm.Card && p.CardBilling {
+			pm.Billing = true
 		}
 		if help := checkout.PreauthHelp(m.Provider, m.Code); help != nil {
 			pm.Preauth = strings.ReplaceAll(help[lang], "{amount}", cauri.FormatAmount(amount, c))
@@ -322,7 +329,9 @@ var texts = map[string]map[string]string{
 		"choose_password": "Choose a password (10 characters or more)", "your_password": "Your password",
 		"invitation_gone": "This invitation is no longer valid. Ask for a new one.",
 		"gateway_problem": "This gateway cannot be used:",
-		"authcode":        "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
+		"holder":          "Card holder", "holder_name": "First and last name", "address": "Address", "city": "City",
+		"region": "State or region", "zip": "Postal code",
+		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -372,6 +381,8 @@ var texts = map[string]map[string]string{
 		"choose_password": "Choisissez un mot de passe (10 caractères ou plus)", "your_password": "Votre mot de passe",
 		"invitation_gone": "Cette invitation n'est plus valable. Demandez-en une nouvelle.",
 		"gateway_problem": "Cet agrégateur est inutilisable :",
-		"authcode":        "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
+		"holder":          "Titulaire de la carte", "holder_name": "Prénom et nom", "address": "Adresse", "city": "Ville",
+		"region": "Région", "zip": "Code postal",
+		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 	},
 }

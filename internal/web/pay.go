@@ -3,6 +3,7 @@ package web
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/cauri-pay/cauri"
@@ -18,11 +19,35 @@ var (
 )
 
 type initiateRequest struct {
-	TransactionID string `json:"transactionId"`
-	GatewayID     string `json:"gatewayId"`
-	Code          string `json:"code"`
-	Phone         string `json:"phone"`
-	AuthCode      string `json:"authCode"` // the operator's code, for methods that ask one first
+	TransactionID string         `json:"transactionId"`
+	GatewayID     string         `json:"gatewayId"`
+	Code          string         `json:"code"`
+	Phone         string         `json:"phone"`
+	AuthCode      string         `json:"authCode"` // the operator's code, for methods that ask one first
+	Holder        *holderRequest `json:"holder"`   // the card holder, for cards that need one
+}
+
+type holderRequest struct {
+	Name    string `json:"name"`
+	Email   string `json:"email"`
+	Address string `json:"address"`
+	City    string `json:"city"`
+	State   string `json:"state"`
+	ZipCode string `json:"zipCode"`
+}
+
+func (h *holderRequest) holder() checkout.Holder {
+	if h == nil {
+		return checkout.Holder{}
+	}
+	return checkout.Holder{Name: h.Name, Email: h.Email,
+		Billing: gateway.Billing{Address: h.Address, City: h.City, State: h.State, ZipCode: h.ZipCode}}
+}
+
+// formHolder is the card holder of a page's form.
+func formHolder(f url.Values) checkout.Holder {
+	return (&holderRequest{Name: f.Get("holder_name"), Email: f.Get("holder_email"), Address: f.Get("address"),
+		City: f.Get("city"), State: f.Get("state"), ZipCode: f.Get("zip")}).holder()
 }
 
 type payResponse struct {
@@ -70,7 +95,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	a, err := s.Checkout.Initiate(r.Context(), req.TransactionID, checkout.Payment{GatewayID: req.GatewayID, Code: req.Code,
-		Phone: req.Phone, AuthCode: req.AuthCode})
+		Phone: req.Phone, AuthCode: req.AuthCode, Holder: req.Holder.holder()})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -73,13 +74,27 @@ func TestLivePayment_CinetPay(t *testing.T) {
 			"X-Token", strings.Repeat("0", 64))
 		wantStatus(t, forged, 200)
 
-		// A card: no phone number, CinetPay's page again.
-		card := e.mustSession(keys["live_public"], `{"amount": 5000}`)
-		r = e.do("POST", "/checkout/initiate", map[string]string{"transactionId": card, "gatewayId": g.ID, "code": "CARD_UEMOA"})
+		// A card: CinetPay offers one only with the card holder's details
+		// (the documented card fields): each is asked for, then CinetPay's
+		// page again.
+		card := e.mustSession(keys["live_public"], `{"amount": 5000, "customer_email": "awa@example.com"}`)
+		holder := map[string]string{"name": "Awa Kone", "address": "Rue des Jardins 12", "city": "Abidjan", "state": "Lagunes", "zipCode": "00225"}
+		pay := func(h map[string]string, phone string) response {
+			return e.do("POST", "/checkout/initiate", map[string]any{"transactionId": card, "gatewayId": g.ID, "code": "CARD_UEMOA",
+				"phone": phone, "holder": h})
+		}
+		for field, want := range map[string]string{"name": "first and last name", "address": "address", "city": "city",
+			"state": "state or region", "zipCode": "postal code"} {
+			without := maps.Clone(holder)
+			delete(without, field)
+			wantError(t, pay(without, "+2250707123456"), 400, want)
+		}
+		wantError(t, pay(holder, "0707123456"), 400, "international format")
+		r = pay(holder, "+225 07 07 12 34 56")
 		if r.status != 200 || r.str("redirectUrl") == "" {
 			t.Fatalf("card initiate = %d %s", r.status, r.raw)
 		}
-		if a, _ := st.Attempts(context.Background(), card); a[0].Operator != "card_uemoa" || a[0].Phone != "" || a[0].Country != "" {
+		if a, _ := st.Attempts(context.Background(), card); a[0].Operator != "card_uemoa" || a[0].Phone != "+2250707123456" || a[0].Country != "" {
 			t.Fatalf("card attempt = %+v", a[0])
 		}
 		wantError(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": card, "gatewayId": g.ID, "code": "OM"}), 400, "phone")
@@ -129,8 +144,9 @@ func TestLivePayment_FedaPay(t *testing.T) {
 }
 
 // TestBrowser_CardOnAggregatorPage pays by card in Chromium: the hosted
-// page hides the phone field, sends the customer to CinetPay's page (the
-// simulator's), which posts them back; the page follows the payment and
+// page asks the card holder's details CinetPay needs (only once a card is
+// chosen), sends the customer to CinetPay's page (the simulator's), which
+// posts them back; the page follows the payment and
 // returns to the merchant.
 func TestBrowser_CardOnAggregatorPage(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
@@ -143,12 +159,22 @@ func TestBrowser_CardOnAggregatorPage(t *testing.T) {
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(e.url+"/pay/"+id),
 			chromedp.WaitVisible(chromedp.ID("pay-button")),
+			chromedp.WaitNotVisible(chromedp.ID("billing")), // a Mobile Money method first
 			chromedp.Click(chromedp.CSS(`input[name=method][value="`+g.ID+`|CARD_UEMOA"]`)),
-			chromedp.WaitNotVisible(chromedp.ID("phone")),
+			// CinetPay offers a card only with the holder's details.
+			chromedp.WaitVisible(chromedp.ID("billing")),
+			chromedp.SendKeys(chromedp.ID("holder_name"), "Awa Kone"),
+			chromedp.SendKeys(chromedp.ID("holder_email"), "awa@example.com"),
+			chromedp.SendKeys(chromedp.ID("phone"), "+2250707123456"),
+			chromedp.SendKeys(chromedp.ID("address"), "Rue des Jardins 12"),
+			chromedp.SendKeys(chromedp.ID("city"), "Abidjan"),
+			chromedp.SendKeys(chromedp.ID("state"), "Lagunes"),
+			chromedp.SendKeys(chromedp.ID("zip"), "00225"),
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
+		screenshot(t, ctx, "card-holder")
 		if err := chromedp.Do(ctx,
 			chromedp.Click(chromedp.ID("pay-button")),
 			chromedp.WaitVisible(chromedp.ID("sim-pay")), // CinetPay's page

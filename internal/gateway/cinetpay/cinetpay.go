@@ -27,10 +27,10 @@
 // (codes.go); and a card payment without the card holder's details
 // CinetPay needs to offer a card (customer_name, customer_surname,
 // customer_email, customer_phone_number, customer_address, customer_city,
-// customer_country, customer_state, customer_zip_code). A collection
-// carries the name, email and phone (the country comes from the number)
-// but no postal address, so until it does CinetPay card payments are
-// refused that way rather than sent with an address made up.
+// customer_country, customer_state, customer_zip_code): the hosted page
+// asks the card holder for them (Provider.CardBilling; the country is the
+// phone number's), and a collection without them is refused rather than
+// sent with an address made up.
 //
 // A check is read by the payment's status when CinetPay gives one
 // (ACCEPTED, REFUSED, WAITING_FOR_CUSTOMER), else by the code of
@@ -159,6 +159,9 @@ func encodePayment(c *Client, col gateway.Collection, amount string) paymentRequ
 	if col.Card {
 		r.Channels, r.CustomerPhone = "CREDIT_CARD", col.Phone
 		r.CustomerCountry = phoneCountry(col.Phone, col.Country)
+		b := col.Billing
+		r.CustomerAddress, r.CustomerCity = strings.TrimSpace(b.Address), strings.TrimSpace(b.City)
+		r.CustomerState, r.CustomerZipCode = strings.TrimSpace(b.State), strings.TrimSpace(b.ZipCode)
 	} else {
 		r.CustomerPhone, r.LockPhoneNumber = col.Phone, true
 	}
@@ -179,11 +182,8 @@ func phoneCountry(phone, country string) string {
 
 // cardFields lists the card holder's details CinetPay needs for a card
 // payment (checkout/initialisation: "to display the credit card payment
-// option") that r lacks. A gateway.Collection carries the name, email and
-// phone but no postal address (customer_address, customer_city,
-// customer_state, customer_zip_code): until it does, CinetPay's card
-// payments are refused here, before anything is sent, rather than sent
-// with an address made up.
+// option") that r lacks: a card payment without them is refused here,
+// before anything is sent, rather than sent with details made up.
 func cardFields(r paymentRequest) []string {
 	var missing []string
 	for _, f := range []struct{ name, value string }{

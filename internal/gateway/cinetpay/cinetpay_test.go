@@ -37,6 +37,22 @@ func TestEncodePayment_Golden(t *testing.T) {
 	if got := cardFields(r); strings.Join(got, ",") != "customer_address,customer_city,customer_state,customer_zip_code" {
 		t.Fatalf("missing card fields = %v; want the postal address only", got)
 	}
+	// With the card holder's address the page asked for, the request is
+	// the documented card request, field for field.
+	card := gateway.Collection{Reference: "81111111-2222-4333-8444-555555555555", Amount: 5000, Currency: "XOF", Card: true,
+		Phone: "+2250707123456", Description: "Commande 1042", Name: "Awa Kone", Email: "awa@example.com",
+		NotifyURL: "https://shop.example/notify", ReturnURL: "https://shop.example/return",
+		Billing: gateway.Billing{Address: "Rue des Jardins 12", City: "Abidjan", State: "CI", ZipCode: "00225"}}
+	r = encodePayment(&Client{APIKey: "api-1", SiteID: "445160"}, card, "5000")
+	if got := cardFields(r); len(got) != 0 {
+		t.Fatalf("missing card fields with the billing address = %v; want none", got)
+	}
+	mine, documented = gatewaytest.DocumentedFields(t, r, "payment_card_request.json")
+	for k := range mine {
+		if _, ok := documented[k]; !ok && k != "metadata" { // metadata: our reference, documented as optional
+			t.Errorf("card field %q is not in the documented request", k)
+		}
+	}
 }
 
 func TestDecode_Golden(t *testing.T) {

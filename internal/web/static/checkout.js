@@ -68,7 +68,14 @@ function live() {
   // method that asks for a code first shows the field and how to get it.
   function fieldsFor() {
     var chosen = form.querySelector("input[name=method]:checked");
-    document.getElementById("phone").closest("label").hidden = form.id === "pay" && !!(chosen && chosen.dataset.card);
+    var billing = !!(chosen && chosen.dataset.billing);
+    document.getElementById("phone").closest("label").hidden = form.id === "pay" && !!(chosen && chosen.dataset.card) && !billing;
+    ["holder", "billing"].forEach(function (id) {
+      var block = document.getElementById(id);
+      if (!block) return;
+      block.hidden = !billing;
+      block.querySelectorAll("input").forEach(function (i) { i.required = billing; });
+    });
     var code = document.getElementById("authcode-field");
     if (!code) return;
     var help = chosen && chosen.dataset.preauth;
@@ -86,9 +93,12 @@ function live() {
     var method = form.querySelector("input[name=method]:checked").value.split("|");
     button.disabled = true;
     result.textContent = form.dataset.processing;
-    var authcode = document.getElementById("authcode");
-    post("/checkout/initiate", { transactionId: form.dataset.session, gatewayId: method[0], code: method[1],
-      phone: document.getElementById("phone").value, authCode: authcode && !authcode.hidden ? authcode.value : "" }).then(function (r) {
+    var body = { transactionId: form.dataset.session, gatewayId: method[0], code: method[1], phone: document.getElementById("phone").value };
+    var authcode = document.getElementById("authcode-field");
+    if (authcode && !authcode.hidden) body.authCode = document.getElementById("authcode").value;
+    var holder = holderOf();
+    if (holder) body.holder = holder;
+    post("/checkout/initiate", body).then(function (r) {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
       var next = r.body.nextAction || { type: "approve" };
       if (next.type === "redirect") { window.location.assign(next.url); return; } // the aggregator's page
@@ -100,6 +110,14 @@ function live() {
       follow(form.dataset.session, "approve");
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
+}
+
+// holderOf is the card holder the form asks for a card that needs one.
+function holderOf() {
+  var billing = document.getElementById("billing");
+  if (!billing || billing.hidden) return null;
+  function v(id) { var i = document.getElementById(id); return i ? i.value : ""; }
+  return { name: v("holder_name"), email: v("holder_email"), address: v("address"), city: v("city"), state: v("state"), zipCode: v("zip") };
 }
 
 // The code the aggregator sent the customer: POST /checkout/code, then the
