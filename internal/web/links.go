@@ -67,7 +67,7 @@ type linkPageData struct {
 	Lang                  string
 	Title, Merchant       string
 	Amount, Action, Error string
-	Active                bool
+	Active, AskHolder     bool // AskHolder: never, the form asks every payer's name and e-mail
 	Methods               []pageMethod
 	Form                  checkout.LinkPayment
 }

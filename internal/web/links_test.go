@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -161,6 +162,50 @@ func TestBrowser_PayALink(t *testing.T) {
 		screenshot(t, ctx, "link-paid")
 		if c := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, bearer(keys["live_secret"])...); c.str("status") != "SUCCESS" {
 			t.Fatalf("check = %s", c.raw)
+		}
+	})
+}
+
+// TestPaymentLinks_CardHolder: a link paid by a card through CinetPay asks
+// the payer's postal address too (the link page already asks every payer's
+// name, e-mail and phone), then sends them to CinetPay's page.
+func TestPaymentLinks_CardHolder(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Awa", true)
+		g, _ := e.addGateway(ws, "cinetpay", &cinetpay.Simulator{APIKey: "api-sim", SiteID: "445160", SecretKey: "secret-sim"}, cinetpayCreds, "CI")
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Pagne wax", "amount": 5000}, bearer(keys["live_secret"])...)
+		page := e.do("GET", "/pay/l/"+l.str("slug"), nil)
+		if !strings.Contains(page.raw, `id="billing"`) || !strings.Contains(page.raw, `data-billing="1"`) || strings.Contains(page.raw, `id="holder_name"`) {
+			t.Fatalf("link page = %s; want the address asked for CinetPay's cards, not the name twice", page.raw)
+		}
+		pay := url.Values{"name": {"Awa Kone"}, "email": {"awa@example.com"}, "phone": {"+2250707123456"}, "method": {g.ID + "|CARD_UEMOA"},
+			"city": {"Abidjan"}, "state": {"Lagunes"}, "zip": {"00225"}}
+		form := func(v url.Values) *http.Response {
+			req, _ := http.NewRequest("POST", e.url+"/pay/l/"+l.str("slug"), strings.NewReader(v.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		// Without the address, the session's page says what is missing and
+		// takes another try; with it, CinetPay's page.
+		res := form(pay)
+		first := strings.TrimPrefix(res.Header.Get("Location"), e.url+"/pay/")
+		if r := e.do("POST", "/checkout/initiate", map[string]any{"transactionId": first, "gatewayId": g.ID, "code": "CARD_UEMOA",
+			"phone": "+2250707123456", "holder": map[string]string{"name": "Awa Kone", "email": "awa@example.com", "city": "Abidjan",
+				"state": "Lagunes", "zipCode": "00225"}}); r.status != 400 || !strings.Contains(r.str("message"), "address") {
+			t.Fatalf("a card without an address = %d %s", r.status, r.raw)
+		}
+		pay.Set("address", "Rue des Jardins 12")
+		res = form(pay)
+		id := strings.TrimPrefix(res.Header.Get("Location"), e.url+"/pay/")
+		attempts, _ := st.Attempts(context.Background(), id)
+		if res.StatusCode != http.StatusSeeOther || len(attempts) != 1 || attempts[0].RedirectURL == "" {
+			t.Fatalf("pay by card = %d, attempts %+v; want CinetPay's page", res.StatusCode, attempts)
 		}
 	})
 }

@@ -58,6 +58,9 @@ type pageData struct {
 	NeedsCode   bool         // the waiting payment asks for the code the aggregator sent
 	// Instructions are the aggregator's words for the waiting payment.
 	Instructions string
+	// AskHolder: a card holder's name and e-mail are asked with their
+	// address (a link's page asks every payer's already).
+	AskHolder bool
 }
 
 // pageMethod is one choice on the live page: an operator of a country, paid
@@ -139,7 +142,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 	}
 	d := pageData{
 		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
-		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID,
+		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
 	}
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
@@ -329,7 +332,7 @@ var texts = map[string]map[string]string{
 		"choose_password": "Choose a password (10 characters or more)", "your_password": "Your password",
 		"invitation_gone": "This invitation is no longer valid. Ask for a new one.",
 		"gateway_problem": "This gateway cannot be used:",
-		"holder":          "Card holder", "holder_name": "First and last name", "address": "Address", "city": "City",
+		"holder":          "Card holder", "holder_phone": "Card holder's phone number (+ and country code)", "holder_name": "First and last name", "address": "Address", "city": "City",
 		"region": "State or region", "zip": "Postal code",
 		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 	},
@@ -381,7 +384,7 @@ var texts = map[string]map[string]string{
 		"choose_password": "Choisissez un mot de passe (10 caractères ou plus)", "your_password": "Votre mot de passe",
 		"invitation_gone": "Cette invitation n'est plus valable. Demandez-en une nouvelle.",
 		"gateway_problem": "Cet agrégateur est inutilisable :",
-		"holder":          "Titulaire de la carte", "holder_name": "Prénom et nom", "address": "Adresse", "city": "Ville",
+		"holder":          "Titulaire de la carte", "holder_phone": "Téléphone du titulaire (+ et indicatif du pays)", "holder_name": "Prénom et nom", "address": "Adresse", "city": "Ville",
 		"region": "Région", "zip": "Code postal",
 		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 	},

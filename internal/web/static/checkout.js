@@ -70,12 +70,15 @@ function live() {
     var chosen = form.querySelector("input[name=method]:checked");
     var billing = !!(chosen && chosen.dataset.billing);
     document.getElementById("phone").closest("label").hidden = form.id === "pay" && !!(chosen && chosen.dataset.card) && !billing;
-    ["holder", "billing"].forEach(function (id) {
-      var block = document.getElementById(id);
-      if (!block) return;
+    var block = document.getElementById("billing");
+    if (block) {
       block.hidden = !billing;
       block.querySelectorAll("input").forEach(function (i) { i.required = billing; });
-    });
+    }
+    var label = document.getElementById("phone-label");
+    if (!label.dataset.mobile) label.dataset.mobile = label.textContent;
+    label.textContent = billing ? label.dataset.card : label.dataset.mobile;
+    document.getElementById("phone-hint").hidden = billing;
     var code = document.getElementById("authcode-field");
     if (!code) return;
     var help = chosen && chosen.dataset.preauth;
