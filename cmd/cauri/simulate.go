@@ -21,7 +21,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
 )
 
-const simulated = "pawapay, cinetpay, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa, orangemoney"
+const simulated = "pawapay, cinetpay, cinetpay-v1, fedapay, paystack, flutterwave, wave, mtnmomo, mpesa, orangemoney"
 
 // simulate runs an aggregator's simulator, for local development and
 // end-to-end tries: point a gateway at it with --api-url.
@@ -29,7 +29,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
-	token := fs.String("token", "sim-token", "every credential the simulator accepts: API token (pawaPay), secret key and webhook secret or hash (Paystack, Flutterwave, FedaPay), apikey, site_id, secret key and transfer password (CinetPay)")
+	token := fs.String("token", "sim-token", "every credential the simulator accepts: API token (pawaPay), secret key and webhook secret or hash (Paystack, Flutterwave, FedaPay), apikey, site_id, secret key and transfer password (CinetPay), api_key and api_password (CinetPay's API v1)")
 	callback := fs.String("callback-url", "", "where settled payments are announced (the aggregator's callback; CinetPay takes it per payment)")
 	settleAfter := fs.Duration("settle-after", 3*time.Second, "how long a payment waits for the customer (0: only POST /_sim/settle/{id})")
 	var provider string
@@ -55,6 +55,8 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = &flutterwave.Simulator{SecretKey: *token, SecretHash: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "cinetpay":
 		h = &cinetpay.Simulator{APIKey: *token, SiteID: *token, SecretKey: *token, TransferPassword: *token, SettleAfter: *settleAfter}
+	case "cinetpay-v1": // CinetPay's API v1: api_key and api_password
+		h = &cinetpay.V1Simulator{APIKey: *token, APIPassword: *token, SettleAfter: *settleAfter}
 	case "fedapay":
 		h = &fedapay.Simulator{SecretKey: *token, WebhookSecret: *token, WebhookURL: *callback, SettleAfter: *settleAfter}
 	case "orangemoney":

@@ -24,16 +24,21 @@ var providersJSON []byte
 
 // Provider is what Cauri knows of one aggregator.
 type Provider struct {
-	Key                 string                      `json:"key"`
-	Name                string                      `json:"name"`
-	Credentials         []string                    `json:"credentials"` // required fields
-	OptionalCredentials []string                    `json:"optional_credentials"`
-	BaseURL             struct{ Live, Test string } `json:"base_url"`
-	Collect             bool                        `json:"collect"`
-	Payout              bool                        `json:"payout"`
-	NoPayout            []string                    `json:"no_payout"`          // countries it collects in but cannot pay out to
-	PayoutCredentials   []string                    `json:"payout_credentials"` // optional credentials payouts need
-	Cards               []string                    `json:"cards"`
+	Key                 string   `json:"key"`
+	Name                string   `json:"name"`
+	Credentials         []string `json:"credentials"` // required fields
+	OptionalCredentials []string `json:"optional_credentials"`
+	// CredentialSets are other complete sets of credentials the provider
+	// takes instead of Credentials, for accounts on another of its APIs
+	// (CinetPay's API v1: api_key and api_password); the set given tells
+	// which API the gateway speaks.
+	CredentialSets    [][]string                  `json:"credential_sets"`
+	BaseURL           struct{ Live, Test string } `json:"base_url"`
+	Collect           bool                        `json:"collect"`
+	Payout            bool                        `json:"payout"`
+	NoPayout          []string                    `json:"no_payout"`          // countries it collects in but cannot pay out to
+	PayoutCredentials []string                    `json:"payout_credentials"` // optional credentials payouts need
+	Cards             []string                    `json:"cards"`
 	// CardBilling: the provider offers a card only with the card holder's
 	// name, e-mail, phone number and postal address (CinetPay), which the
 	// hosted page then asks for.
@@ -119,18 +124,42 @@ func Keys() []string {
 // CheckCredentials refuses credentials missing a required field or
 // carrying an unknown one.
 func (p *Provider) CheckCredentials(creds map[string]string) error {
-	for _, f := range p.Credentials {
+	set := p.CredentialSet(creds)
+	for _, f := range set {
 		if strings.TrimSpace(creds[f]) == "" {
-			return cauri.Errorf(cauri.EInvalid, "%s credentials need %q (required: %s)", p.Name, f, strings.Join(p.Credentials, ", "))
+			return cauri.Errorf(cauri.EInvalid, "%s credentials need %q (required: %s)", p.Name, f, p.requiredText())
 		}
 	}
 	for f := range creds {
-		if !containsString(p.Credentials, f) && !containsString(p.OptionalCredentials, f) {
+		if !containsString(set, f) && !containsString(p.OptionalCredentials, f) {
 			return cauri.Errorf(cauri.EInvalid, "%s credentials have no field %q (known: %s)", p.Name, f,
-				strings.Join(append(append([]string{}, p.Credentials...), p.OptionalCredentials...), ", "))
+				strings.Join(append(append([]string{}, set...), p.OptionalCredentials...), ", "))
 		}
 	}
 	return nil
+}
+
+// CredentialSet is the set of required credentials creds are of: the
+// first of CredentialSets of which creds name a field Credentials does
+// not have, else Credentials.
+func (p *Provider) CredentialSet(creds map[string]string) []string {
+	for _, set := range p.CredentialSets {
+		for _, f := range set {
+			if _, ok := creds[f]; ok && !containsString(p.Credentials, f) {
+				return set
+			}
+		}
+	}
+	return p.Credentials
+}
+
+// requiredText names the required credentials, each set of them.
+func (p *Provider) requiredText() string {
+	out := strings.Join(p.Credentials, ", ")
+	for _, set := range p.CredentialSets {
+		out += "; or " + strings.Join(set, ", ")
+	}
+	return out
 }
 
 // Routes lists the operators the provider serves in the given countries

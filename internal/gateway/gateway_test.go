@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -51,10 +52,22 @@ func TestCheckCredentials(t *testing.T) {
 	if err := p.CheckCredentials(ok); err != nil {
 		t.Fatalf("optional field refused: %v", err)
 	}
-	for _, bad := range []map[string]string{{"apikey": "k", "site_id": "1"}, {"apikey": "k", "site_id": "1", "secret_key": "s", "token": "x"}} {
+	// An account on CinetPay's API v1: the other set, alone.
+	v1 := map[string]string{"api_key": "sk_test_1", "api_password": "pw"}
+	if err := p.CheckCredentials(v1); err != nil {
+		t.Fatalf("API v1 credentials refused: %v", err)
+	}
+	if got := p.CredentialSet(v1); strings.Join(got, ",") != "api_key,api_password" {
+		t.Errorf("CredentialSet(v1) = %v; want api_key, api_password", got)
+	}
+	for _, bad := range []map[string]string{{"apikey": "k", "site_id": "1"}, {"apikey": "k", "site_id": "1", "secret_key": "s", "token": "x"},
+		{"api_key": "sk_test_1"}, {"api_key": "sk_test_1", "api_password": "pw", "site_id": "1"}} {
 		if err := p.CheckCredentials(bad); cauri.ErrorCode(err) != cauri.EInvalid {
 			t.Errorf("CheckCredentials(%v) = %v; want invalid", bad, err)
 		}
+	}
+	if err := p.CheckCredentials(map[string]string{"apikey": "k"}); err == nil || !strings.Contains(err.Error(), "or api_key, api_password") {
+		t.Errorf("missing credentials = %v; want both sets named", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +41,10 @@ type gatewaysData struct {
 	// Adding is the provider whose form is open, with its fields.
 	Adding    *gateway.Provider
 	Fields    []credentialField
-	Countries string // of the provider being added, for the hint
-	Name      string // the form's values, kept after a refusal (never the credentials)
+	Set       int      // the credentials' set: 0 the provider's first, n its n-th other (CinetPay's API v1)
+	Sets      []string // each set of the provider's credentials, named by its fields, for links to each form
+	Countries string   // of the provider being added, for the hint
+	Name      string   // the form's values, kept after a refusal (never the credentials)
 	Live      bool
 	Connect   bool // the workspace collects through the platform's gateways
 	Error     string
@@ -75,7 +78,16 @@ func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding s
 	}
 	if p, ok := gateway.Lookup(adding); ok {
 		data.Adding = p
-		for _, f := range p.Credentials {
+		fields := p.Credentials
+		if set, err := strconv.Atoi(r.FormValue("set")); err == nil && set > 0 && set <= len(p.CredentialSets) {
+			data.Set, fields = set, p.CredentialSets[set-1]
+		}
+		if len(p.CredentialSets) > 0 {
+			for _, set := range append([][]string{p.Credentials}, p.CredentialSets...) {
+				data.Sets = append(data.Sets, strings.Join(set, ", "))
+			}
+		}
+		for _, f := range fields {
 			data.Fields = append(data.Fields, credentialField{Name: f})
 		}
 		for _, f := range p.OptionalCredentials {

@@ -2,12 +2,18 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
+	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -153,6 +159,63 @@ func TestDashboard_Gateways(t *testing.T) {
 			} else if !strings.HasPrefix(a.Actor, want) {
 				t.Errorf("%s by %q; want the user", a.Action, a.Actor)
 			}
+		}
+	})
+}
+
+// TestCinetPayV1 connects an account on CinetPay's API v1 from the
+// dashboard (its own credentials: api_key and api_password) and pays
+// through it end to end, against the API v1 simulator; then its
+// credentials stop working and the gateways page says why.
+func TestCinetPayV1(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Abidjan shop", true)
+		addUser(t, st, "awa@example.com", "correct horse battery", ws.ID)
+		b := e.newBrowserish()
+		b.login("awa@example.com", "correct horse battery")
+		_, body := b.get("/dashboard/gateways?provider=cinetpay")
+		if !strings.Contains(body, `name="cred.apikey"`) || !strings.Contains(body, `set=1#new-gateway">api_key, api_password</a>`) {
+			t.Fatalf("the CinetPay form offers no API v1 credentials:\n%s", section(t, body, "new-gateway", "form"))
+		}
+		if _, body = b.get("/dashboard/gateways?provider=cinetpay&set=1"); !strings.Contains(body, `name="cred.api_password"`) || strings.Contains(body, `name="cred.site_id"`) {
+			t.Fatalf("the API v1 form:\n%s", section(t, body, "new-gateway", "form"))
+		}
+		add := url.Values{"provider": {"cinetpay"}, "set": {"1"}, "name": {"CinetPay v1"}, "cred.api_key": {"sk_test_v1"},
+			"cred.api_password": {"pw-v1"}, "countries": {"CI"}, "live": {"true"}, "csrf": {b.csrf()}}
+		if res, _ := b.post("/dashboard/gateways", add); res.StatusCode != 303 {
+			t.Fatalf("add = %d", res.StatusCode)
+		}
+		if list, _ := st.Gateways(ctx, ws.ID); len(list) != 1 || list[0].CredentialHints["api_password"] == "" {
+			t.Fatalf("gateways = %+v; want the API v1 account", list)
+		}
+		// The same account pointed at the API v1 simulator (the dashboard
+		// connects real hosts only), as `cauri gateway add --api-url` does.
+		g, simURL := e.addGateway(ws, "cinetpay", &cinetpay.V1Simulator{APIKey: "sk_test_v1", APIPassword: "pw-v1"},
+			map[string]string{"api_key": "sk_test_v1", "api_password": "pw-v1"}, "CI")
+		id := e.mustSession(keys["live_public"], `{"amount": 1500}`)
+		r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "OM", "phone": "07 07 12 34 56"})
+		if next := nextOf(r); r.status != 200 || next["type"] != "redirect" || !strings.HasPrefix(next["url"].(string), simURL) {
+			t.Fatalf("initiate through CinetPay's API v1 = %d %s; want its page", r.status, r.raw)
+		}
+		attempts, _ := st.Attempts(ctx, id)
+		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		e.clock.Add(9 * time.Second)
+		if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}); v.str("status") != "SUCCESS" {
+			t.Fatalf("verify = %s; want SUCCESS", v.raw)
+		}
+		// A connector that cannot be built any more (credentials that no
+		// longer decrypt): the payment is not started and the gateways page
+		// says why.
+		e.srv.Checkout.Connectors.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+			return nil, errors.New("the credentials do not decrypt")
+		}
+		defer func() { e.srv.Checkout.Connectors.Connect = connect.New }()
+		other := e.mustSession(keys["live_public"], `{"amount": 1500}`)
+		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": other, "gatewayId": g.ID, "code": "OM", "phone": "0707123456"}), 502)
+		if _, body = b.get("/dashboard/gateways"); !strings.Contains(section(t, body, g.ID, "section"), "the credentials do not decrypt") {
+			t.Fatalf("the gateways page does not say the gateway cannot be used:\n%s", section(t, body, g.ID, "section"))
 		}
 	})
 }

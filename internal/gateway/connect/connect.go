@@ -64,6 +64,11 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	case "paystack":
 		return &paystack.Client{BaseURL: base, SecretKey: creds["secret_key"], HTTP: client}, nil
 	case "cinetpay":
+		// An account on CinetPay's API v1 is known by its credentials; the
+		// client picks the host from the key (sk_test_: the sandbox).
+		if creds["api_key"] != "" {
+			return cached(g.ID+g.BaseURL, creds, cinetpay.NewV1(g.BaseURL, creds["api_key"], creds["api_password"], client)), nil
+		}
 		// Transfers live on another host; a gateway pointed elsewhere (a
 		// simulator) serves both, the transfer API under /v1.
 		transfers := ""

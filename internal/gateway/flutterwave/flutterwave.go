@@ -211,7 +211,7 @@ func chargeStatus(d charge) (st gateway.Status, known bool) {
 // services/transactions/rave.verify-by-txref.js), which needs no
 // Flutterwave id: a charge answered with a redirect has none. Flutterwave
 // answering that no transaction has this tx_ref (400 or 404, status
-// "error") is not found; the service waits cauri.NotFoundIsFinal before
+// "error") is not found; the service waits movement.NotFoundIsFinal before
 // concluding from it.
 func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	var a answer
