@@ -1,8 +1,12 @@
-// Package gatewaytest holds what the connectors' tests share: reading a
-// golden fixture (testdata/, sources in testdata/SOURCES.md), holding an
-// encoded request to the aggregator's documented example, serving fixed
-// answers for a connector to decode, receiving what a simulator posts and
-// making a simulator's control calls.
+// Package gatewaytest holds what the connectors' tests share: the
+// conformance suite every connector runs (Run, conformance.go: its
+// aggregator's documented answers, and what every connector owes the
+// service), reading a golden fixture (testdata/, sources in
+// testdata/SOURCES.md), holding an encoded request to the aggregator's
+// documented example, serving fixed answers for a connector to decode,
+// receiving what a simulator posts and making a simulator's control calls.
+//
+// It imports the gateway package and the movement lifecycle.
 package gatewaytest
 
 import (
@@ -14,6 +18,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Golden reads testdata/name.
@@ -61,8 +66,10 @@ type Answers struct {
 
 	mu      sync.Mutex
 	answers map[string]answer
+	delays  map[string]time.Duration
 	calls   []string
 	bodies  [][]byte
+	queries []string
 }
 
 type answer struct {
@@ -72,17 +79,28 @@ type answer struct {
 
 // NewAnswers starts an Answers, closed when the test ends.
 func NewAnswers(t *testing.T) *Answers {
-	a := &Answers{answers: map[string]answer{}}
+	a := &Answers{answers: map[string]answer{}, delays: map[string]time.Duration{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		call := r.Method + " " + r.URL.Path
 		a.mu.Lock()
-		a.calls, a.bodies = append(a.calls, call), append(a.bodies, b)
+		a.calls, a.bodies, a.queries = append(a.calls, call), append(a.bodies, b), append(a.queries, r.URL.RawQuery)
 		ans, ok := a.answers[call]
 		if !ok {
 			ans, ok = a.answers[""]
 		}
+		delay, slow := a.delays[call]
+		if !slow {
+			delay = a.delays[""]
+		}
 		a.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -102,6 +120,14 @@ func (a *Answers) Set(call string, code int, body []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.answers[call] = answer{code, body}
+}
+
+// Delay makes call ("" for every call not set by name) wait d before it
+// is answered, as an aggregator that does not answer in time.
+func (a *Answers) Delay(call string, d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.delays[call] = d
 }
 
 // Calls returns the calls received so far ("METHOD /path"), in order.

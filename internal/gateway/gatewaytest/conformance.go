@@ -1,0 +1,390 @@
+package gatewaytest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/movement"
+)
+
+// Reply is one answer of the fake aggregator: testdata/Fixture (its source
+// cited in SOURCES.md) or Body, with HTTP status Code (200 when 0).
+type Reply struct {
+	Fixture string
+	Body    string
+	Code    int
+}
+
+func (r Reply) bytes(t *testing.T) []byte {
+	if r.Fixture != "" {
+		return Golden(t, r.Fixture)
+	}
+	return []byte(r.Body)
+}
+
+func (r Reply) code() int {
+	if r.Code == 0 {
+		return http.StatusOK
+	}
+	return r.Code
+}
+
+// Case is one documented answer of the aggregator and what the connector
+// must make of it.
+type Case struct {
+	// Reply answers every call of the case, except the calls named in
+	// Replies ("METHOD /path"), answered so.
+	Reply   Reply
+	Replies map[string]Reply
+	// Want is the status the connector must read: its Outcome always, and
+	// each other field that is set (Reason and Instructions as parts of the
+	// connector's).
+	Want gateway.Status
+	// Err, when set, is the error the connector must return instead.
+	Err *Err
+}
+
+// Err is how an error must be classified.
+type Err struct {
+	Transient bool
+	NotSent   bool   // the request surely never reached the aggregator
+	Contains  string // a part of the error's text, when set
+}
+
+// CallbackCase is a documented callback and the reference (ours, or the
+// aggregator's id where the callback carries only that) the connector
+// must read from it; Err: the connector must refuse it (a forged or
+// unsigned one).
+type CallbackCase struct {
+	Name   string
+	Header http.Header
+	Body   Reply
+	Want   string
+	Err    bool
+}
+
+// Spec is what a connector declares to the conformance suite every
+// connector runs (Run): how to build it against a fake aggregator, and the
+// aggregator's documented answers with what each means.
+type Spec struct {
+	// New builds the connector against the fake API at baseURL with hc.
+	New func(baseURL string, hc *http.Client) gateway.Connector
+	// Setup answers calls every case needs (a token, a configuration),
+	// by "METHOD /path"; TokenCall, when set, is the call that gets an
+	// access token, which concurrent calls must share (single-flight).
+	Setup     map[string]Reply
+	TokenCall string
+
+	// Collection is a collection the aggregator takes, in its own amount
+	// and phone rules; Initiation is the call that starts it and
+	// Initiated the documented answer of a started one.
+	Collection gateway.Collection
+	Initiation string
+	Initiated  Case
+	// Reference reads from the initiation request (its body and query)
+	// the id the aggregator keeps the collection under when it is ours
+	// (its idempotency or client id): it must be Collection.Reference.
+	Reference func(body []byte, query string) string
+	// Request, when set, is the documented initiation request: every field
+	// it has must be sent with its value (Collection is chosen to match it).
+	Request string
+	// Collect and Status are the documented answers to an initiation and
+	// to a status read of StatusRef.
+	Collect   []Case
+	Status    []Case
+	StatusRef gateway.Ref
+	Callbacks []CallbackCase
+
+	// Payouts, for the connectors that send money.
+	Payout *PayoutSpec
+}
+
+// PayoutSpec is Spec's part for payouts.
+type PayoutSpec struct {
+	Payout     gateway.Payout
+	Initiation string
+	Initiated  Case
+	Reference  func(body []byte, query string) string
+	Request    string
+	Sent       []Case // answers to the payout
+	Status     []Case // answers to a status read of StatusRef
+	StatusRef  gateway.Ref
+}
+
+// fake is the aggregator the suite's connector talks to.
+type fake struct {
+	*Answers
+	delay time.Duration
+}
+
+// Run holds a connector to its aggregator's documented behaviour and to
+// what every connector owes the service: each documented answer read as
+// documented; transport failures classified so that nothing is started
+// twice (no connection: not sent; no answer: unknown, never "not sent");
+// a failed status read never taken for "not found"; callbacks read and
+// forged ones refused; our reference as the aggregator's id where it
+// keeps one; one access token for concurrent calls; a payout whose answer
+// was lost never sent again unless the aggregator keeps it idempotent.
+func Run(t *testing.T, s Spec) {
+	ctx := context.Background()
+	client := &http.Client{Timeout: 2 * time.Second}
+	newFake := func(t *testing.T) (*Answers, gateway.Connector) {
+		a := NewAnswers(t)
+		for call, r := range s.Setup {
+			a.Set(call, r.code(), r.bytes(t))
+		}
+		return a, s.New(a.URL, client)
+	}
+	answer := func(t *testing.T, a *Answers, c Case) {
+		a.Set("", c.Reply.code(), c.Reply.bytes(t))
+		for call, r := range c.Replies {
+			a.Set(call, r.code(), r.bytes(t))
+		}
+	}
+	cases := func(t *testing.T, name string, list []Case, call func(gateway.Connector) (gateway.Status, error)) {
+		for i, c := range list {
+			a, conn := newFake(t)
+			answer(t, a, c)
+			st, err := call(conn)
+			label := c.Reply.Fixture
+			if label == "" {
+				label = name + " case " + strings.Repeat("#", i+1)
+			}
+			check(t, label, st, err, c)
+		}
+	}
+
+	t.Run("Initiation", func(t *testing.T) {
+		a, conn := newFake(t)
+		answer(t, a, s.Initiated)
+		st, err := conn.Collect(ctx, s.Collection)
+		check(t, "initiated", st, err, s.Initiated)
+		body, query := lastCall(a, s.Initiation)
+		if body == nil && query == "" {
+			t.Fatalf("no %s call; calls: %v", s.Initiation, a.Calls())
+		}
+		if s.Reference != nil {
+			if got := s.Reference(body, query); got != s.Collection.Reference {
+				t.Errorf("the aggregator keeps the collection as %q; want our reference %q (its idempotency id)", got, s.Collection.Reference)
+			}
+		}
+		if s.Request != "" {
+			documentedFields(t, body, s.Request)
+		}
+	})
+	t.Run("Collect", func(t *testing.T) {
+		cases(t, "collect", s.Collect, func(c gateway.Connector) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
+	})
+	t.Run("Status", func(t *testing.T) {
+		cases(t, "status", s.Status, func(c gateway.Connector) (gateway.Status, error) { return c.CollectionStatus(ctx, s.StatusRef) })
+	})
+	t.Run("Transport", func(t *testing.T) {
+		transport(t, s, "collect", func(c gateway.Connector) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
+		transport(t, s, "status", func(c gateway.Connector) (gateway.Status, error) { return c.CollectionStatus(ctx, s.StatusRef) })
+	})
+	t.Run("Callbacks", func(t *testing.T) {
+		_, conn := newFake(t)
+		for _, c := range s.Callbacks {
+			got, err := conn.CallbackReference(c.Header, c.Body.bytes(t))
+			switch {
+			case c.Err && err == nil:
+				t.Errorf("%s: read %q; want it refused", c.Name, got)
+			case !c.Err && (err != nil || got != c.Want):
+				t.Errorf("%s: %q, %v; want %q", c.Name, got, err, c.Want)
+			}
+		}
+		for _, junk := range []string{"", "{", "null"} {
+			if got, err := conn.CallbackReference(http.Header{}, []byte(junk)); err == nil && got != "" {
+				t.Errorf("callback %q read as %q; want refused", junk, got)
+			}
+		}
+	})
+	if s.TokenCall != "" {
+		t.Run("TokenSingleFlight", func(t *testing.T) {
+			a, conn := newFake(t)
+			answer(t, a, s.Status[0])
+			var wg sync.WaitGroup
+			for range 20 {
+				wg.Add(1)
+				go func() { defer wg.Done(); conn.CollectionStatus(ctx, s.StatusRef) }()
+			}
+			wg.Wait()
+			n := 0
+			for _, c := range a.Calls() {
+				if c == s.TokenCall {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("20 concurrent status reads asked for %d tokens; want 1", n)
+			}
+		})
+	}
+	if s.Payout == nil {
+		return
+	}
+	p := s.Payout
+	payer := func(c gateway.Connector) gateway.Payer {
+		pc, ok := c.(gateway.Payer)
+		if !ok {
+			t.Fatal("the connector has payouts in its spec but sends no money")
+		}
+		return pc
+	}
+	t.Run("PayoutInitiation", func(t *testing.T) {
+		a, conn := newFake(t)
+		answer(t, a, p.Initiated)
+		st, err := payer(conn).Payout(ctx, p.Payout)
+		check(t, "payout initiated", st, err, p.Initiated)
+		body, query := lastCall(a, p.Initiation)
+		if body == nil && query == "" {
+			t.Fatalf("no %s call; calls: %v", p.Initiation, a.Calls())
+		}
+		if p.Reference != nil {
+			if got := p.Reference(body, query); got != p.Payout.Reference {
+				t.Errorf("the aggregator keeps the payout as %q; want our reference %q", got, p.Payout.Reference)
+			}
+		}
+		if p.Request != "" {
+			documentedFields(t, body, p.Request)
+		}
+	})
+	t.Run("Payout", func(t *testing.T) {
+		cases(t, "payout", p.Sent, func(c gateway.Connector) (gateway.Status, error) { return payer(c).Payout(ctx, p.Payout) })
+	})
+	t.Run("PayoutStatus", func(t *testing.T) {
+		cases(t, "payout status", p.Status, func(c gateway.Connector) (gateway.Status, error) { return payer(c).PayoutStatus(ctx, p.StatusRef) })
+	})
+	t.Run("PayoutTransport", func(t *testing.T) {
+		transport(t, s, "payout status", func(c gateway.Connector) (gateway.Status, error) { return payer(c).PayoutStatus(ctx, p.StatusRef) })
+	})
+	t.Run("NoSecondPayout", func(t *testing.T) {
+		// The payout's answer is lost (5xx, then no answer): the service's
+		// lifecycle (movement.Send) sends it again only to an aggregator
+		// that keeps it idempotent, and never concludes "not sent".
+		for _, fault := range []string{"5xx", "timeout"} {
+			a, _ := newFake(t)
+			answer(t, a, p.Initiated)
+			if fault == "5xx" {
+				a.Set(p.Initiation, http.StatusBadGateway, []byte("upstream unavailable"))
+			} else {
+				a.Delay(p.Initiation, 500*time.Millisecond)
+			}
+			pc := payer(s.New(a.URL, &http.Client{Timeout: 200 * time.Millisecond}))
+			_, sent, err := movement.Send(func() (gateway.Status, error) { return pc.Payout(ctx, p.Payout) }, pc.IdempotentPayout())
+			if sent == movement.NotSent {
+				t.Errorf("%s: the payout counts as not sent (%v): the service would delete it and the merchant send it again", fault, err)
+			}
+			n := 0
+			for _, c := range a.Calls() {
+				if c == p.Initiation {
+					n++
+				}
+			}
+			if max := 1; !pc.IdempotentPayout() && n > max || n > 2 {
+				t.Errorf("%s: the payout was sent %d times (idempotent %v)", fault, n, pc.IdempotentPayout())
+			}
+		}
+	})
+}
+
+// transport holds a call to the classification every connector owes:
+// no connection is transient and not sent; no answer in time is transient
+// and unknown; a 5xx is transient and answered; none of them is an
+// outcome (a status read that failed is never "not found").
+func transport(t *testing.T, s Spec, name string, call func(gateway.Connector) (gateway.Status, error)) {
+	t.Helper()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	if st, err := call(s.New(closed.URL, &http.Client{Timeout: time.Second})); !gateway.IsTransient(err) || gateway.ErrorOf(err) == nil ||
+		!gateway.ErrorOf(err).NotSent || st.Outcome != "" {
+		t.Errorf("%s with no connection: %+v, %v; want a transient error, not sent", name, st, err)
+	}
+	slow := NewAnswers(t)
+	for call, r := range s.Setup {
+		slow.Set(call, r.code(), r.bytes(t))
+	}
+	slow.Set("", http.StatusOK, []byte(`{}`))
+	slow.Delay("", 500*time.Millisecond)
+	if st, err := call(s.New(slow.URL, &http.Client{Timeout: 200 * time.Millisecond})); !gateway.IsTransient(err) ||
+		gateway.ErrorOf(err).NotSent || gateway.ErrorOf(err).Answered || st.Outcome != "" {
+		t.Errorf("%s with no answer: %+v, %v; want a transient error, neither sent-for-sure nor answered", name, st, err)
+	}
+	down := NewAnswers(t)
+	for call, r := range s.Setup {
+		down.Set(call, r.code(), r.bytes(t))
+	}
+	down.Set("", http.StatusServiceUnavailable, []byte("<html>503 Service Unavailable</html>"))
+	if st, err := call(s.New(down.URL, &http.Client{Timeout: time.Second})); !gateway.IsTransient(err) ||
+		gateway.ErrorOf(err).NotSent || st.Outcome != "" {
+		t.Errorf("%s answered 503: %+v, %v; want a transient error, maybe started", name, st, err)
+	}
+}
+
+// check compares a call's result with what the case wants.
+func check(t *testing.T, label string, st gateway.Status, err error, c Case) {
+	t.Helper()
+	if c.Err != nil {
+		e := gateway.ErrorOf(err)
+		switch {
+		case err == nil:
+			t.Errorf("%s: %+v; want an error", label, st)
+		case gateway.IsTransient(err) != c.Err.Transient:
+			t.Errorf("%s: %v; want transient %v", label, err, c.Err.Transient)
+		case c.Err.NotSent && (e == nil || !e.NotSent):
+			t.Errorf("%s: %v; want not sent", label, err)
+		case c.Err.Contains != "" && !strings.Contains(err.Error(), c.Err.Contains):
+			t.Errorf("%s: %v; want it to say %q", label, err, c.Err.Contains)
+		}
+		return
+	}
+	w := c.Want
+	switch {
+	case err != nil:
+		t.Errorf("%s: %v; want %+v", label, err, w)
+	case st.Outcome != w.Outcome:
+		t.Errorf("%s: outcome %q (%+v); want %q", label, st.Outcome, st, w.Outcome)
+	case w.ProviderRef != "" && st.ProviderRef != w.ProviderRef:
+		t.Errorf("%s: provider ref %q; want %q", label, st.ProviderRef, w.ProviderRef)
+	case w.RedirectURL != "" && st.RedirectURL != w.RedirectURL:
+		t.Errorf("%s: redirect %q; want %q", label, st.RedirectURL, w.RedirectURL)
+	case st.NeedsCode != w.NeedsCode:
+		t.Errorf("%s: needs a code %v; want %v", label, st.NeedsCode, w.NeedsCode)
+	case st.LowBalance != w.LowBalance:
+		t.Errorf("%s: low balance %v; want %v", label, st.LowBalance, w.LowBalance)
+	case !strings.Contains(st.Reason, w.Reason):
+		t.Errorf("%s: reason %q; want it to say %q", label, st.Reason, w.Reason)
+	case !strings.Contains(st.Instructions, w.Instructions):
+		t.Errorf("%s: instructions %q; want them to say %q", label, st.Instructions, w.Instructions)
+	}
+}
+
+// lastCall is the body and query of the last call named call.
+func lastCall(a *Answers, call string) ([]byte, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		if a.calls[i] == call {
+			return a.bodies[i], a.queries[i]
+		}
+	}
+	return nil, ""
+}
+
+// documentedFields holds a request body (JSON) to every field of the
+// documented request testdata/name.
+func documentedFields(t *testing.T, body []byte, name string) {
+	t.Helper()
+	var sent any
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatalf("the request is not JSON: %s", body)
+	}
+	DocumentedFields(t, sent, name)
+}
