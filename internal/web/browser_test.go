@@ -64,6 +64,24 @@ func waitLocation(t *testing.T, ctx context.Context, want string) {
 	}
 }
 
+// runClock moves the service's clock 9 s on every half second until the
+// test ends: a live page polls every 3 s, and the service asks the
+// aggregator at most every 8 s of its clock.
+func (e *env) runClock(t *testing.T) {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+				e.clock.Add(9 * time.Second)
+			}
+		}
+	}()
+}
+
 // screenshot keeps a picture of the page in CAURI_SCREENSHOTS, when set.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	dir := os.Getenv("CAURI_SCREENSHOTS")
@@ -172,18 +190,7 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	screenshot(t, ctx, "live-choose")
 	// The page polls every 3 s; the verify route asks the aggregator at
 	// most every 8 s of the service's clock, which the test moves on.
-	stopClock := make(chan struct{})
-	defer close(stopClock)
-	go func() {
-		for {
-			select {
-			case <-stopClock:
-				return
-			case <-time.After(500 * time.Millisecond):
-				e.clock.Add(9 * time.Second)
-			}
-		}
-	}()
+	e.runClock(t)
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.ID("cancel-button")),
 		chromedp.Click(chromedp.ID("pay-button")),

@@ -129,18 +129,7 @@ func TestBrowser_PayALink(t *testing.T) {
 		sim.SettleAfter = 300 * time.Millisecond
 		ctx := browser(t)
 		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Atelier couture", "amount": 7500}, bearer(keys["live_secret"])...)
-		stopClock := make(chan struct{})
-		defer close(stopClock)
-		go func() { // the page polls; the service checks the aggregator at most every 8 s of its clock
-			for {
-				select {
-				case <-stopClock:
-					return
-				case <-time.After(500 * time.Millisecond):
-					e.clock.Add(9 * time.Second)
-				}
-			}
-		}()
+		e.runClock(t)
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(l.str("url")),
 			chromedp.WaitVisible(chromedp.ID("link-pay")),

@@ -135,18 +135,7 @@ func TestBrowser_NextActions(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Chez Ama", true)
-		stopClock := make(chan struct{})
-		defer close(stopClock)
-		go func() { // the page polls every 3 s; the service's clock moves past the 8 s between checks
-			for {
-				select {
-				case <-stopClock:
-					return
-				case <-time.After(500 * time.Millisecond):
-					e.clock.Add(9 * time.Second)
-				}
-			}
-		}()
+		e.runClock(t)
 		small := func(t *testing.T) context.Context {
 			ctx := browser(t)
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640)); err != nil {

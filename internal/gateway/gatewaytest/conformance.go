@@ -166,18 +166,7 @@ func Run(t *testing.T, s Spec) {
 		answer(t, a, s.Initiated)
 		st, err := conn.Collect(ctx, s.Collection)
 		check(t, "initiated", st, err, s.Initiated)
-		body, query := lastCall(a, s.Initiation)
-		if body == nil && query == "" {
-			t.Fatalf("no %s call; calls: %v", s.Initiation, a.Calls())
-		}
-		if s.Reference != nil {
-			if got := s.Reference(body, query); got != s.Collection.Reference {
-				t.Errorf("the aggregator keeps the collection as %q; want our reference %q (its idempotency id)", got, s.Collection.Reference)
-			}
-		}
-		if s.Request != "" {
-			documentedFields(t, body, s.Request)
-		}
+		initiation(t, a, s.Initiation, s.Reference, s.Collection.Reference, s.Request)
 	})
 	t.Run("Collect", func(t *testing.T) {
 		cases(t, "collect", s.Collect, func(c gateway.Connector) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
@@ -243,18 +232,7 @@ func Run(t *testing.T, s Spec) {
 		answer(t, a, p.Initiated)
 		st, err := payer(conn).Payout(ctx, p.Payout)
 		check(t, "payout initiated", st, err, p.Initiated)
-		body, query := lastCall(a, p.Initiation)
-		if body == nil && query == "" {
-			t.Fatalf("no %s call; calls: %v", p.Initiation, a.Calls())
-		}
-		if p.Reference != nil {
-			if got := p.Reference(body, query); got != p.Payout.Reference {
-				t.Errorf("the aggregator keeps the payout as %q; want our reference %q", got, p.Payout.Reference)
-			}
-		}
-		if p.Request != "" {
-			documentedFields(t, body, p.Request)
-		}
+		initiation(t, a, p.Initiation, p.Reference, p.Payout.Reference, p.Request)
 	})
 	t.Run("Payout", func(t *testing.T) {
 		cases(t, "payout", p.Sent, func(c gateway.Connector) (gateway.Status, error) { return payer(c).Payout(ctx, p.Payout) })
@@ -293,6 +271,24 @@ func Run(t *testing.T, s Spec) {
 			}
 		}
 	})
+}
+
+// initiation holds the last initiation call received to the documented
+// request, and to carrying our reference as the aggregator's id.
+func initiation(t *testing.T, a *Answers, call string, reference func([]byte, string) string, ours, request string) {
+	t.Helper()
+	body, query := lastCall(a, call)
+	if body == nil && query == "" {
+		t.Fatalf("no %s call; calls: %v", call, a.Calls())
+	}
+	if reference != nil {
+		if got := reference(body, query); got != ours {
+			t.Errorf("the aggregator keeps it as %q; want our reference %q (its idempotency id)", got, ours)
+		}
+	}
+	if request != "" {
+		documentedFields(t, body, request)
+	}
 }
 
 // transport holds a call to the classification every connector owes:
