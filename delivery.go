@@ -14,9 +14,12 @@ var EventNames = []string{
 
 // WebhookConfig is where a workspace's events go.
 type WebhookConfig struct {
-	URL     string   // live events, and test events when TestURL is empty
-	TestURL string   // test events
-	Events  []string // selected events; all six when empty
+	URL     string // live events, and test events when TestURL is empty
+	TestURL string // test events
+	// Events and TestEvents are the live and the test events' selections
+	// (all six when empty): each mode has its own, so that a test key,
+	// which sets the test one, never changes what production receives.
+	Events, TestEvents []string
 }
 
 // URLFor is the address an event of this mode goes to, or "" for none.
@@ -27,20 +30,33 @@ func (c *WebhookConfig) URLFor(livemode bool) string {
 	return c.URL
 }
 
-// Selects reports whether the workspace wants this event.
-func (c *WebhookConfig) Selects(event string) bool {
-	return len(c.Events) == 0 || slices.Contains(c.Events, event)
+// Selects reports whether the workspace wants this event of this mode.
+func (c *WebhookConfig) Selects(event string, livemode bool) bool {
+	sel := c.TestEvents
+	if livemode {
+		sel = c.Events
+	}
+	return len(sel) == 0 || slices.Contains(sel, event)
 }
 
-// SelectedEvents is the selection in the order of EventNames.
-func (c *WebhookConfig) SelectedEvents() []string {
+// SelectedEvents is a mode's selection in the order of EventNames.
+func (c *WebhookConfig) SelectedEvents(livemode bool) []string {
 	var out []string
 	for _, e := range EventNames {
-		if c.Selects(e) {
+		if c.Selects(e, livemode) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// SetEvents sets a mode's selection.
+func (c *WebhookConfig) SetEvents(livemode bool, events []string) {
+	if livemode {
+		c.Events = events
+	} else {
+		c.TestEvents = events
+	}
 }
 
 // ParseEvents checks a selection: every name must be one of the six, and

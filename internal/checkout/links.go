@@ -139,7 +139,13 @@ type LinkTransaction struct {
 // that succeeded; else the status of the latest payment that did not fail
 // (a payment waiting on the customer's phone is checked with its
 // aggregator on the way, at most every 8 seconds); else WAITING.
-func (s *Service) CheckLink(ctx context.Context, ws *cauri.Workspace, id string) (*LinkCheck, error) {
+//
+// Links take live payments only, so a test key finds none: it never reads
+// a live payer's details.
+func (s *Service) CheckLink(ctx context.Context, ws *cauri.Workspace, live bool, id string) (*LinkCheck, error) {
+	if !live {
+		return nil, cauri.Errorf(cauri.ENotFound, "Payment link not found in test mode: payment links take live payments only, check them with a production key")
+	}
 	l, err := s.Store.Link(ctx, ws.ID, id)
 	if err != nil {
 		return nil, err

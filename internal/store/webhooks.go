@@ -12,18 +12,21 @@ import (
 
 func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
 	var c cauri.WebhookConfig
-	var events string
+	var events, testEvents string
 	lockClause := ""
 	if lock {
 		lockClause = t.s.forUpdate()
 	}
-	err := t.queryRow(ctx, `SELECT webhook_url, test_webhook_url, webhook_events FROM workspaces WHERE id = ?`+lockClause, workspaceID).
-		Scan(&c.URL, &c.TestURL, &events)
+	err := t.queryRow(ctx, `SELECT webhook_url, test_webhook_url, webhook_events, test_webhook_events FROM workspaces WHERE id = ?`+lockClause,
+		workspaceID).Scan(&c.URL, &c.TestURL, &events, &testEvents)
 	if err != nil {
 		return nil, notFound(err, "Workspace %s not found", printable(workspaceID))
 	}
 	if events != "" {
 		c.Events = strings.Split(events, ",")
+	}
+	if testEvents != "" {
+		c.TestEvents = strings.Split(testEvents, ",")
 	}
 	return &c, nil
 }
@@ -57,8 +60,8 @@ func (s *Store) UpdateWebhookConfig(ctx context.Context, workspaceID string, fn 
 // saveWebhookConfig writes a workspace's webhook settings in the caller's
 // transaction.
 func (t *tx) saveWebhookConfig(ctx context.Context, workspaceID string, c *cauri.WebhookConfig) error {
-	_, err := t.exec(ctx, `UPDATE workspaces SET webhook_url = ?, test_webhook_url = ?, webhook_events = ? WHERE id = ?`,
-		c.URL, c.TestURL, strings.Join(c.Events, ","), workspaceID)
+	_, err := t.exec(ctx, `UPDATE workspaces SET webhook_url = ?, test_webhook_url = ?, webhook_events = ?, test_webhook_events = ? WHERE id = ?`,
+		c.URL, c.TestURL, strings.Join(c.Events, ","), strings.Join(c.TestEvents, ","), workspaceID)
 	return err
 }
 
@@ -79,7 +82,7 @@ func (t *tx) enqueueDelivery(ctx context.Context, ev *cauri.Event) error {
 		return err
 	}
 	url := cfg.URLFor(ev.Livemode)
-	if url == "" || !cfg.Selects(ev.Type) {
+	if url == "" || !cfg.Selects(ev.Type, ev.Livemode) {
 		return nil
 	}
 	_, err = t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,

@@ -114,7 +114,7 @@ func (s *Server) merchant(r *http.Request, ws *cauri.Workspace) (*merchantObject
 	}
 	m := &merchantObject{ID: ws.ID, Object: "merchant", Name: ws.Name, Verification: "pending", Livemode: ws.Verified, Connect: ws.Connect,
 		DefaultCurrency: ws.DefaultCurrency, TransfersEnabled: !ws.TransfersClosed && !ws.Connect && ws.Verified,
-		Webhook: configResponse(cfg), CreatedAt: ws.CreatedAt.UTC().Format(cauri.TimeFormat)}
+		Webhook: configResponse(cfg, true), CreatedAt: ws.CreatedAt.UTC().Format(cauri.TimeFormat)}
 	if ws.Verified {
 		m.Verification = "verified"
 	}
@@ -203,7 +203,7 @@ func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store
 	keys, plain := cauri.KeySet(ws.ID, now)
 	prov := store.Provision{Workspace: ws, Keys: keys}
 	if req.WebhookURL != "" || events != nil {
-		prov.Webhook = &cauri.WebhookConfig{URL: req.WebhookURL, Events: events}
+		prov.Webhook = &cauri.WebhookConfig{URL: req.WebhookURL, Events: events, TestEvents: events}
 	}
 	owner := &merchantOwner{Email: email}
 	if hash != "" {
@@ -323,8 +323,8 @@ func (s *Server) updateMerchant(w http.ResponseWriter, r *http.Request, p *store
 			if req.TestWebhookURL != nil {
 				c.TestURL = *req.TestWebhookURL
 			}
-			if req.Events != nil {
-				c.Events = events
+			if req.Events != nil { // a partner sets up both modes alike
+				c.Events, c.TestEvents = events, events
 			}
 			return nil
 		}

@@ -20,7 +20,9 @@ type webhookConfigResponse struct {
 	AvailableEvents []string `json:"available_events"`
 }
 
-func configResponse(c *cauri.WebhookConfig) webhookConfigResponse {
+// configResponse is the configuration as a key of mode live reads it: the
+// events are that mode's selection.
+func configResponse(c *cauri.WebhookConfig, live bool) webhookConfigResponse {
 	null := func(s string) *string {
 		if s == "" {
 			return nil
@@ -28,7 +30,7 @@ func configResponse(c *cauri.WebhookConfig) webhookConfigResponse {
 		return &s
 	}
 	return webhookConfigResponse{Success: true, WebhookURL: null(c.URL), TestWebhookURL: null(c.TestURL),
-		Events: c.SelectedEvents(), AvailableEvents: cauri.EventNames}
+		Events: c.SelectedEvents(live), AvailableEvents: cauri.EventNames}
 }
 
 // getWebhookConfig is GET /v1/config/webhook.
@@ -41,7 +43,7 @@ func (s *Server) getWebhookConfig(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, configResponse(cfg))
+	writeJSON(w, http.StatusOK, configResponse(cfg, c.key.Live))
 	return nil
 }
 
@@ -94,14 +96,14 @@ func (s *Server) patchWebhookConfig(w http.ResponseWriter, r *http.Request) erro
 			}
 		}
 		if req.Events != nil {
-			cfg.Events = events
+			cfg.SetEvents(live, events)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, configResponse(cfg))
+	writeJSON(w, http.StatusOK, configResponse(cfg, live))
 	return nil
 }
 

@@ -62,7 +62,7 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused 
 	data := webhooksData{frame: s.frame(w, r, "webhooks", ws, d.Livemode), URL: cfg.URL,
 		TestURL: cfg.TestURL, Status: status}
 	for _, e := range cauri.EventNames {
-		data.Events = append(data.Events, eventChoice{Name: e, Selected: len(cfg.Events) == 0 || slices.Contains(cfg.Events, e)})
+		data.Events = append(data.Events, eventChoice{Name: e, Selected: cfg.Selects(e, d.Livemode)})
 	}
 	for _, n := range notes {
 		if !n.Read && n.Livemode == d.Livemode {
@@ -95,7 +95,7 @@ func newDeliveryRow(dl *cauri.Delivery) deliveryRow {
 // (public https or http only, as PATCH /v1/config/webhook checks them) and
 // the events.
 func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
+	d, ws, ok, err := s.signedInForm(w, r)
 	if !ok {
 		return err
 	}
@@ -112,7 +112,8 @@ func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
 		return s.renderWebhooks(w, r, cauri.Errorf(cauri.EInvalid, "Choose at least one event"))
 	}
 	if _, err := s.Store.UpdateWebhookConfig(r.Context(), ws.ID, func(cfg *cauri.WebhookConfig) error {
-		cfg.URL, cfg.TestURL, cfg.Events = url, testURL, events
+		cfg.URL, cfg.TestURL = url, testURL
+		cfg.SetEvents(d.Livemode, events) // the events of the mode the dashboard shows
 		return nil
 	}); err != nil {
 		return s.renderWebhooks(w, r, err)

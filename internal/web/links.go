@@ -53,7 +53,7 @@ func (s *Server) checkLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.Checkout.CheckLink(r.Context(), c.ws, r.PathValue("id"))
+	out, err := s.Checkout.CheckLink(r.Context(), c.ws, c.key.Live, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

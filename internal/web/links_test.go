@@ -103,6 +103,13 @@ func TestPaymentLinks_Page(t *testing.T) {
 			tx["customerEmail"] != "fatou@example.com" || tx["amount"] != 7500.0 {
 			t.Fatalf("check after paying = %s", c.raw)
 		}
+		// A test key never reads a live payer (issue 16: modes are walls).
+		for _, key := range []string{keys["test_secret"], keys["test_public"]} {
+			if r := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, bearer(key)...); r.status/100 != 4 || strings.Contains(r.raw, "Fatou") {
+				t.Fatalf("check with a test key = %d %s; want refused, no payer", r.status, r.raw)
+			}
+		}
+		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, bearer(keys["test_secret"])...), 404, "test mode")
 		// Deactivated: the page says so and takes no payment; reactivated, it does.
 		if _, err := st.SetLinkActive(context.Background(), ws.ID, l.str("id"), false, e.clock.Now()); err != nil {
 			t.Fatal(err)

@@ -176,6 +176,33 @@ func TestWebhookConfig(t *testing.T) {
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"events": []string{"payment.completed", "payment.refunded"}}, bearer(live)...), 400, `"payment.refunded" is not an event`)
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"events": []string{}}, bearer(live)...), 400, "at least one")
 		})
+		t.Run("EventsPerMode", func(t *testing.T) {
+			// A test key selects the test events only: production keeps
+			// receiving what it selected (issue 16: modes are walls).
+			r := e.setWebhook(test, map[string]any{"events": []string{"transfer.failed"}})
+			if got := fmt.Sprint(r.body["events"]); got != "[transfer.failed]" {
+				t.Fatalf("test events = %s", got)
+			}
+			if g := e.do("GET", "/v1/config/webhook", nil, bearer(live)...); len(g.body["events"].([]any)) != 6 {
+				t.Fatalf("live events after a test key's selection = %v; want all six still", g.body["events"])
+			}
+			if g := e.do("GET", "/v1/config/webhook", nil, bearer(test)...); fmt.Sprint(g.body["events"]) != "[transfer.failed]" {
+				t.Fatalf("test events read back = %v", g.body["events"])
+			}
+			// The selections decide the deliveries: a test payment is not
+			// sent, a live one is.
+			e.setWebhook(live, map[string]any{"webhookUrl": "http://127.0.0.1:9/live"})
+			id := e.mustSession(e.keys["test_public"], `{"amount": 1000}`)
+			e.settle(id, "succes")
+			if got := e.deliveries(test, "?transaction_id="+id); len(got) != 0 {
+				t.Fatalf("deliveries of a test payment.completed = %v; want none (not selected for test)", got)
+			}
+			cfg, _ := st.WebhookConfig(context.Background(), e.ws.ID)
+			if !cfg.Selects(cauri.EventPaymentCompleted, true) || cfg.Selects(cauri.EventPaymentCompleted, false) {
+				t.Fatalf("selections = %+v; want payment.completed live only", cfg)
+			}
+			e.setWebhook(test, map[string]any{"events": cauri.EventNames})
+		})
 		t.Run("Errors", func(t *testing.T) {
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"webhookUrl": "http://127.0.0.1:9/x", "mode": "live"}, bearer(test)...), 403, "test key")
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"mode": "staging"}, bearer(live)...), 400, "mode")
@@ -338,7 +365,7 @@ func TestWebhookDelivery_SignedPerMode(t *testing.T) {
 			_ = ws
 		})
 		t.Run("UnselectedEventOrNoURL", func(t *testing.T) {
-			e.setWebhook(keys["live_secret"], map[string]any{"events": []string{"payment.failed"}})
+			e.setWebhook(keys["test_secret"], map[string]any{"events": []string{"payment.failed"}}) // the test events' selection
 			id := e.mustSession(keys["test_secret"], `{"amount": 100}`)
 			e.settle(id, "succes")
 			if n := len(e.deliveries(keys["test_secret"], "?transaction_id="+id)); n != 0 {
