@@ -39,6 +39,10 @@ const TokenMargin = time.Minute
 type Tokens struct {
 	mu sync.Mutex
 	m  map[string]cachedToken
+	// fetching is held while a token is fetched, so that concurrent calls
+	// that find none share the one fetched (the aggregators limit how
+	// often tokens may be asked for).
+	fetching sync.Mutex
 }
 
 type cachedToken struct {
@@ -51,11 +55,13 @@ type cachedToken struct {
 // expire. When fetch fails the request the token was for was never sent:
 // the error says so (NotSent).
 func (t *Tokens) Get(ctx context.Context, name string, now time.Time, fetch func(context.Context) (string, int64, error)) (string, error) {
-	t.mu.Lock()
-	c, ok := t.m[name]
-	t.mu.Unlock()
-	if ok && now.Before(c.until) {
-		return c.value, nil
+	if v, ok := t.cached(name, now); ok {
+		return v, nil
+	}
+	t.fetching.Lock()
+	defer t.fetching.Unlock()
+	if v, ok := t.cached(name, now); ok { // fetched by a call that came first
+		return v, nil
 	}
 	value, secs, err := fetch(ctx)
 	if err != nil {
@@ -78,6 +84,13 @@ func (t *Tokens) Get(ctx context.Context, name string, now time.Time, fetch func
 	t.m[name] = cachedToken{value: value, until: now.Add(life)}
 	t.mu.Unlock()
 	return value, nil
+}
+
+func (t *Tokens) cached(name string, now time.Time) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.m[name]
+	return c.value, ok && now.Before(c.until)
 }
 
 // Drop forgets name's token if it is still value (another call may have

@@ -91,7 +91,11 @@ func (s *Server) sessionMethods(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	methods, err := s.Checkout.Methods(r.Context(), sess, r.URL.Query().Get("country"))
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	methods, err := s.Checkout.Methods(r.Context(), sess, q.Get("country"))
 	if err != nil {
 		return err
 	}

@@ -229,8 +229,12 @@ func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store
 // listMerchants is GET /v1/partner/merchants: the partner's merchants,
 // newest first, limit 1 to 200 (default 50).
 func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	limit := 50
-	if v := r.URL.Query().Get("limit"); v != "" {
+	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 200 {
 			return cauri.Errorf(cauri.EInvalid, "limit must be a whole number from 1 to 200")

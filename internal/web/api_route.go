@@ -127,7 +127,10 @@ func (s *Server) routeOverview(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limitByIP(w, r, limitRoute); err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	country, err := routeCountry(q.Get("country"))
 	if err != nil {
 		return err

@@ -172,7 +172,10 @@ func (s *Server) listTransfers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	if q.Get("options") == "1" {
 		countries, err := s.Transfers.Options(r.Context(), c.ws)
 		if err != nil {

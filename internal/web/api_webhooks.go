@@ -120,7 +120,10 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	f := store.DeliveryFilter{TransactionID: q.Get("transaction_id"), Status: q.Get("status"), Event: q.Get("event"), Limit: 50}
 	if f.Status != "" && !slices.Contains([]string{"pending", "delivered", "failed"}, f.Status) {
 		return cauri.Errorf(cauri.EInvalid, "status must be pending, delivered or failed")

@@ -106,7 +106,10 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 	if !ok {
 		return err
 	}
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	data := transactionsData{frame: s.frame(w, r, "transactions", ws, d.Livemode), Query: q}
 	f, _, ferr := transactionFilter(q)
 	page, _ := strconv.Atoi(q.Get("page"))

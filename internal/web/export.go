@@ -86,7 +86,11 @@ func (s *Server) exportTransactions(w http.ResponseWriter, r *http.Request) erro
 	if d.WorkspaceID == "" {
 		return cauri.Errorf(cauri.EInvalid, "No workspace is selected in this dashboard session; pick one on the dashboard")
 	}
-	f, format, err := transactionFilter(r.URL.Query())
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	f, format, err := transactionFilter(q)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
@@ -138,4 +139,40 @@ func TestAuthenticate_SecretOnlyRoute(t *testing.T) {
 func TestUnknownRouteIsJSON(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
 	wantError(t, e.do("GET", "/v1/nothing", nil), 404, "No route")
+}
+
+// TestQueryString: a query that cannot be read as meant (a malformed
+// escape that would drop its filter, a NUL byte or invalid UTF-8 that no
+// database text holds) is a 400 naming the problem on every route that
+// reads one, on both stores (it was a 500 on PostgreSQL, and an export of
+// every date);
+// the aggregators' callbacks still get their 200.
+func TestQueryString(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Queries", true)
+		secret := bearer(keys["live_secret"])
+		for _, path := range []string{
+			"/v1/webhooks/deliveries?transaction_id=%00",
+			"/v1/webhooks/deliveries?transaction_id=%FF",
+			"/v1/webhooks/deliveries?status=failed&limit=%zz",
+			"/v1/transfers?status=%00processing",
+			"/v1/route?country=%FF",
+		} {
+			r := e.do("GET", path, nil, secret...)
+			if r.status != 400 || !strings.Contains(r.raw, "uery") {
+				t.Errorf("GET %s = %d %s; want 400 naming the query", path, r.status, r.raw)
+			}
+		}
+		addUser(t, st, "q@example.com", "correct horse battery", ws.ID)
+		b := e.newBrowserish()
+		b.login("q@example.com", "correct horse battery")
+		if res, body := b.get("/v1/transactions/export?from=%zz"); res.StatusCode != 400 || !strings.Contains(body, "uery") {
+			t.Errorf("an export with a malformed date = %d %s; want 400, not every date", res.StatusCode, body)
+		}
+		g, _, _ := e.addSimulatedGateway(ws, "SN")
+		if r := e.do("POST", "/callbacks/"+g.ID+"?ref=%zz", `{"depositId": "x"}`); r.status != 200 {
+			t.Errorf("a callback with a malformed query = %d %s; want 200", r.status, r.raw)
+		}
+	})
 }

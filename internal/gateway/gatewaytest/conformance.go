@@ -3,6 +3,7 @@ package gatewaytest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,14 +40,20 @@ func (r Reply) code() int {
 // Case is one documented answer of the aggregator and what the connector
 // must make of it.
 type Case struct {
+	// Name labels the case in failures (its fixture's name when empty).
+	Name string
 	// Reply answers every call of the case, except the calls named in
 	// Replies ("METHOD /path"), answered so.
 	Reply   Reply
 	Replies map[string]Reply
 	// Want is the status the connector must read: its Outcome always, and
 	// each other field that is set (Reason and Instructions as parts of the
-	// connector's).
-	Want gateway.Status
+	// connector's); all of them, exactly, with Exact.
+	Want  gateway.Status
+	Exact bool
+	// Ref, for a status read, is the payment read instead of the Spec's
+	// StatusRef.
+	Ref *gateway.Ref
 	// Err, when set, is the error the connector must return instead.
 	Err *Err
 }
@@ -55,6 +62,8 @@ type Case struct {
 type Err struct {
 	Transient bool
 	NotSent   bool   // the request surely never reached the aggregator
+	Answered  bool   // the aggregator answered (an unusable answer), when required
+	MaybeSent bool   // it may have reached the aggregator: never "not sent"
 	Contains  string // a part of the error's text, when set
 }
 
@@ -90,8 +99,14 @@ type Spec struct {
 	Initiated  Case
 	// Reference reads from the initiation request (its body and query)
 	// the id the aggregator keeps the collection under when it is ours
-	// (its idempotency or client id): it must be Collection.Reference.
-	Reference func(body []byte, query string) string
+	// (its idempotency or client id): it must be Collection.Reference, or
+	// KeptAs(Collection.Reference) for an aggregator that keeps a form of
+	// it (Orange Money's order_id: its first 30 letters and digits).
+	// ReferenceHeader names the header that carries it instead, for the
+	// aggregators that take it there (an Idempotency-Key).
+	Reference       func(body []byte, query string) string
+	ReferenceHeader string
+	KeptAs          func(reference string) string
 	// Request, when set, is the documented initiation request: every field
 	// it has must be sent with its value (Collection is chosen to match it).
 	Request string
@@ -108,14 +123,15 @@ type Spec struct {
 
 // PayoutSpec is Spec's part for payouts.
 type PayoutSpec struct {
-	Payout     gateway.Payout
-	Initiation string
-	Initiated  Case
-	Reference  func(body []byte, query string) string
-	Request    string
-	Sent       []Case // answers to the payout
-	Status     []Case // answers to a status read of StatusRef
-	StatusRef  gateway.Ref
+	Payout          gateway.Payout
+	Initiation      string
+	Initiated       Case
+	Reference       func(body []byte, query string) string
+	ReferenceHeader string
+	Request         string
+	Sent            []Case // answers to the payout
+	Status          []Case // answers to a status read of StatusRef
+	StatusRef       gateway.Ref
 }
 
 // fake is the aggregator the suite's connector talks to.
@@ -148,17 +164,26 @@ func Run(t *testing.T, s Spec) {
 			a.Set(call, r.code(), r.bytes(t))
 		}
 	}
-	cases := func(t *testing.T, name string, list []Case, call func(gateway.Connector) (gateway.Status, error)) {
+	cases := func(t *testing.T, name string, list []Case, call func(gateway.Connector, Case) (gateway.Status, error)) {
 		for i, c := range list {
 			a, conn := newFake(t)
 			answer(t, a, c)
-			st, err := call(conn)
-			label := c.Reply.Fixture
+			st, err := call(conn, c)
+			label := c.Name
 			if label == "" {
-				label = name + " case " + strings.Repeat("#", i+1)
+				label = c.Reply.Fixture
+			}
+			if label == "" {
+				label = fmt.Sprintf("%s case %d", name, i+1)
 			}
 			check(t, label, st, err, c)
 		}
+	}
+	refOf := func(c Case, ref gateway.Ref) gateway.Ref {
+		if c.Ref != nil {
+			return *c.Ref
+		}
+		return ref
 	}
 
 	t.Run("Initiation", func(t *testing.T) {
@@ -166,13 +191,19 @@ func Run(t *testing.T, s Spec) {
 		answer(t, a, s.Initiated)
 		st, err := conn.Collect(ctx, s.Collection)
 		check(t, "initiated", st, err, s.Initiated)
-		initiation(t, a, s.Initiation, s.Reference, s.Collection.Reference, s.Request)
+		ours := s.Collection.Reference
+		if s.KeptAs != nil {
+			ours = s.KeptAs(ours)
+		}
+		initiation(t, a, s.Initiation, s.Reference, s.ReferenceHeader, ours, s.Request)
 	})
 	t.Run("Collect", func(t *testing.T) {
-		cases(t, "collect", s.Collect, func(c gateway.Connector) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
+		cases(t, "collect", s.Collect, func(c gateway.Connector, _ Case) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
 	})
 	t.Run("Status", func(t *testing.T) {
-		cases(t, "status", s.Status, func(c gateway.Connector) (gateway.Status, error) { return c.CollectionStatus(ctx, s.StatusRef) })
+		cases(t, "status", s.Status, func(c gateway.Connector, k Case) (gateway.Status, error) {
+			return c.CollectionStatus(ctx, refOf(k, s.StatusRef))
+		})
 	})
 	t.Run("Transport", func(t *testing.T) {
 		transport(t, s, "collect", func(c gateway.Connector) (gateway.Status, error) { return c.Collect(ctx, s.Collection) })
@@ -232,13 +263,15 @@ func Run(t *testing.T, s Spec) {
 		answer(t, a, p.Initiated)
 		st, err := payer(conn).Payout(ctx, p.Payout)
 		check(t, "payout initiated", st, err, p.Initiated)
-		initiation(t, a, p.Initiation, p.Reference, p.Payout.Reference, p.Request)
+		initiation(t, a, p.Initiation, p.Reference, p.ReferenceHeader, p.Payout.Reference, p.Request)
 	})
 	t.Run("Payout", func(t *testing.T) {
-		cases(t, "payout", p.Sent, func(c gateway.Connector) (gateway.Status, error) { return payer(c).Payout(ctx, p.Payout) })
+		cases(t, "payout", p.Sent, func(c gateway.Connector, _ Case) (gateway.Status, error) { return payer(c).Payout(ctx, p.Payout) })
 	})
 	t.Run("PayoutStatus", func(t *testing.T) {
-		cases(t, "payout status", p.Status, func(c gateway.Connector) (gateway.Status, error) { return payer(c).PayoutStatus(ctx, p.StatusRef) })
+		cases(t, "payout status", p.Status, func(c gateway.Connector, k Case) (gateway.Status, error) {
+			return payer(c).PayoutStatus(ctx, refOf(k, p.StatusRef))
+		})
 	})
 	t.Run("PayoutTransport", func(t *testing.T) {
 		transport(t, s, "payout status", func(c gateway.Connector) (gateway.Status, error) { return payer(c).PayoutStatus(ctx, p.StatusRef) })
@@ -275,15 +308,20 @@ func Run(t *testing.T, s Spec) {
 
 // initiation holds the last initiation call received to the documented
 // request, and to carrying our reference as the aggregator's id.
-func initiation(t *testing.T, a *Answers, call string, reference func([]byte, string) string, ours, request string) {
+func initiation(t *testing.T, a *Answers, call string, reference func([]byte, string) string, header, ours, request string) {
 	t.Helper()
-	body, query := lastCall(a, call)
-	if body == nil && query == "" {
+	body, query, h := lastCall(a, call)
+	if body == nil && query == "" && h == nil {
 		t.Fatalf("no %s call; calls: %v", call, a.Calls())
 	}
 	if reference != nil {
 		if got := reference(body, query); got != ours {
 			t.Errorf("the aggregator keeps it as %q; want our reference %q (its idempotency id)", got, ours)
+		}
+	}
+	if header != "" {
+		if got := h.Get(header); got != ours {
+			t.Errorf("%s = %q; want our reference %q", header, got, ours)
 		}
 	}
 	if request != "" {
@@ -309,6 +347,9 @@ func transport(t *testing.T, s Spec, name string, call func(gateway.Connector) (
 	}
 	slow.Set("", http.StatusOK, []byte(`{}`))
 	slow.Delay("", 500*time.Millisecond)
+	for call := range s.Setup { // a token is had: the call itself gets no answer
+		slow.Delay(call, 0)
+	}
 	if st, err := call(s.New(slow.URL, &http.Client{Timeout: 200 * time.Millisecond})); !gateway.IsTransient(err) ||
 		gateway.ErrorOf(err).NotSent || gateway.ErrorOf(err).Answered || st.Outcome != "" {
 		t.Errorf("%s with no answer: %+v, %v; want a transient error, neither sent-for-sure nor answered", name, st, err)
@@ -336,6 +377,10 @@ func check(t *testing.T, label string, st gateway.Status, err error, c Case) {
 			t.Errorf("%s: %v; want transient %v", label, err, c.Err.Transient)
 		case c.Err.NotSent && (e == nil || !e.NotSent):
 			t.Errorf("%s: %v; want not sent", label, err)
+		case c.Err.Answered && (e == nil || !e.Answered || e.NotSent):
+			t.Errorf("%s: %v; want answered (maybe started), not 'not sent'", label, err)
+		case c.Err.MaybeSent && e != nil && e.NotSent:
+			t.Errorf("%s: %v; want it maybe sent, never 'not sent'", label, err)
 		case c.Err.Contains != "" && !strings.Contains(err.Error(), c.Err.Contains):
 			t.Errorf("%s: %v; want it to say %q", label, err, c.Err.Contains)
 		}
@@ -345,6 +390,8 @@ func check(t *testing.T, label string, st gateway.Status, err error, c Case) {
 	switch {
 	case err != nil:
 		t.Errorf("%s: %v; want %+v", label, err, w)
+	case c.Exact && st != w:
+		t.Errorf("%s: %+v; want exactly %+v", label, st, w)
 	case st.Outcome != w.Outcome:
 		t.Errorf("%s: outcome %q (%+v); want %q", label, st.Outcome, st, w.Outcome)
 	case w.ProviderRef != "" && st.ProviderRef != w.ProviderRef:
@@ -362,16 +409,16 @@ func check(t *testing.T, label string, st gateway.Status, err error, c Case) {
 	}
 }
 
-// lastCall is the body and query of the last call named call.
-func lastCall(a *Answers, call string) ([]byte, string) {
+// lastCall is the body, query and header of the last call named call.
+func lastCall(a *Answers, call string) ([]byte, string, http.Header) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for i := len(a.calls) - 1; i >= 0; i-- {
 		if a.calls[i] == call {
-			return a.bodies[i], a.queries[i]
+			return a.bodies[i], a.queries[i], a.headers[i]
 		}
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 // documentedFields holds a request body (JSON) to every field of the

@@ -70,6 +70,7 @@ type Answers struct {
 	calls   []string
 	bodies  [][]byte
 	queries []string
+	headers []http.Header
 }
 
 type answer struct {
@@ -85,6 +86,7 @@ func NewAnswers(t *testing.T) *Answers {
 		call := r.Method + " " + r.URL.Path
 		a.mu.Lock()
 		a.calls, a.bodies, a.queries = append(a.calls, call), append(a.bodies, b), append(a.queries, r.URL.RawQuery)
+		a.headers = append(a.headers, r.Header.Clone())
 		ans, ok := a.answers[call]
 		if !ok {
 			ans, ok = a.answers[""]
