@@ -131,6 +131,7 @@ func TestConformance(t *testing.T) {
 					Want: gateway.Status{Outcome: gateway.Failed, ProviderRef: "610233", LowBalance: true, Reason: "DISBURSE FAILED: Insufficient funds in customer wallet"}},
 				{Reply: edited(t, "transfer_fetched_successful.json", map[string]any{"status": "Failed", "complete_message": "beneficiary_name is required"}),
 					Want: failed("beneficiary_name is required")},
+				{Reply: edited(t, "transfer_fetched_successful.json", map[string]any{"status": "FAILED", "complete_message": ""}), Want: failed("failed")},
 				{Reply: edited(t, "transfer_fetched_successful.json", map[string]any{"status": "REVERSED"}), Err: &gatewaytest.Err{Contains: "unknown"}},
 				// The id names another transfer, or is not known: our
 				// reference in the list decides.
