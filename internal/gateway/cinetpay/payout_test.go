@@ -311,3 +311,33 @@ func TestPayout_SettleAfter(t *testing.T) {
 		t.Fatalf("after the delay = %+v, %v", st, err)
 	}
 }
+
+// TestTransfer_OneLogin: concurrent transfer calls without a token share
+// one login (the conformance suite's single-flight check reads collection
+// statuses, which take no token here).
+func TestTransfer_OneLogin(t *testing.T) {
+	srv := gatewaytest.NewAnswers(t)
+	srv.Set("POST /auth/login", http.StatusOK, gatewaytest.Golden(t, "transfer_login.json"))
+	srv.Set("GET /transfer/check/money", http.StatusOK, gatewaytest.Golden(t, "transfer_check_val.json"))
+	c := &Client{TransferBaseURL: srv.URL, APIKey: "k", TransferPassword: "pw"}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.PayoutStatus(context.Background(), gateway.Ref{Reference: "Test_retrait_20230301_01"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, call := range srv.Calls() {
+		if call == "POST /auth/login" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("20 concurrent status reads logged in %d times; want 1", n)
+	}
+}
