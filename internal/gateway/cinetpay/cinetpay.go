@@ -75,8 +75,9 @@ type Client struct {
 	Now func() time.Time
 
 	mu            sync.Mutex
-	transferToken string    // the last transfer token
-	tokenAt       time.Time // when it was asked for
+	transferToken string     // the last transfer token
+	tokenAt       time.Time  // when it was asked for
+	login         sync.Mutex // held while logging in: concurrent calls share one login
 }
 
 var _ gateway.Connector = (*Client)(nil)

@@ -55,29 +55,6 @@ func TestEncodePayment_Golden(t *testing.T) {
 	}
 }
 
-func TestDecode_Golden(t *testing.T) {
-	srv := gatewaytest.NewAnswers(t)
-	c := &Client{BaseURL: srv.URL, APIKey: "k", SiteID: "1"}
-	ctx := context.Background()
-	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "payment_created.json"))
-	if st, err := c.Collect(ctx, gateway.Collection{Reference: "r", Amount: 100, Currency: "XOF"}); err != nil || st.Outcome != gateway.Pending ||
-		!strings.HasPrefix(st.RedirectURL, "https://checkout.cinetpay.com/payment/") {
-		t.Fatalf("created = %+v, %v", st, err)
-	}
-	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "check_accepted.json"))
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Succeeded || st.ProviderRef != "MP220117.1402.C99563" {
-		t.Fatalf("accepted = %+v, %v", st, err)
-	}
-	srv.Set("", http.StatusOK, gatewaytest.Golden(t, "check_refused.json"))
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err != nil || st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "PAYMENT_FAILED") {
-		t.Fatalf("refused = %+v, %v", st, err)
-	}
-	srv.Set("", http.StatusOK, []byte(`{"code":"999","message":"SOMETHING_NEW","data":[]}`))
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "r"}); err == nil || gateway.IsTransient(err) {
-		t.Fatalf("unknown code = %+v, %v; want an error that concludes nothing", st, err)
-	}
-}
-
 func TestClient_AgainstSimulator(t *testing.T) {
 	hook := gatewaytest.NewReceiver(t)
 	sim := &Simulator{APIKey: "api-1", SiteID: "445160", SecretKey: "secret-1"}

@@ -348,6 +348,16 @@ func (c *Client) token(ctx context.Context, renew bool) (string, error) {
 	if token != "" && !renew && now().Sub(at) < tokenFresh {
 		return token, nil
 	}
+	// One login at a time: a call that waited for another's login takes
+	// the token it got (fresh, and not the one this call saw refused).
+	c.login.Lock()
+	defer c.login.Unlock()
+	c.mu.Lock()
+	got, gotAt := c.transferToken, c.tokenAt
+	c.mu.Unlock()
+	if got != "" && (got != token || !renew) && now().Sub(gotAt) < tokenFresh {
+		return got, nil
+	}
 	at = now()
 	a, err := c.transferCall(ctx, http.MethodPost, "/auth/login", url.Values{"lang": {"en"}},
 		url.Values{"apikey": {c.APIKey}, "password": {c.TransferPassword}})
