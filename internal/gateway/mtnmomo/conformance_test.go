@@ -111,6 +111,8 @@ func TestConformance(t *testing.T) {
 				Err: &gatewaytest.Err{Transient: true, NotSent: true}},
 			{Replies: map[string]gatewaytest.Reply{"POST /collection/token/": body(http.StatusOK, `{}`)},
 				Err: &gatewaytest.Err{Transient: true, NotSent: true}},
+			{Replies: map[string]gatewaytest.Reply{"POST /collection/token/": body(http.StatusOK, `{"access_token": `)},
+				Err: &gatewaytest.Err{Transient: true, NotSent: true}},
 		},
 		StatusRef: gateway.Ref{Reference: ref1},
 		Status: []gatewaytest.Case{
@@ -121,11 +123,23 @@ func TestConformance(t *testing.T) {
 			{Reply: fixture("requesttopay_failed_reason_object.json"), Want: failed("APPROVAL_REJECTED: The payer rejected the request.")},
 			{Reply: answer(http.StatusNotFound, "error_not_found.json"), Want: gateway.Status{Outcome: gateway.NotFound}},
 			{Reply: answer(http.StatusNotFound, "error_not_found_spaced.json"), Want: gateway.Status{Outcome: gateway.NotFound}},
+			// The schema's other shapes: ids as numbers or null, a status in
+			// lower case, a failure without a reason; the payer's funds are
+			// never the merchant's low balance.
+			{Reply: body(200, `{"status":"SUCCESSFUL","financialTransactionId":987654321}`), Want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "987654321"}},
+			{Reply: body(200, `{"status":"SUCCESSFUL","financialTransactionId":null}`), Want: gateway.Status{Outcome: gateway.Succeeded}},
+			{Reply: body(200, `{"status":"successful"}`), Want: gateway.Status{Outcome: gateway.Succeeded}},
+			{Reply: body(200, `{"status":"FAILED","reason":"APPROVAL_REJECTED"}`), Want: failed("APPROVAL_REJECTED")},
+			{Reply: body(200, `{"status":"FAILED","reason":{"code":"NOT_ENOUGH_FUNDS","message":"Not enough funds."}}`), Want: failed("NOT_ENOUGH_FUNDS: Not enough funds.")},
+			{Reply: body(200, `{"status":"FAILED"}`), Want: failed("FAILED")},
+			{Reply: body(200, `{"status":"FAILED","reason":null}`), Want: failed("FAILED")},
 			// Never a conclusion: a 404 without MTN's code (a wrong address), a refusal, a status MTN does not document.
 			{Reply: body(http.StatusNotFound, `{"statusCode":404,"message":"Resource not found"}`), Err: lasting},
 			{Reply: body(http.StatusNotFound, ""), Err: lasting},
 			{Reply: body(http.StatusBadRequest, `{"code":"BAD_REQUEST","message":"x"}`), Err: lasting},
 			{Reply: body(http.StatusOK, `{"status":"CREATED"}`), Err: lasting},
+			{Reply: body(http.StatusOK, `{"status":"REJECTED"}`), Err: lasting},
+			{Reply: body(http.StatusOK, `{}`), Err: lasting},
 			{Reply: body(http.StatusInternalServerError, `{}`), Err: transient},
 			{Reply: body(http.StatusOK, `{"status": `), Err: transient},
 			{Reply: body(http.StatusOK, `{"status":"SUCCESSFUL","reason":[1]}`), Err: transient},
@@ -165,6 +179,13 @@ func TestConformance(t *testing.T) {
 				{Reply: fixture("transfer_successful.json"), Want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "363440463"}},
 				{Reply: fixture("transfer_failed_not_enough_funds.json"), Want: gateway.Status{Outcome: gateway.Failed, LowBalance: true, Reason: "NOT_ENOUGH_FUNDS"}},
 				{Reply: answer(http.StatusNotFound, "error_not_found.json"), Want: gateway.Status{Outcome: gateway.NotFound}},
+				{Reply: body(200, `{"status":"PENDING"}`), Want: pending},
+				{Reply: body(200, `{"status":"SUCCESSFUL","financialTransactionId":987654321}`), Want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "987654321"}},
+				// The merchant's funds, in either shape of reason; another reason is not.
+				{Reply: body(200, `{"status":"FAILED","reason":{"code":"NOT_ENOUGH_FUNDS","message":"Not enough funds."}}`),
+					Want: gateway.Status{Outcome: gateway.Failed, LowBalance: true, Reason: "NOT_ENOUGH_FUNDS: Not enough funds."}},
+				{Reply: body(200, `{"status":"FAILED","reason":{"code":"PAYEE_NOT_FOUND"}}`), Want: failed("PAYEE_NOT_FOUND")},
+				{Reply: body(200, `{"status":"FAILED"}`), Want: failed("FAILED")},
 				{Reply: body(http.StatusInternalServerError, `{}`), Err: transient},
 			},
 		},
