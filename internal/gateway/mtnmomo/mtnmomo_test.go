@@ -285,6 +285,27 @@ func TestCollect_RefusalsAndErrors(t *testing.T) {
 		t.Fatalf("calls %v; want no request to pay without a token", calls)
 	}
 
+	// Answers that conclude nothing, the initiation may have been queued:
+	// answered (the suite's cases do not say), which movement.Send sends
+	// again under the same X-Reference-Id.
+	for _, tc := range []struct {
+		code int
+		body string
+	}{{http.StatusInternalServerError, `{"code":"INTERNAL_PROCESSING_ERROR","message":"An internal error occurred."}`},
+		{http.StatusServiceUnavailable, ``}, {http.StatusOK, `{"status": `}} {
+		srv.Set("POST /collection/v1_0/requesttopay", tc.code, []byte(tc.body))
+		srv.Set("POST /disbursement/v1_0/transfer", tc.code, []byte(tc.body))
+		for name, call := range map[string]func() (gateway.Status, error){
+			"collect": func() (gateway.Status, error) { return c.Collect(ctx, col) },
+			"payout":  func() (gateway.Status, error) { return c.Payout(ctx, payout(payRef, "+250788123456")) },
+		} {
+			_, err := call()
+			if e := gateway.ErrorOf(err); e == nil || !e.Transient || !e.Answered || e.NotSent {
+				t.Errorf("%s %d %s: %v; want transient, answered, sent", name, tc.code, tc.body, err)
+			}
+		}
+	}
+
 	// No collection key, no address: lasting, nothing sent.
 	for name, bad := range map[string]*Client{
 		"no key":     {BaseURL: srv.URL, APIUser: "u", APIKey: "k"},
