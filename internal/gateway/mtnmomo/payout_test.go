@@ -74,53 +74,6 @@ func TestPayout_Headers(t *testing.T) {
 	}
 }
 
-func TestDecodePayout_Golden(t *testing.T) {
-	srv, c := newAnswers(t)
-	ctx := context.Background()
-	p := payout(payRef, "+250788123456")
-	const post = "POST /disbursement/v1_0/transfer"
-	for _, tc := range []struct {
-		name string
-		code int
-		body []byte
-		want gateway.Status
-	}{
-		{"accepted", http.StatusAccepted, nil, gateway.Status{Outcome: gateway.Pending}},
-		{"already received", http.StatusConflict, gatewaytest.Golden(t, "error_already_exist.json"), gateway.Status{Outcome: gateway.Pending}},
-		{"merchant's funds", http.StatusBadRequest, gatewaytest.Golden(t, "error_not_enough_funds.json"),
-			gateway.Status{Outcome: gateway.Failed, Reason: "400 NOT_ENOUGH_FUNDS: The payer does not have enough funds.", LowBalance: true}},
-		{"payee unknown", http.StatusBadRequest, []byte(`{"code":"PAYEE_NOT_FOUND","message":"Payee does not exist"}`),
-			gateway.Status{Outcome: gateway.Failed, Reason: "400 PAYEE_NOT_FOUND: Payee does not exist"}},
-	} {
-		srv.Set(post, tc.code, tc.body)
-		if st, err := c.Payout(ctx, p); err != nil || st != tc.want {
-			t.Errorf("%s: %+v, %v; want %+v", tc.name, st, err, tc.want)
-		}
-	}
-	srv.Set(post, http.StatusInternalServerError, []byte(`{"code":"INTERNAL_PROCESSING_ERROR","message":"x"}`))
-	if _, err := c.Payout(ctx, p); !gateway.IsTransient(err) || !gateway.ErrorOf(err).Answered {
-		t.Fatalf("500: %v; want transient, answered", err)
-	}
-	const get = "GET /disbursement/v1_0/transfer/" + payRef
-	for _, tc := range []struct {
-		fixture string
-		code    int
-		want    gateway.Status
-	}{
-		{"transfer_successful.json", http.StatusOK, gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "363440463"}},
-		{"transfer_failed_not_enough_funds.json", http.StatusOK, gateway.Status{Outcome: gateway.Failed, Reason: "NOT_ENOUGH_FUNDS", LowBalance: true}},
-		{"error_not_found.json", http.StatusNotFound, gateway.Status{Outcome: gateway.NotFound}},
-	} {
-		srv.Set(get, tc.code, gatewaytest.Golden(t, tc.fixture))
-		if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: payRef}); err != nil || st != tc.want {
-			t.Errorf("%s: %+v, %v; want %+v", tc.fixture, st, err, tc.want)
-		}
-	}
-	if ref, err := c.CallbackReference(nil, gatewaytest.Golden(t, "transfer_failed_not_enough_funds.json")); err != nil || ref != payRef {
-		t.Fatalf("payout callback = %q, %v", ref, err)
-	}
-}
-
 func TestPayout_NeedsDisbursementKey(t *testing.T) {
 	srv, c := newAnswers(t)
 	c.DisbursementKey = ""
