@@ -37,84 +37,6 @@ func TestEncodeCheckout_Golden(t *testing.T) {
 	}
 }
 
-func TestDecode_Golden(t *testing.T) {
-	srv := gatewaytest.NewAnswers(t)
-	c := &Client{BaseURL: srv.URL, APIKey: "wave_sn_prod_k"}
-	ctx := context.Background()
-	srv.Set("POST /v1/checkout/sessions", http.StatusOK, gatewaytest.Golden(t, "checkout_session_open.json"))
-	srv.Set("GET /v1/checkout/sessions/cos-1ya2rewh0139m", http.StatusOK, gatewaytest.Golden(t, "checkout_session_complete.json"))
-	srv.Set("GET /v1/checkout/sessions/search", http.StatusOK, gatewaytest.Golden(t, "checkout_search.json"))
-	var recorded string
-	col := gateway.Collection{Reference: "FAC-2024-01", Amount: 1000, Currency: "XOF", ReturnURL: "https://example.com/pay/return",
-		Created: func(id string) error { recorded = id; return nil }}
-	st, err := c.Collect(ctx, col)
-	if err != nil || st.Outcome != gateway.Pending || st.ProviderRef != "cos-1ya2rewh0139m" || recorded != st.ProviderRef ||
-		st.RedirectURL != "https://pay.wave.com/c/cos-1ya2rewh0139m?a=1000&c=XOF&m=JantTech" {
-		t.Fatalf("collect = %+v, %v (recorded %q)", st, err, recorded)
-	}
-	var sent map[string]any
-	json.Unmarshal(srv.Body("POST /v1/checkout/sessions"), &sent)
-	if sent["amount"] != "1000" || sent["client_reference"] != col.Reference || sent["success_url"] != col.ReturnURL || sent["error_url"] != col.ReturnURL {
-		t.Fatalf("sent %v", sent)
-	}
-	ref := gateway.Ref{Reference: col.Reference, ProviderRef: "cos-1ya2rewh0139m"}
-	if st, err := c.CollectionStatus(ctx, ref); err != nil || st != (gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "TRG7XHH6UNR2SOACI"}) {
-		t.Fatalf("complete = %+v, %v", st, err)
-	}
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Succeeded {
-		t.Fatalf("by reference = %+v, %v", st, err)
-	}
-	if calls := srv.Calls(); calls[len(calls)-1] != "GET /v1/checkout/sessions/search" {
-		t.Fatalf("calls = %v; want the search by client_reference last", calls)
-	}
-	if _, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "another", ProviderRef: "cos-1ya2rewh0139m"}); err == nil {
-		t.Fatal("a session about another payment was taken for this one")
-	}
-	srv.Set("GET /v1/checkout/sessions/search", http.StatusOK, gatewaytest.Golden(t, "checkout_search_empty.json"))
-	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: "never-sent"}); err != nil || st.Outcome != gateway.NotFound {
-		t.Fatalf("empty search = %+v, %v", st, err)
-	}
-}
-
-func TestSessionStatus(t *testing.T) {
-	for _, tc := range []struct {
-		body string
-		want gateway.Status
-	}{
-		{`{"id":"cos-1","checkout_status":"open","payment_status":"processing"}`, gateway.Status{Outcome: gateway.Pending, ProviderRef: "cos-1"}},
-		{`{"id":"cos-1","checkout_status":"open","payment_status":"processing","last_payment_error":{"code":"insufficient-funds","message":"x"}}`,
-			gateway.Status{Outcome: gateway.Pending, ProviderRef: "cos-1"}},
-		{`{"id":"cos-1","checkout_status":"complete","payment_status":"succeeded","transaction_id":"T_1"}`,
-			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "T_1"}},
-		{`{"id":"cos-1","checkout_status":"complete","payment_status":"succeeded","transaction_id":null}`,
-			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "cos-1"}},
-		{`{"id":"cos-1","checkout_status":"complete","payment_status":"cancelled","last_payment_error":{"code":"payment-failed","message":"The payment failed."}}`,
-			gateway.Status{Outcome: gateway.Failed, ProviderRef: "cos-1", Reason: "cancelled: payment-failed: The payment failed."}},
-		{`{"id":"cos-1","checkout_status":"open","payment_status":"cancelled","last_payment_error":null}`,
-			gateway.Status{Outcome: gateway.Failed, ProviderRef: "cos-1", Reason: "cancelled"}},
-		{`{"id":"cos-1","checkout_status":"expired","payment_status":"processing"}`,
-			gateway.Status{Outcome: gateway.Failed, ProviderRef: "cos-1", Reason: "expired"}},
-		{`{"id":"cos-1","checkout_status":"expired","payment_status":"succeeded","transaction_id":"T_2"}`,
-			gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "T_2"}},
-	} {
-		var s session
-		if err := json.Unmarshal([]byte(tc.body), &s); err != nil {
-			t.Fatalf("%s: %v", tc.body, err)
-		}
-		if st, known := sessionStatus(s); !known || st != tc.want {
-			t.Errorf("%s = %+v (known %v); want %+v", tc.body, st, known, tc.want)
-		}
-	}
-	for _, body := range []string{`{"id":"cos-1","checkout_status":"open","payment_status":"refunded"}`,
-		`{"id":"cos-1","checkout_status":"archived","payment_status":"processing"}`, `{"id":"cos-1"}`} {
-		var s session
-		json.Unmarshal([]byte(body), &s)
-		if _, known := sessionStatus(s); known {
-			t.Errorf("%s taken for a documented status", body)
-		}
-	}
-}
-
 func TestCollect_RefusalsAndErrors(t *testing.T) {
 	srv := gatewaytest.NewAnswers(t)
 	c := &Client{BaseURL: srv.URL, APIKey: "k"}
@@ -133,10 +55,6 @@ func TestCollect_RefusalsAndErrors(t *testing.T) {
 		if st, err := c.Collect(ctx, col); err != nil || st.Outcome != gateway.Failed || st.Reason != tc.reason || st.RedirectURL != "" {
 			t.Errorf("%s = %+v, %v; want failed %q", tc.name, st, err, tc.reason)
 		}
-	}
-	srv.Set("", http.StatusUnauthorized, gatewaytest.Golden(t, "error_auth.json"))
-	if _, err := c.Collect(ctx, col); err == nil || gateway.IsTransient(err) {
-		t.Fatalf("refused key: %v; want a lasting error", err)
 	}
 	for _, tc := range []struct {
 		code int
@@ -167,13 +85,6 @@ func TestCollect_RefusalsAndErrors(t *testing.T) {
 	if st, err := c.Collect(ctx, col); err == nil || gateway.IsTransient(err) || st.RedirectURL != "" {
 		t.Fatalf("unrecorded = %+v, %v; want a lasting error and no page", st, err)
 	}
-	// Nobody listening: not sent.
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close()
-	gone := &Client{BaseURL: closed.URL, APIKey: "k"}
-	if _, err := gone.Collect(ctx, col); gateway.ErrorOf(err) == nil || !gateway.ErrorOf(err).NotSent || !gateway.IsTransient(err) {
-		t.Fatalf("no connection: %v; want transient, not sent", err)
-	}
 }
 
 // signed is a Wave-Signature computed here, independently of Sign.
@@ -183,56 +94,18 @@ func signed(secret, ts string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func TestCallbackReference_Signature(t *testing.T) {
+// TestCallbackReference_SignAndNoSecret: Sign is Wave's signature as
+// computed here independently; without a secret on the gateway, a webhook
+// is only a signal, accepted as it comes. (The signed and forged webhooks
+// are TestConformance's.)
+func TestCallbackReference_SignAndNoSecret(t *testing.T) {
 	body := gatewaytest.Golden(t, "webhook_checkout_completed.json")
 	now := time.Unix(1750870563, 0)
 	const secret = "wave_sn_WHS_xz4m6g8rjs9bshxy05xj6khcvjv7j3hcp4fbpvv6met0zdrjvezg"
-	c := &Client{WebhookSecret: secret, Now: func() time.Time { return now }}
 	ts := strconv.FormatInt(now.Unix(), 10)
-	good := signed(secret, ts, body)
-	if got := Sign(secret, now.Unix(), body); got != "t="+ts+",v1="+good {
-		t.Fatalf("Sign = %s; want t=%s,v1=%s", got, ts, good)
+	if got, want := Sign(secret, now.Unix(), body), "t="+ts+",v1="+signed(secret, ts, body); got != want {
+		t.Fatalf("Sign = %s; want %s", got, want)
 	}
-	sig := func(v string) http.Header { return http.Header{"Wave-Signature": {v}} }
-	ok := []struct {
-		name string
-		h    http.Header
-	}{
-		{"signed", sig(Sign(secret, now.Unix(), body))},
-		{"several v1, one good", sig("t=" + ts + ",v1=" + strings.Repeat("00", 32) + ",v1=" + good)},
-		{"spaces", sig("t=" + ts + ", v1=" + good)},
-		{"4 minutes old", sig(Sign(secret, now.Add(-4*time.Minute).Unix(), body))},
-		{"shared secret", http.Header{"Authorization": {"Bearer " + secret}}},
-	}
-	for _, tc := range ok {
-		if ref, err := c.CallbackReference(tc.h, body); err != nil || ref != "FAC-2024-01" {
-			t.Errorf("%s: %q, %v; want FAC-2024-01", tc.name, ref, err)
-		}
-	}
-	tampered := []byte(strings.Replace(string(body), `"125"`, `"100125"`, 1))
-	bad := []struct {
-		name string
-		h    http.Header
-		body []byte
-	}{
-		{"no signature", http.Header{}, body},
-		{"another secret", sig(Sign("wave_sn_WHS_other", now.Unix(), body)), body},
-		{"tampered body", sig(Sign(secret, now.Unix(), body)), tampered},
-		{"with a separator", sig("t=" + ts + ",v1=" + signed(secret, ts+".", body)), body},
-		{"every v1 wrong", sig("t=" + ts + ",v1=" + strings.Repeat("ab", 32) + ",v1=zz"), body},
-		{"no timestamp", sig("v1=" + good), body},
-		{"no v1", sig("t=" + ts), body},
-		{"6 minutes old", sig(Sign(secret, now.Add(-6*time.Minute).Unix(), body)), body},
-		{"6 minutes ahead", sig(Sign(secret, now.Add(6*time.Minute).Unix(), body)), body},
-		{"another timestamp", sig("t=" + strconv.FormatInt(now.Unix()-1, 10) + ",v1=" + good), body},
-		{"wrong shared secret", http.Header{"Authorization": {"Bearer guess"}}, body},
-	}
-	for _, tc := range bad {
-		if ref, err := c.CallbackReference(tc.h, tc.body); err == nil {
-			t.Errorf("%s accepted (%q)", tc.name, ref)
-		}
-	}
-	// Without a secret on the gateway, a webhook is only a signal, accepted as it comes.
 	open := &Client{}
 	if ref, err := open.CallbackReference(http.Header{}, body); err != nil || ref != "FAC-2024-01" {
 		t.Fatalf("unsigned, no secret = %q, %v", ref, err)

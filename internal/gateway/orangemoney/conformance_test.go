@@ -1,0 +1,146 @@
+package orangemoney
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+)
+
+// TestConformance holds the connector to OM WebPay's documented answers
+// (testdata/, sources in SOURCES.md) and to what every connector owes the
+// service (gatewaytest.Run).
+func TestConformance(t *testing.T) {
+	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	body := func(b string) gatewaytest.Reply { return gatewaytest.Reply{Body: b} }
+	providerRef := payToken1 + "|1200"
+	status := func(o gateway.Outcome, reason string) gateway.Status {
+		return gateway.Status{Outcome: o, ProviderRef: providerRef, Reason: reason}
+	}
+	// A documented status, answered 200 and 201 (which one OM answers is
+	// not known: SOURCES.md).
+	both := func(name string, want gateway.Status) []gatewaytest.Case {
+		return []gatewaytest.Case{{Reply: fixture(name), Want: want},
+			{Reply: gatewaytest.Reply{Fixture: name, Code: http.StatusCreated}, Want: want}}
+	}
+	var statuses []gatewaytest.Case
+	for _, c := range [][]gatewaytest.Case{
+		both("transactionstatus_success.json", status(gateway.Succeeded, "")),
+		both("transactionstatus_initiated.json", status(gateway.Pending, "")),
+		both("transactionstatus_pending.json", status(gateway.Pending, "")),
+		both("transactionstatus_expired.json", status(gateway.Failed, "expired")),
+		both("transactionstatus_failed.json", status(gateway.Failed, "failed")),
+	} {
+		statuses = append(statuses, c...)
+	}
+	statuses = append(statuses,
+		gatewaytest.Case{Reply: body(`{"status":"success"}`), Want: status(gateway.Succeeded, "")},
+		gatewaytest.Case{Reply: body(`{"status":"REFUNDED"}`), Err: &gatewaytest.Err{Contains: "unknown"}},
+		gatewaytest.Case{Reply: body(`{"status":""}`), Err: &gatewaytest.Err{Transient: true}},
+		gatewaytest.Case{Reply: body(`{}`), Err: &gatewaytest.Err{Transient: true}},
+	)
+
+	// The token comes from an endpoint of its own (TokenURL), answering
+	// token.json at once: the suite's "no answer in time" fake delays every
+	// call, Setup's included, so the token request would be the one
+	// unanswered, which is rightly "not sent" (the web payment or the
+	// status read never left: TestToken_NoAnswer). With the token apart,
+	// the suite holds the OM WebPay call itself to its rule. For the same
+	// reason TokenCall is not given: TestToken_OneForConcurrentCalls is the
+	// suite's TokenSingleFlight against this endpoint.
+	tokens := gatewaytest.NewAnswers(t)
+	tokens.Set(tokenCall, http.StatusOK, gatewaytest.Golden(t, "token.json"))
+
+	notification := fixture("notification_success.json")
+	query := func(q string) http.Header { return http.Header{gateway.CallbackQueryHeader: {q}} }
+	gatewaytest.Run(t, gatewaytest.Spec{
+		New: func(baseURL string, hc *http.Client) gateway.Connector {
+			return &Client{BaseURL: baseURL, TokenURL: tokens.URL + tokenPath, ClientID: "cid", ClientSecret: "csecret",
+				MerchantKey: "a4b7c123", MerchantName: "Boutique Awa", HTTP: hc}
+		},
+		Collection: collection(ref1),
+		Initiation: webpayCall,
+		Initiated: gatewaytest.Case{Reply: gatewaytest.Reply{Fixture: "webpayment_created.json", Code: http.StatusCreated},
+			Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: providerRef,
+				RedirectURL: "https://webpayment-ow-sb.orange-money.com/payment/pay_token/" + payToken1}},
+		// No Reference: OM keeps the web payment under our order_id, which
+		// is not our reference but its first 30 letters and digits
+		// (OrderID: at most 30 characters), held to the documented request
+		// below and by TestEncodeWebPayment_Golden.
+		Request: "webpayment_request.json",
+		Collect: []gatewaytest.Case{
+			{Reply: gatewaytest.Reply{Fixture: "error_webpayment_refused.json", Code: http.StatusBadRequest},
+				Want: gateway.Status{Outcome: gateway.Failed, Reason: "400 1101: Bad Request (Invalid merchant_key)"}},
+			// The token refused, then a new one refused too: the
+			// gateway's credentials, a lasting error in Orange's words.
+			{Reply: gatewaytest.Reply{Fixture: "error_expired_credentials.json", Code: http.StatusUnauthorized},
+				Err: &gatewaytest.Err{Contains: "Expired credentials"}},
+		},
+		StatusRef: gateway.Ref{Reference: ref1, ProviderRef: providerRef},
+		Status:    statuses,
+		// The notification names the payment only through the query of
+		// the notif_url we gave (ref=), passed in CallbackQueryHeader.
+		Callbacks: []gatewaytest.CallbackCase{
+			{Name: "from the query", Header: query("ref=" + url.QueryEscape(ref1)), Body: notification, Want: ref1},
+			{Name: "among other params", Header: query("v=2&ref=" + ref1), Body: notification, Want: ref1},
+			{Name: "query wins over body", Header: query("ref=" + ref1), Body: body(`{"status":"SUCCESS","order_id":"other"}`), Want: ref1},
+			{Name: "order_id in the body", Header: http.Header{}, Body: body(`{"status":"SUCCESS","notif_token":"n","order_id":"FAC202401"}`), Want: "FAC202401"},
+			{Name: "query without ref", Header: query("v=2"), Body: body(`{"status":"FAILED","order_id":"FAC202401"}`), Want: "FAC202401"},
+			{Name: "documented body alone", Header: http.Header{}, Body: notification, Err: true},
+			{Name: "empty ref", Header: query("ref="), Body: notification, Err: true},
+			{Name: "not JSON", Header: query("ref=" + ref1), Body: body("status=SUCCESS"), Err: true},
+			{Name: "ref in another header", Header: http.Header{"Ref": {ref1}}, Body: notification, Err: true},
+		},
+	})
+}
+
+// TestToken_OneForConcurrentCalls is the suite's TokenSingleFlight
+// (TestConformance's token is apart): 20 concurrent status reads ask for
+// one token.
+func TestToken_OneForConcurrentCalls(t *testing.T) {
+	srv, c := newAnswers(t)
+	srv.Set(statusCall, http.StatusOK, gatewaytest.Golden(t, "transactionstatus_success.json"))
+	ref := gateway.Ref{Reference: ref1, ProviderRef: payToken1 + "|1200"}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.CollectionStatus(context.Background(), ref) }()
+	}
+	wg.Wait()
+	n := 0
+	for _, call := range srv.Calls() {
+		if call == tokenCall {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("20 concurrent status reads asked for %d tokens; want 1", n)
+	}
+}
+
+// TestToken_NoAnswer: a token request that gets no answer in time is
+// transient, and the call it was for was never sent.
+func TestToken_NoAnswer(t *testing.T) {
+	srv, _ := newAnswers(t)
+	srv.Delay(tokenCall, 500*time.Millisecond)
+	srv.Set("", http.StatusCreated, gatewaytest.Golden(t, "webpayment_created.json"))
+	c := &Client{BaseURL: srv.URL, ClientID: "cid", ClientSecret: "csecret", MerchantKey: "a4b7c123", HTTP: &http.Client{Timeout: 200 * time.Millisecond}}
+	ctx := context.Background()
+	_, cerr := c.Collect(ctx, collection(ref1))
+	_, serr := c.CollectionStatus(ctx, gateway.Ref{Reference: ref1, ProviderRef: payToken1 + "|1200"})
+	for _, err := range []error{cerr, serr} {
+		if e := gateway.ErrorOf(err); e == nil || !e.Transient || !e.NotSent || e.Answered {
+			t.Errorf("no token in time: %v; want transient, not sent", err)
+		}
+	}
+	for _, call := range srv.Calls() {
+		if call != tokenCall {
+			t.Errorf("%s sent without a token", call)
+		}
+	}
+}
