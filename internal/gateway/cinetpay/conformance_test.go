@@ -208,27 +208,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// loginAnswered is hc, except that the login waits for its answer. The
-// suite's "no answer" fake delays every call, the token's login (a Setup
-// call) included: a login that times out leaves the payment unsent, which
-// the connector rightly says (NotSent, gateway.Tokens), while the suite
-// wants the operation's own call to be the one unanswered. With the login
-// answered, the payment's or the status read's call is the one that times
-// out, as the suite means. (To drop once the suite does not delay Setup
-// calls.)
-func loginAnswered(hc *http.Client) *http.Client {
-	return &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		if r.URL.Path == "/v1/oauth/login" {
-			return http.DefaultTransport.RoundTrip(r)
-		}
-		return hc.Do(r)
-	})}
-}
-
-type roundTrip func(*http.Request) (*http.Response, error)
-
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // jsonField reads a string field of a JSON request body.
 func jsonField(field string) func([]byte, string) string {
 	return func(b []byte, _ string) string {
@@ -250,7 +229,7 @@ func TestConformance_V1(t *testing.T) {
 	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
 	gatewaytest.Run(t, gatewaytest.Spec{
 		New: func(baseURL string, hc *http.Client) gateway.Connector {
-			return NewV1(baseURL, "sk_test_4f1c2b7a9e", "pw-sandbox-1", loginAnswered(hc))
+			return NewV1(baseURL, "sk_test_4f1c2b7a9e", "pw-sandbox-1", hc)
 		},
 		Setup:     map[string]gatewaytest.Reply{"POST /v1/oauth/login": fixture("v1_login.json")},
 		TokenCall: "POST /v1/oauth/login",

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
@@ -49,10 +48,6 @@ type V1Client struct {
 	Now         func() time.Time // the token's clock; time.Now when nil
 
 	tokens gateway.Tokens
-	// login serializes getting the token, so that concurrent calls
-	// without one share a single login (gateway.Tokens alone lets each
-	// of them log in).
-	login sync.Mutex
 }
 
 var _ gateway.Connector = (*V1Client)(nil)
@@ -266,19 +261,10 @@ func (c *V1Client) send(ctx context.Context, method, path string, in any) (int, 
 	if c.Now != nil {
 		now = c.Now
 	}
-	// One login for concurrent calls: the first logs in, the others wait
-	// and find its token cached (a failed login is NotSent, as
-	// gateway.Tokens says).
-	c.login.Lock()
-	_, err := c.tokens.Get(ctx, "", now(), c.fetchToken)
-	c.login.Unlock()
-	if err != nil {
-		return 0, v1Answer{}, err
-	}
 	var a v1Answer
 	code, raw, err := c.tokens.Call(ctx, "", now(), gateway.TokenCall{
 		Name:  "CinetPay",
-		Fetch: c.fetchToken,
+		Fetch: c.login,
 		Send: func(ctx context.Context, token string) (int, []byte, error) {
 			return gateway.Send(ctx, c.HTTP, "CinetPay", method, gateway.URL(c.BaseURL, path), http.Header{"Authorization": {"Bearer " + token}}, in)
 		},
@@ -299,9 +285,9 @@ func (c *V1Client) send(ctx context.Context, method, path string, in any) (int, 
 	return code, a, nil
 }
 
-// fetchToken asks for a token: POST /v1/oauth/login answers code 200 and
-// an access_token.
-func (c *V1Client) fetchToken(ctx context.Context) (string, int64, error) {
+// login asks for a token: POST /v1/oauth/login answers code 200 and an
+// access_token.
+func (c *V1Client) login(ctx context.Context) (string, int64, error) {
 	code, raw, err := gateway.Send(ctx, c.HTTP, "CinetPay", http.MethodPost, gateway.URL(c.BaseURL, "/v1/oauth/login"), nil,
 		v1Login{APIKey: c.APIKey, APIPassword: c.APIPassword})
 	if err != nil {

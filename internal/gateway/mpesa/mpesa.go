@@ -34,7 +34,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -79,8 +78,7 @@ type Client struct {
 	HTTP       *http.Client
 	Now        func() time.Time // the tokens' and the Timestamps' clock; time.Now when nil
 
-	tokens   gateway.Tokens
-	fetching sync.Mutex // held while a token is had: one fetch for concurrent calls
+	tokens gateway.Tokens
 }
 
 var _ gateway.Connector = (*Client)(nil)
@@ -528,17 +526,8 @@ func (c *Client) now() time.Time {
 
 // api POSTs one request to Daraja with a token (gateway.Tokens.Call: a
 // refused token, a 401 or Daraja's "Invalid Access Token" as a 404, is
-// renewed once; Daraja refuses it before doing anything). The token is
-// had first under c.fetching, so that concurrent calls wait for one fetch
-// and share its token (gateway.Tokens.Get alone lets each of them fetch
-// its own).
+// renewed once; Daraja refuses it before doing anything).
 func (c *Client) api(ctx context.Context, path string, in any) (int, []byte, error) {
-	c.fetching.Lock()
-	_, err := c.tokens.Get(ctx, "", c.now(), c.newToken)
-	c.fetching.Unlock()
-	if err != nil {
-		return 0, nil, err
-	}
 	return c.tokens.Call(ctx, "", c.now(), gateway.TokenCall{
 		Name: "M-Pesa", Fetch: c.newToken, Refused: tokenRefused, Refusal: refusal,
 		Words: func(raw []byte) string { return errorOf(raw).words() },

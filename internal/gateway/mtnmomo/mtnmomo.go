@@ -29,7 +29,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -66,8 +65,7 @@ type Client struct {
 	HTTP            *http.Client
 	Now             func() time.Time // the tokens' clock; time.Now when nil
 
-	tokens   gateway.Tokens // by product
-	fetching sync.Mutex     // held while a token is had: one fetch for concurrent calls
+	tokens gateway.Tokens // by product
 }
 
 var (
@@ -401,23 +399,14 @@ func (c *Client) now() time.Time {
 // api sends one request to a product's API with its subscription key, the
 // target environment and a token (extra adds the request's own headers),
 // through gateway.Tokens.Call: a refused token (401) is renewed once; MTN
-// refuses it before doing anything. The token is had first under
-// c.fetching, so that concurrent calls wait for one fetch and share its
-// token (gateway.Tokens.Get alone lets each of them fetch its own).
+// refuses it before doing anything.
 func (c *Client) api(ctx context.Context, p product, method, path string, extra http.Header, in any) (int, []byte, error) {
 	if strings.TrimSpace(p.key) == "" {
 		return 0, nil, &gateway.Error{Message: fmt.Sprintf("MTN MoMo %s need the %s subscription key (credential %q)", p.does, p.name, p.credential)}
 	}
-	fetch := func(ctx context.Context) (string, int64, error) { return c.newToken(ctx, p) }
-	c.fetching.Lock()
-	_, err := c.tokens.Get(ctx, p.name, c.now(), fetch)
-	c.fetching.Unlock()
-	if err != nil {
-		return 0, nil, err
-	}
 	return c.tokens.Call(ctx, p.name, c.now(), gateway.TokenCall{
 		Name:    "MTN MoMo",
-		Fetch:   fetch,
+		Fetch:   func(ctx context.Context) (string, int64, error) { return c.newToken(ctx, p) },
 		Refused: func(code int, _ []byte) bool { return code == http.StatusUnauthorized },
 		Refusal: refusal,
 		Words:   func(raw []byte) string { return errorOf(raw).words() },

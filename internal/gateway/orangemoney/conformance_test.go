@@ -2,9 +2,9 @@ package orangemoney
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,33 +45,30 @@ func TestConformance(t *testing.T) {
 		gatewaytest.Case{Reply: body(`{}`), Err: &gatewaytest.Err{Transient: true}},
 	)
 
-	// The token comes from an endpoint of its own (TokenURL), answering
-	// token.json at once: the suite's "no answer in time" fake delays every
-	// call, Setup's included, so the token request would be the one
-	// unanswered, which is rightly "not sent" (the web payment or the
-	// status read never left: TestToken_NoAnswer). With the token apart,
-	// the suite holds the OM WebPay call itself to its rule. For the same
-	// reason TokenCall is not given: TestToken_OneForConcurrentCalls is the
-	// suite's TokenSingleFlight against this endpoint.
-	tokens := gatewaytest.NewAnswers(t)
-	tokens.Set(tokenCall, http.StatusOK, gatewaytest.Golden(t, "token.json"))
-
 	notification := fixture("notification_success.json")
 	query := func(q string) http.Header { return http.Header{gateway.CallbackQueryHeader: {q}} }
 	gatewaytest.Run(t, gatewaytest.Spec{
 		New: func(baseURL string, hc *http.Client) gateway.Connector {
-			return &Client{BaseURL: baseURL, TokenURL: tokens.URL + tokenPath, ClientID: "cid", ClientSecret: "csecret",
+			return &Client{BaseURL: baseURL, ClientID: "cid", ClientSecret: "csecret",
 				MerchantKey: "a4b7c123", MerchantName: "Boutique Awa", HTTP: hc}
 		},
+		Setup:      map[string]gatewaytest.Reply{tokenCall: fixture("token.json")},
+		TokenCall:  tokenCall,
 		Collection: collection(ref1),
 		Initiation: webpayCall,
 		Initiated: gatewaytest.Case{Reply: gatewaytest.Reply{Fixture: "webpayment_created.json", Code: http.StatusCreated},
 			Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: providerRef,
 				RedirectURL: "https://webpayment-ow-sb.orange-money.com/payment/pay_token/" + payToken1}},
-		// No Reference: OM keeps the web payment under our order_id, which
-		// is not our reference but its first 30 letters and digits
-		// (OrderID: at most 30 characters), held to the documented request
-		// below and by TestEncodeWebPayment_Golden.
+		// OM keeps the web payment under our order_id: not our reference
+		// but its first 30 letters and digits (OrderID: at most 30).
+		Reference: func(body []byte, _ string) string {
+			var m struct {
+				OrderID string `json:"order_id"`
+			}
+			json.Unmarshal(body, &m)
+			return m.OrderID
+		},
+		KeptAs:  OrderID,
 		Request: "webpayment_request.json",
 		Collect: []gatewaytest.Case{
 			{Reply: gatewaytest.Reply{Fixture: "error_webpayment_refused.json", Code: http.StatusBadRequest},
@@ -97,30 +94,6 @@ func TestConformance(t *testing.T) {
 			{Name: "ref in another header", Header: http.Header{"Ref": {ref1}}, Body: notification, Err: true},
 		},
 	})
-}
-
-// TestToken_OneForConcurrentCalls is the suite's TokenSingleFlight
-// (TestConformance's token is apart): 20 concurrent status reads ask for
-// one token.
-func TestToken_OneForConcurrentCalls(t *testing.T) {
-	srv, c := newAnswers(t)
-	srv.Set(statusCall, http.StatusOK, gatewaytest.Golden(t, "transactionstatus_success.json"))
-	ref := gateway.Ref{Reference: ref1, ProviderRef: payToken1 + "|1200"}
-	var wg sync.WaitGroup
-	for range 20 {
-		wg.Add(1)
-		go func() { defer wg.Done(); c.CollectionStatus(context.Background(), ref) }()
-	}
-	wg.Wait()
-	n := 0
-	for _, call := range srv.Calls() {
-		if call == tokenCall {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("20 concurrent status reads asked for %d tokens; want 1", n)
-	}
 }
 
 // TestToken_NoAnswer: a token request that gets no answer in time is

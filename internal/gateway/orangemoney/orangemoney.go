@@ -44,7 +44,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -106,8 +105,7 @@ type Client struct {
 	HTTP         *http.Client
 	Now          func() time.Time // the tokens' clock; time.Now when nil
 
-	tokens  gateway.Tokens
-	fetchMu sync.Mutex // one token request at a time (api)
+	tokens gateway.Tokens
 }
 
 var _ gateway.Connector = (*Client)(nil)
@@ -505,17 +503,8 @@ func (c *Client) now() time.Time {
 func tokenRefused(code int) bool { return code == http.StatusUnauthorized }
 
 // api POSTs one request to OM WebPay with a token (gateway.Tokens.Call: a
-// refused token, a 401, is renewed once). The token is got first under
-// fetchMu: gateway.Tokens asks for a new one for every caller that finds
-// none, so concurrent calls would each ask OM for a token, where they must
-// share one; the calls that waited find it cached.
+// refused token, a 401, is renewed once).
 func (c *Client) api(ctx context.Context, path string, in any) (int, []byte, error) {
-	c.fetchMu.Lock()
-	_, err := c.tokens.Get(ctx, "", c.now(), c.newToken)
-	c.fetchMu.Unlock()
-	if err != nil {
-		return 0, nil, err
-	}
 	return c.tokens.Call(ctx, "", c.now(), gateway.TokenCall{
 		Name: "Orange Money", Fetch: c.newToken, Refusal: refusal,
 		Refused: func(code int, _ []byte) bool { return tokenRefused(code) },
