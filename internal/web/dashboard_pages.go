@@ -106,12 +106,12 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 	if !ok {
 		return err
 	}
-	q, err := query(r)
-	if err != nil {
-		return err
-	}
+	q, ferr := query(r)
 	data := transactionsData{frame: s.frame(w, r, "transactions", ws, d.Livemode), Query: q}
-	f, _, ferr := transactionFilter(q)
+	var f store.ExportFilter
+	if ferr == nil {
+		f, _, ferr = transactionFilter(q)
+	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = min(max(page, 0), maxPage)
 	if ferr != nil {
