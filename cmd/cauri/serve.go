@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -37,9 +38,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	level.UnmarshalText([]byte(cfg.LogLevel))
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	var limiter ratelimit.Limiter = ratelimit.NewMemory(time.Now)
+	limits := "memory"
 	if *noLimits {
 		logger.Warn("RATE LIMITS ARE OFF (--unsafe-no-rate-limits): for benchmarks only, never in production")
-		limiter = ratelimit.Unlimited{}
+		limiter, limits = ratelimit.Unlimited{}, "off"
 	}
 
 	st, err := openStore(ctx, cfg)
@@ -51,6 +53,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	now := time.Now
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if cfg.RedisURL != "" && !*noLimits {
+		shared, err := ratelimit.NewRedis(cfg.RedisURL, ratelimit.NewMemory(time.Now), logger)
+		if err != nil {
+			return fmt.Errorf("CAURI_REDIS_URL: %w", err)
+		}
+		defer shared.Close()
+		local := prometheus.NewCounter(prometheus.CounterOpts{Name: "cauri_ratelimit_local_decisions_total",
+			Help: "Rate-limit decisions taken by the node alone because Redis could not be reached."})
+		reg.MustRegister(local)
+		shared.Fallback = local.Inc
+		limiter, limits = shared, "redis"
+	}
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)
 	guard := delivery.NewGuard(cfg.WebhookAllowedCIDRs, nil)
 	worker := &delivery.Worker{
@@ -105,7 +119,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	workerDone := make(chan struct{})
 	go func() { worker.Run(workerCtx); close(workerDone) }()
 	defer func() { stopWorker(); <-workerDone }() // attempts in flight finish first
-	logger.Info("listening", "addr", ln.Addr().String(), "database", st.Kind(), "base_url", cfg.BaseURL, "pay_url", cfg.PayURL)
+	logger.Info("listening", "addr", ln.Addr().String(), "database", st.Kind(), "base_url", cfg.BaseURL, "pay_url", cfg.PayURL,
+		"rate_limits", limits)
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()

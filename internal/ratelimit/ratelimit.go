@@ -1,16 +1,21 @@
-// Package ratelimit decides whether a request fits its rate limit. Limits
-// are token buckets: N requests per period, refilled evenly, full when idle.
-// Limiter is the seam: Memory serves one node; a shared implementation
-// (Redis) serves several nodes behind the same interface.
+// Package ratelimit decides whether a request fits its rate limit. A limit
+// means at most Count requests accepted in any window of Per (a sliding
+// window, not a bucket with a burst and a refill), and a refusal's
+// Retry-After is the true wait until one fits. Limiter is the seam: Memory
+// serves one node; Redis shares the limits across every node behind the
+// same Redis, and falls back to its node's Memory while Redis is
+// unreachable, so payments keep flowing.
+//
+// It imports only the standard library and go-redis.
 package ratelimit
 
 import (
+	"container/list"
 	"context"
 	"math"
+	"net/netip"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Limit is a named budget of Count requests per Per.
@@ -49,57 +54,86 @@ func (Unlimited) Allow(context.Context, Limit, string) (Decision, error) {
 	return Decision{Allowed: true}, nil
 }
 
-// Memory is a Limiter for a single node.
-type Memory struct {
-	Now func() time.Time
-
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-	lastSweep time.Time
+// IPKey is the key of a client address in per-IP limits: the address
+// itself for IPv4, its /64 for IPv6, since one subscriber holds a whole /64
+// and could otherwise walk past every limit by rotating within it.
+func IPKey(ip netip.Addr) string {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
-type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
-	per  time.Duration
+// DefaultMaxKeys bounds how many keys a Memory limiter remembers.
+const DefaultMaxKeys = 100_000
+
+// Memory is a Limiter for a single node: for each key, the times of the
+// requests it accepted within the window. It remembers at most MaxKeys
+// keys, forgetting the one used least recently beyond that, so a flood of
+// distinct keys costs bounded memory (a forgotten key starts afresh).
+type Memory struct {
+	Now     func() time.Time
+	MaxKeys int // DefaultMaxKeys when 0
+
+	mu   sync.Mutex
+	keys map[string]*list.Element // of *window
+	lru  list.List                // most recently used first
+}
+
+type window struct {
+	id    string
+	times []int64 // accepted requests, unix nanoseconds, oldest first
 }
 
 // NewMemory returns an in-memory limiter reading time from now.
 func NewMemory(now func() time.Time) *Memory {
-	return &Memory{Now: now, buckets: map[string]*bucket{}}
+	return &Memory{Now: now}
 }
 
 // Allow implements Limiter.
 func (m *Memory) Allow(_ context.Context, l Limit, key string) (Decision, error) {
-	now := m.Now()
+	now := m.Now().UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.sweep(now)
+	if m.keys == nil {
+		m.keys = map[string]*list.Element{}
+	}
 	id := l.Name + "\x00" + key
-	b := m.buckets[id]
-	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(l.Count)/l.Per.Seconds()), l.Count), per: l.Per}
-		m.buckets[id] = b
+	e := m.keys[id]
+	if e == nil {
+		e = m.lru.PushFront(&window{id: id})
+		m.keys[id] = e
+		max := m.MaxKeys
+		if max <= 0 {
+			max = DefaultMaxKeys
+		}
+		for len(m.keys) > max {
+			oldest := m.lru.Back()
+			m.lru.Remove(oldest)
+			delete(m.keys, oldest.Value.(*window).id)
+		}
+	} else {
+		m.lru.MoveToFront(e)
 	}
-	b.seen = now
-	r := b.lim.ReserveN(now, 1)
-	if delay := r.DelayFrom(now); delay > 0 {
-		r.CancelAt(now)
-		return Decision{RetryAfter: delay}, nil
+	w := e.Value.(*window)
+	start := now - int64(l.Per)
+	i := 0
+	for i < len(w.times) && w.times[i] <= start {
+		i++
 	}
+	w.times = w.times[i:]
+	if len(w.times) >= l.Count {
+		return Decision{RetryAfter: time.Duration(w.times[0] + int64(l.Per) - now)}, nil
+	}
+	w.times = append(w.times, now)
 	return Decision{Allowed: true}, nil
 }
 
-// sweep forgets buckets idle for longer than their period: they are full
-// again, exactly like a new one.
-func (m *Memory) sweep(now time.Time) {
-	if now.Sub(m.lastSweep) < time.Minute {
-		return
-	}
-	m.lastSweep = now
-	for id, b := range m.buckets {
-		if now.Sub(b.seen) > b.per {
-			delete(m.buckets, id)
-		}
-	}
+// Len is how many keys the limiter remembers.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keys)
 }

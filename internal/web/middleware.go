@@ -169,7 +169,7 @@ var (
 // answer is 429 with Retry-After in seconds. A limiter that fails lets the
 // request through: a broken limiter must not stop payments.
 func (s *Server) limitByIP(w http.ResponseWriter, r *http.Request, l ratelimit.Limit) error {
-	return s.limit(w, r, l, "per IP", s.clientIP(r).String(), "")
+	return s.limit(w, r, l, "per IP", ratelimit.IPKey(s.clientIP(r)), "")
 }
 
 // limit takes one request from key's budget under l (scope says whose:

@@ -23,11 +23,15 @@ func TestRateLimit_CreateSession(t *testing.T) {
 	}
 	r := e.createSession(e.keys["test_secret"], `{"amount": 1}`)
 	wantError(t, r, 429, "Too many requests")
-	if r.header.Get("Retry-After") != "1" {
-		t.Fatalf("Retry-After = %q; want 1", r.header.Get("Retry-After"))
+	// At most 60 in any minute: the wait is until the first leaves the
+	// window, a minute after it (the test's clock stands still).
+	if r.header.Get("Retry-After") != "60" {
+		t.Fatalf("Retry-After = %q; want 60", r.header.Get("Retry-After"))
 	}
 	// Limited per IP, before authentication: even a bad key is counted.
 	wantStatus(t, e.createSession("svc_test_sec_x", `{"amount": 1}`), 429)
+	e.clock.Add(59 * time.Second)
+	wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`), 429)
 	e.clock.Add(time.Second)
 	wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`), 201)
 }
@@ -64,6 +68,16 @@ func TestRateLimit_TrustedProxy(t *testing.T) {
 		}
 		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "198.51.100.9"), 429)
 		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "[2001:db8::1]:443"), 201)
+	})
+	t.Run("IPv6By64", func(t *testing.T) {
+		// One subscriber holds a whole /64: rotating within it walks past
+		// no limit; the next /64 is someone else.
+		e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"))
+		for i := range 60 {
+			wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", fmt.Sprintf("2001:db8:7:1::%x", i+1)), 201)
+		}
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "2001:db8:7:1:dead:beef:0:1"), 429)
+		wantStatus(t, e.createSession(e.keys["test_secret"], `{"amount": 1}`, "X-Forwarded-For", "2001:db8:7:2::1"), 201)
 	})
 	t.Run("Untrusted", func(t *testing.T) {
 		e := newEnv(t, storetest.SQLite(t))

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// clusterRedis is the test Redis's database 7, emptied for the cluster
+// test (the other Redis tests use database 0 with names of their own).
+func clusterRedis(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("CAURI_TEST_REDIS_URL")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CAURI_TEST_REDIS_URL is not set; the cluster test must run in CI")
+		}
+		t.Skip("CAURI_TEST_REDIS_URL is not set; skipping the cluster test")
+	}
+	i := strings.LastIndex(base, "/")
+	if i < len("redis://") {
+		base += "/"
+		i = len(base) - 1
+	}
+	url := base[:i] + "/7"
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(opt)
+	defer rc.Close()
+	if err := rc.FlushDB(context.Background()).Err(); err != nil {
+		t.Fatalf("emptying the cluster test's Redis database: %v", err)
+	}
+	return url
+}
+
+// TestCluster runs three `cauri serve` processes on one PostgreSQL and one
+// Redis, as a merchant scales out (docs/architecture.md, "Running several
+// nodes"): the rate limits hold exactly across the nodes, a storm of one
+// idempotency key across them makes one session, every webhook is sent
+// once, and a node killed with SIGKILL in the middle of a burst loses none.
+func TestCluster(t *testing.T) {
+	redisURL := clusterRedis(t)
+	env := map[string]string{
+		"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=",
+		"CAURI_REDIS_URL": redisURL, "CAURI_WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "CAURI_WEBHOOK_TIMEOUT": "2s",
+		"CAURI_TRUSTED_PROXIES": "127.0.0.1",
+	}
+	var nodes []*server
+	var bases []string
+	for range 3 {
+		nodeEnv := map[string]string{}
+		for k, v := range env {
+			nodeEnv[k] = v
+		}
+		addr := freeAddr(t)
+		nodeEnv["CAURI_ADDR"], nodeEnv["CAURI_BASE_URL"] = addr, "http://"+addr
+		nodes = append(nodes, startServer(t, nodeEnv))
+		bases = append(bases, "http://"+addr)
+	}
+	if !strings.Contains(nodes[0].logs.String(), `"rate_limits":"redis"`) {
+		t.Fatalf("node 0 does not share its limits through Redis:\n%s", nodes[0].logs.String())
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"workspace", "create", "--name", "Cluster shop"}, func(k string) string { return env[k] }, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	key := jsonField(t, out.Bytes(), "keys", "test_secret")
+	// post sends a request to node i as client IP ip (the nodes trust
+	// 127.0.0.1 as their proxy), and returns its status and body.
+	post := func(i int, path, ip, idem, body string) (int, string) {
+		req, _ := http.NewRequest("POST", bases[i%len(bases)]+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("X-Forwarded-For", ip)
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	burst := func(n int, send func(i int) int) map[int]int {
+		var mu sync.Mutex
+		codes := map[int]int{}
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code := send(i)
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return codes
+	}
+
+	t.Run("LimitsExactAcrossNodes", func(t *testing.T) {
+		// 60 sessions a minute per IP (SPEC section 8): 300 in a burst over
+		// three nodes accept exactly 60 (one node alone would accept 60, the
+		// three without Redis 180).
+		codes := burst(300, func(i int) int {
+			code, _ := post(i, "/v1/checkout/sessions", "198.51.100.10", "", `{"amount": 100}`)
+			return code
+		})
+		if codes[201] != 60 || codes[429] != 240 {
+			t.Fatalf("answers = %v; want exactly 60 created and 240 refused", codes)
+		}
+	})
+
+	t.Run("SameKeyStormMakesOneSession", func(t *testing.T) {
+		var mu sync.Mutex
+		ids := map[string]int{}
+		codes := burst(30, func(i int) int {
+			code, body := post(i, "/v1/checkout/sessions", fmt.Sprintf("198.51.100.%d", 20+i), "order-storm-1", `{"amount": 2500}`)
+			if code == 200 || code == 201 {
+				mu.Lock()
+				ids[jsonField(t, []byte(body), "id")]++
+				mu.Unlock()
+			}
+			return code
+		})
+		if codes[201] != 1 || codes[200] != 29 || len(ids) != 1 {
+			t.Fatalf("answers = %v, sessions %v; want one created, 29 replays of it", codes, ids)
+		}
+	})
+
+	t.Run("WebhooksOnceAndANodeKilled", func(t *testing.T) {
+		var mu sync.Mutex
+		got := map[string]int{} // deliveries received, by delivery id
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			got[r.Header.Get("X-Service-Delivery")]++
+			mu.Unlock()
+		}))
+		defer rc.Close()
+		ctx := context.Background()
+		url := rc.URL + "/hooks"
+		if _, err := client.New(bases[0], key).UpdateWebhookConfig(ctx, client.WebhookConfigUpdate{WebhookUrl: &url}); err != nil {
+			t.Fatal(err)
+		}
+		settleAll := func(n, from int) {
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ip := fmt.Sprintf("203.0.113.%d", from+i)
+					// A node that was just killed drops the connection: the
+					// client retries on the next one with the same key.
+					var code int
+					var body string
+					for try := 0; try < 3; try++ {
+						if code, body = post(i+try, "/v1/checkout/sessions", ip, fmt.Sprint("order-", from+i), `{"amount": 1000}`); code/100 == 2 {
+							break
+						}
+					}
+					if code/100 != 2 {
+						t.Errorf("create = %d %s", code, body)
+						return
+					}
+					id := jsonField(t, []byte(body), "id")
+					for try := 0; try < 3; try++ {
+						if code, _ = post(i+try, "/checkout/sandbox", ip, "", `{"transactionId": "`+id+`", "issue": "succes"}`); code == 200 {
+							return
+						}
+					}
+					t.Errorf("settle %s = %d", id, code)
+				}()
+			}
+			wg.Wait()
+		}
+		waitFor := func(n int) map[string]int {
+			t.Helper()
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				mu.Lock()
+				if len(got) >= n {
+					c := map[string]int{}
+					for k, v := range got {
+						c[k] = v
+					}
+					mu.Unlock()
+					return c
+				}
+				mu.Unlock()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("%d of %d deliveries arrived", len(got), n)
+			return nil
+		}
+		settleAll(45, 1)
+		time.Sleep(time.Second) // let the three workers finish what they leased
+		for id, n := range waitFor(45) {
+			if n != 1 {
+				t.Fatalf("delivery %s arrived %d times with every node up; want once", id, n)
+			}
+		}
+		// A node dies mid-burst: every delivery still arrives (a delivery
+		// it was sending comes back when its lease expires, so it may
+		// arrive twice, never zero times).
+		var killed atomic.Bool
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			nodes[2].cmd.Process.Kill()
+			killed.Store(true)
+		}()
+		settleAll(45, 100)
+		if !killed.Load() {
+			t.Fatal("the node was not killed during the burst")
+		}
+		final := waitFor(90)
+		if len(final) != 90 {
+			t.Fatalf("%d distinct deliveries; want 90", len(final))
+		}
+	})
+}
