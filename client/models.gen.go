@@ -563,6 +563,7 @@ const (
 	TransferErrorCodeConnectNonDisponible TransferErrorCode = "connect_non_disponible"
 	TransferErrorCodeDeviseInvalide       TransferErrorCode = "devise_invalide"
 	TransferErrorCodeEspaceIntrouvable    TransferErrorCode = "espace_introuvable"
+	TransferErrorCodeIdempotencyKeyInUse  TransferErrorCode = "idempotency_key_in_use"
 	TransferErrorCodeIdempotencyKeyReused TransferErrorCode = "idempotency_key_reused"
 	TransferErrorCodeIdentiteNonVerifiee  TransferErrorCode = "identite_non_verifiee"
 	TransferErrorCodeInternal             TransferErrorCode = "internal"
@@ -590,6 +591,8 @@ func (e TransferErrorCode) Valid() bool {
 	case TransferErrorCodeDeviseInvalide:
 		return true
 	case TransferErrorCodeEspaceIntrouvable:
+		return true
+	case TransferErrorCodeIdempotencyKeyInUse:
 		return true
 	case TransferErrorCodeIdempotencyKeyReused:
 		return true

@@ -229,7 +229,35 @@ func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, t
 	if key == "" {
 		return nil, nil
 	}
-	return s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
+	return s.awaitFirst(s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now()))
+}
+
+// ReplayWait bounds how long a replay waits for the first request of its
+// key, still running (its payout call not returned), before answering 409
+// idempotency_key_in_use.
+var ReplayWait = 10 * time.Second
+
+// awaitFirst returns a replay's transfer once it will keep existing: while
+// the first request of the key is still running (its payout call has not
+// returned: the transfer may yet be deleted as never received, "not
+// created"), it waits for it, at most ReplayWait, then answers 409
+// idempotency_key_in_use (Retry-After). A transfer deleted meanwhile is no
+// replay (nil): the request goes on as a new one.
+func (s *Service) awaitFirst(tr *cauri.Transfer, err error) (*cauri.Transfer, error) {
+	deadline := time.Now().Add(ReplayWait)
+	for err == nil && tr != nil && tr.Status == cauri.TransferProcessing && tr.InitiatedAt == nil &&
+		s.Now().Sub(tr.CreatedAt) < movement.InitiationDeadline {
+		if time.Now().After(deadline) {
+			return nil, &cauri.Error{Code: cauri.EConflict, Reason: "idempotency_key_in_use",
+				Message: "The first request with this Idempotency-Key is still being processed; retry in a moment"}
+		}
+		time.Sleep(50 * time.Millisecond)
+		tr, err = s.Store.Transfer(context.Background(), tr.WorkspaceID, tr.ID)
+		if cauri.ErrorCode(err) == cauri.ENotFound {
+			return nil, nil // never sent, deleted with its key: this request is the next try
+		}
+	}
+	return tr, err
 }
 
 // ReplayRequest is Replay before validation: the transfer an idempotency
@@ -240,7 +268,7 @@ func (s *Service) ReplayRequest(ctx context.Context, ws *cauri.Workspace, key st
 	if key == "" || !ok {
 		return nil, nil
 	}
-	return s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now())
+	return s.awaitFirst(s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now()))
 }
 
 // Create commits the validated transfer tr (with its idempotency key, under
@@ -267,7 +295,10 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 		return nil, false, err
 	}
 	if prev != "" {
-		existing, err := s.Store.Transfer(ctx, ws.ID, prev)
+		existing, err := s.awaitFirst(s.Store.Transfer(ctx, ws.ID, prev))
+		if err == nil && existing == nil { // the first never left and is gone: try again, as this request
+			return s.Create(ctx, ws, tr, key)
+		}
 		return existing, true, err
 	}
 	// The payout runs to its end even if the client leaves: its outcome

@@ -142,6 +142,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 		}
 		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", loggedPath(r), "request_id", requestID(r))
 	}
+	if cauri.ErrorReason(err) == "idempotency_key_in_use" {
+		w.Header().Set("Retry-After", "1") // the first request of the key is still running
+	}
 	shape(w, statusOf[code], cauri.ErrorMessage(err), cauri.ErrorReason(err))
 }
 

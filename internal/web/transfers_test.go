@@ -208,6 +208,50 @@ func TestTransfers_ExactlyOnce(t *testing.T) {
 	})
 }
 
+// TestTransfers_ReplayNeverAGhost: while the first request of a key is
+// still running, a replay waits for it and never answers with a transfer
+// that then vanishes. The aggregator here answers slowly and refuses the
+// credentials (nothing sent: the first request deletes its transfer and
+// answers 500 "not created"): every answer is then a refusal, no 2xx names
+// a transfer, and no transfer is left (issue 16: 35-46 such ghosts were
+// answered 200 on three nodes, 12 on one).
+func TestTransfers_ReplayNeverAGhost(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Ghost shop", true)
+		refusing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(300 * time.Millisecond)
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"errorCode": "AUTHENTICATION_ERROR", "errorMessage": "The token is not valid"}`))
+		})
+		e.addGateway(ws, "pawapay", refusing, map[string]string{"api_token": "revoked"}, "SN")
+		var wg sync.WaitGroup
+		answers := make([]response, 12)
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = e.do("POST", "/v1/transfers", wave, "Authorization", "Bearer "+keys["live_secret"], "Idempotency-Key", "ghost-1")
+			}()
+		}
+		wg.Wait()
+		for _, r := range answers {
+			if r.status/100 == 2 {
+				t.Fatalf("answer = %d %s; want no transfer answered (none was created)", r.status, r.raw)
+			}
+			if r.status != 500 && r.status != 409 && r.status != 429 {
+				t.Fatalf("answer = %d %s; want 500 not created, 409 in use or 429", r.status, r.raw)
+			}
+			if r.status == 409 && (r.str("code") != "idempotency_key_in_use" || r.header.Get("Retry-After") == "") {
+				t.Fatalf("409 = %s %v", r.raw, r.header)
+			}
+		}
+		if list := e.do("GET", "/v1/transfers", nil, bearer(keys["live_secret"])...); strings.Contains(list.raw, `"id"`) {
+			t.Fatalf("transfers left = %s; want none", list.raw)
+		}
+	})
+}
+
 // TestTransfers_Outcomes: the callback and the reconciler end transfers
 // with their webhooks; a crash between commit and payout call pays once.
 func TestTransfers_Outcomes(t *testing.T) {
