@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -93,6 +94,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,
 		Registry:       reg,
+		MetricsToken:   cfg.MetricsToken,
+		Node:           nodeName(cfg.Addr),
 	})
 	if err != nil {
 		return err
@@ -217,4 +220,11 @@ func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now
 		case <-tick.C:
 		}
 	}
+}
+
+// nodeName names this process among the nodes: its host and listening
+// address.
+func nodeName(addr string) string {
+	host, _ := os.Hostname()
+	return host + addr
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// RedisURL, when set, is the Redis every node shares its rate limits
 	// through; "" keeps them in the node's memory.
 	RedisURL string
+	// MetricsToken, when set, is the bearer token /metrics asks for; ""
+	// serves the metrics to this host only.
+	MetricsToken string
 
 	WebhookAllowedCIDRs  []netip.Prefix
 	WebhookRetrySchedule []time.Duration
@@ -59,6 +62,7 @@ func (c *Config) settings(raw *rawConfig) []setting {
 		{"CAURI_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "how long a webhook receiver has to answer", &raw.webhookTimeout},
 		{"CAURI_PARTNER_SECRET", "partner-secret", "", "the single partner's secret for /v1/partner/* (x-partner-secret); more partners: cauri partner create", &c.PartnerSecret},
 		{"CAURI_PLATFORM_WORKSPACE", "platform-workspace", "", "the workspace whose gateways collect the payments of Connect workspaces", &c.PlatformWorkspace},
+		{"CAURI_METRICS_TOKEN", "metrics-token", "", "bearer token that /metrics asks for (default: /metrics answers this host only)", &c.MetricsToken},
 		{"CAURI_REDIS_URL", "redis-url", "", "redis://host:port/db shared by every node for the rate limits (default: each node's memory)", &c.RedisURL},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -85,6 +86,15 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(raw) > 2048 {
 		return bad("must be an absolute https URL of at most 2048 characters")
+	}
+	if u.User != nil {
+		// It would be stored and shown back with the configuration.
+		return bad("must not carry a user name or password (user:password@): authenticate the webhook by its signature")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return bad("port %q is not a port from 1 to 65535", p)
+		}
 	}
 	host := u.Hostname()
 	var addrs []netip.Addr

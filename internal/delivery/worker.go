@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -243,7 +245,7 @@ func (w *Worker) send(ctx context.Context, tg *store.DeliveryTarget, body []byte
 		a.Error = fmt.Sprintf("timeout: no answer within %s", w.Timeout)
 		return 0
 	case err != nil:
-		a.Error = "network error: " + err.Error()
+		a.Error = "network error: " + networkError(err)
 		return 0
 	}
 	io.Copy(io.Discard, io.LimitReader(res.Body, maxResponseRead))
@@ -289,4 +291,37 @@ func (w *Worker) next(d *cauri.Delivery, now time.Time, retryAfter time.Duration
 	}
 	t := now.Add(step)
 	return &t
+}
+
+// networkError says what went wrong reaching a receiver in the merchant's
+// terms, without the service's own network details (its DNS resolver's
+// address, its local port), which the delivery log shows to the merchant.
+func networkError(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Sprintf("host %s does not resolve", dns.Name)
+	case errors.As(err, &dns):
+		return fmt.Sprintf("host %s could not be resolved: %s", dns.Name, dns.Err)
+	case errors.As(err, &op) && op.Op == "dial":
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return "connection refused"
+		}
+		return "could not connect: " + rootCause(op.Err)
+	case errors.As(err, &op):
+		return op.Op + ": " + rootCause(op.Err)
+	}
+	return rootCause(err)
+}
+
+// rootCause is the innermost error's text.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }

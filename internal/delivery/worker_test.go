@@ -1,6 +1,11 @@
 package delivery
 
 import (
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +51,27 @@ func TestRetryAfter(t *testing.T) {
 	} {
 		if got := retryAfter(in, now); got != want {
 			t.Errorf("retryAfter(%q) = %v; want %v", in, got, want)
+		}
+	}
+}
+
+// TestNetworkError: what the delivery log shows the merchant names their
+// host and the failure, never the service's resolver or ports.
+func TestNetworkError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&url.Error{Op: "Post", URL: "https://shop.example/h", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &net.DNSError{Err: "no such host", Name: "shop.example", Server: "10.0.0.2:53", IsNotFound: true}}}, "host shop.example does not resolve"},
+		{&url.Error{Op: "Post", URL: "https://shop.example/h", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &net.DNSError{Err: "server misbehaving", Name: "shop.example", Server: "10.0.0.2:53"}}}, "host shop.example could not be resolved: server misbehaving"},
+		{&url.Error{Op: "Post", URL: "https://shop.example/h", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Source: &net.TCPAddr{IP: net.ParseIP("10.0.0.5"), Port: 40123}, Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}, "connection refused"},
+	} {
+		got := networkError(tc.err)
+		if got != tc.want || strings.Contains(got, "10.0.0") {
+			t.Errorf("networkError(%v) = %q; want %q", tc.err, got, tc.want)
 		}
 	}
 }

@@ -114,6 +114,19 @@ func (s *Store) Close() error { return s.db.Close() }
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
+// Heartbeat writes node's heartbeat at now and reads it back, in one
+// transaction: it fails when the store cannot write (a full disk) or read.
+func (s *Store) Heartbeat(ctx context.Context, node string, now time.Time) error {
+	return s.tx(ctx, func(t *tx) error {
+		if _, err := t.exec(ctx, `INSERT INTO node_heartbeats (node, at) VALUES (?, ?)
+			ON CONFLICT (node) DO UPDATE SET at = excluded.at`, node, micros(now)); err != nil {
+			return err
+		}
+		var at int64
+		return t.queryRow(ctx, `SELECT at FROM node_heartbeats WHERE node = ?`, node).Scan(&at)
+	})
+}
+
 // Migrate applies the embedded migrations that the database lacks. On
 // PostgreSQL an advisory lock lets several nodes start at once.
 func (s *Store) Migrate(ctx context.Context) error {

@@ -33,6 +33,11 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if err != nil {
 		return decodeError(err)
 	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		// null, a list, a string: encoding/json would take null for an
+		// empty object (a PATCH that changes nothing, answered 200).
+		return cauri.Errorf(cauri.EInvalid, "Request body must be a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {

@@ -17,3 +17,22 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// readyz is GET /readyz: 200 when the store can be written and read back
+// (this node's heartbeat), 503 otherwise: a store that answers but cannot
+// write (a full disk) takes the node out of the load balancer's rotation,
+// while /healthz keeps saying the process is alive.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	node := s.Node
+	if node == "" {
+		node = "node"
+	}
+	if err := s.Store.Heartbeat(ctx, node, s.Now()); err != nil {
+		s.Logger.ErrorContext(ctx, "readiness check: the database cannot be written or read", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

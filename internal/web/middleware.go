@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -82,8 +83,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			elapsed := time.Since(start)
-			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
-			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+			method := metricMethod(r.Method)
+			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+			s.metrics.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", loggedPath(r),
 				"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "ip", s.clientIP(r).String(), "request_id", id)
 		}()
@@ -110,8 +112,36 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	return m
 }
 
+// metricMethod is a request's method as a metric's label: any method but
+// the standard ones is "other", so that odd methods cannot grow the
+// metrics without bound (the route label is bounded by the route table:
+// "unmatched" for any other path).
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// metricsHandler is GET /metrics: with CAURI_METRICS_TOKEN set, for the
+// requests that carry it as a bearer token; without, for loopback clients
+// only (a scraper on the same host, or through a tunnel), since the
+// metrics tell a lot about a business.
 func (s *Server) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})
+	h := promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})
+	return s.page(func(w http.ResponseWriter, r *http.Request) error {
+		if s.MetricsToken != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.MetricsToken)) != 1 {
+				return cauri.Errorf(cauri.EUnauthorized, "The metrics need the token set as CAURI_METRICS_TOKEN, as Authorization: Bearer <token>")
+			}
+		} else if ap, err := netip.ParseAddrPort(r.RemoteAddr); err != nil || !ap.Addr().Unmap().IsLoopback() {
+			return cauri.Errorf(cauri.EForbidden, "The metrics are served to this host only; set CAURI_METRICS_TOKEN to scrape them from elsewhere")
+		}
+		h.ServeHTTP(w, r)
+		return nil
+	})
 }
 
 // clientIP is the socket's address, unless that address is a trusted proxy:

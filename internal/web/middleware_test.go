@@ -2,10 +2,13 @@ package web
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,10 +134,79 @@ func TestHealthzAndMetrics(t *testing.T) {
 		!strings.Contains(r.raw, "cauri_http_request_duration_seconds_bucket") {
 		t.Fatalf("metrics lack the request counters:\n%s", r.raw)
 	}
-	e.store.Close()
-	if r := e.do("GET", "/healthz", nil); r.status != 503 {
-		t.Fatalf("healthz with the database closed = %d; want 503", r.status)
+	// Odd methods and unknown paths do not grow the metrics.
+	for i := range 50 {
+		e.do(fmt.Sprintf("X%dMETHOD", i), fmt.Sprintf("/nope/%d", i), nil)
 	}
+	r = e.do("GET", "/metrics", nil)
+	if strings.Contains(r.raw, "X1METHOD") || strings.Contains(r.raw, "/nope/1") ||
+		!strings.Contains(r.raw, `cauri_http_requests_total{method="other",route="unmatched"`) {
+		t.Fatalf("odd methods and paths became labels:\n%s", r.raw)
+	}
+	if r := e.do("GET", "/readyz", nil); r.status != 200 || r.str("status") != "ok" {
+		t.Fatalf("readyz = %d %s", r.status, r.raw)
+	}
+	e.store.Close()
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if r := e.do("GET", path, nil); r.status != 503 {
+			t.Fatalf("%s with the database closed = %d; want 503", path, r.status)
+		}
+	}
+}
+
+// TestMetrics_Access: with a token, /metrics asks for it; without, it
+// answers this host only (the test's requests come from loopback, so the
+// non-loopback case is the handler's refusal of another address).
+func TestMetrics_Access(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t), func(d *Deps) { d.MetricsToken = "scrape-me" })
+	wantStatus(t, e.do("GET", "/metrics", nil), 401)
+	wantStatus(t, e.do("GET", "/metrics", nil, "Authorization", "Bearer nope"), 401)
+	if r := e.do("GET", "/metrics", nil, "Authorization", "Bearer scrape-me"); r.status != 200 || !strings.Contains(r.raw, "cauri_http_requests_total") {
+		t.Fatalf("metrics with the token = %d", r.status)
+	}
+	open := newEnv(t, storetest.SQLite(t))
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.RemoteAddr = "203.0.113.9:4711"
+	rec := httptest.NewRecorder()
+	open.srv.ServeHTTP(rec, req)
+	if rec.Code != 403 || !strings.Contains(rec.Body.String(), "CAURI_METRICS_TOKEN") {
+		t.Fatalf("metrics for another host = %d %s; want 403 naming the setting", rec.Code, rec.Body)
+	}
+}
+
+// TestReadyz_StoreCannotWrite: a store that answers reads but cannot write
+// (here another process holds SQLite's write lock, as a full disk refuses
+// every write) makes the node not ready, while /healthz says it is alive.
+func TestReadyz_StoreCannotWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cauri.db")
+	st, err := store.Open(context.Background(), "sqlite:"+path, storetest.Vault(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, st)
+	wantStatus(t, e.do("GET", "/readyz", nil), 200)
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	if r := e.do("GET", "/readyz", nil); r.status != 503 {
+		t.Fatalf("readyz while writes are refused = %d %s; want 503", r.status, r.raw)
+	}
+	wantStatus(t, e.do("GET", "/healthz", nil), 200)
 }
 
 func TestAuthenticate_SecretOnlyRoute(t *testing.T) {

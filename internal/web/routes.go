@@ -104,6 +104,7 @@ func (s *Server) routes(mux router) {
 
 	// Operations.
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
 
 	// Anything else under /v1 is a JSON 404, not the mux's plain text.

@@ -45,8 +45,12 @@ type Deps struct {
 	PartnerSecret  string
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
-	// Registry receives the HTTP metrics; /metrics serves it.
-	Registry *prometheus.Registry
+	// Registry receives the HTTP metrics; /metrics serves it, to the
+	// bearers of MetricsToken, or to loopback clients when it is "".
+	Registry     *prometheus.Registry
+	MetricsToken string
+	// Node names this process in the store's heartbeats (GET /readyz).
+	Node string
 }
 
 // Server is the HTTP handler of the whole service.

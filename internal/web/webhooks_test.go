@@ -268,10 +268,17 @@ func TestWebhookConfig_AddressSafety(t *testing.T) {
 		{"NotHTTP", "ftp://shop.example/hook"},
 		{"Relative", "/hook"},
 		{"Unresolvable", "https://nowhere.example/hook"},
+		{"PortZero", "https://shop.example:0/hook"},
+		{"PortTooHigh", "https://shop.example:65536/hook"},
+		{"Credentials", "https://user:pass@shop.example/hook"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"webhookUrl": tc.url}, bearer(key)...), 400, "webhookUrl")
 		})
+	}
+	// A body that is not an object (null was a PATCH that changed nothing, 200).
+	for _, body := range []string{"null", "[]", `"https://shop.example/hook"`} {
+		wantError(t, e.do("PATCH", "/v1/config/webhook", body, bearer(key)...), 400, "JSON object")
 	}
 	for _, ok := range []string{"https://shop.example/hook", "https://shop.example:8443/hook", "https://v6.shop.example/hook", "https://93.184.216.34/x", "https://[2606:4700::1111]/x"} {
 		if r := e.do("PATCH", "/v1/config/webhook", map[string]any{"webhookUrl": ok}, bearer(key)...); r.status != 200 {
