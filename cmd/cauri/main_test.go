@@ -253,6 +253,7 @@ func TestRun_Errors(t *testing.T) {
 		{[]string{"user"}, "want a subcommand: create"},
 		{[]string{"user", "create", "--email", "nope"}, "not an e-mail address"},
 		{[]string{"user", "create", "--email", "a@b.co", "--workspace", "ws_x", "--password", "short"}, "10 to 72 characters"},
+		{[]string{"user", "create", "--email", "a@b.co", "--workspace", "ws_x", "--password", "password12"}, "too easy to guess"},
 		{[]string{"link", "deactivate", "pl_x"}, "want --workspace ID"},
 		{[]string{"routing", "simulate", "--payments", "0"}, "at least 1"},
 		{[]string{"workspace", "set-daily-cap", "ws_x"}, "and a value"},

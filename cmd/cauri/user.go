@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 )
 
 // userCommand is `cauri user create --email E --password P --workspace ID`:
@@ -35,8 +36,8 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	if *workspaceID == "" {
 		return errors.New("user create: --workspace is required")
 	}
-	if cauri.CheckPassword(*password) != nil {
-		return fmt.Errorf("user create: --password must be %d to 72 characters", cauri.MinPasswordLen)
+	if err := accounts.CheckPassword(*password, addr); err != nil {
+		return errors.New("user create: --password: " + cauri.ErrorMessage(err))
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(*password), bcrypt.DefaultCost)
 	if err != nil {

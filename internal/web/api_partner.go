@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -76,11 +77,11 @@ func (s *Server) partnerOf(r *http.Request) (*store.Partner, error) {
 		return defaultPartner, nil
 	}
 	if len(secret) > 128 {
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret")
+		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret"))
 	}
 	p, err := s.Store.PartnerBySecret(r.Context(), secret)
 	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret")
+		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret"))
 	}
 	return p, err
 }
@@ -179,7 +180,7 @@ func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store
 	}
 	var hash string
 	if req.Password != "" {
-		if err := cauri.CheckPassword(req.Password); err != nil {
+		if err := accounts.CheckPassword(req.Password, email, name); err != nil {
 			return err
 		}
 		b, err := bcrypt.GenerateFromPassword([]byte(req.Password), bcrypt.DefaultCost)

@@ -30,16 +30,16 @@ func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error
 	}
 	if key == "" {
 		if auth != "" {
-			return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+			return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
 		}
 		return nil, cauri.Errorf(cauri.EUnauthorized, "Missing API key")
 	}
 	if !cauri.LooksLikeKey(key) {
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
 	}
 	ws, k, err := s.Store.Authenticate(r.Context(), key, s.Now())
 	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key")
+		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
 	}
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ const (
 
 var (
 	limitLoginIP    = ratelimit.PerMinute("login_ip", 20)
-	limitLoginEmail = ratelimit.PerMinute("login_email", 5)
+	limitLoginEmail = ratelimit.PerMinute("login_email", 5) // per address and client network (loginKey)
 )
 
 func randomToken() string {
@@ -114,7 +114,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limitByIP(w, r, limitLoginIP); err != nil {
 		return s.renderLogin(w, r, email, err)
 	}
-	if err := s.limit(w, r, limitLoginEmail, "per address", email, ""); err != nil {
+	if err := s.limit(w, r, limitLoginEmail, "per address from this network", s.loginKey(r, email), ""); err != nil {
 		return s.renderLogin(w, r, email, err)
 	}
 	wrong := cauri.Errorf(cauri.EUnauthorized, "Wrong e-mail address or password")
@@ -197,4 +197,11 @@ func (s *Server) selectWorkspace(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	return nil
+}
+
+// loginKey is the key of the per-address sign-in limit: the address and
+// the client's network, so that someone guessing an owner's password from
+// elsewhere never locks the owner out of their own dashboard.
+func (s *Server) loginKey(r *http.Request, email string) string {
+	return ratelimit.IPKey(s.clientIP(r)) + "|" + strings.ToLower(strings.TrimSpace(email))
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -162,7 +163,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return s.renderInvitation(w, r, nil) // 410 (or the error) from the page
 	}
-	if err := s.limit(w, r, limitLoginEmail, "per address", inv.Email, ""); err != nil {
+	if err := s.limit(w, r, limitLoginEmail, "per address from this network", s.loginKey(r, inv.Email), ""); err != nil {
 		return s.renderInvitation(w, r, err)
 	}
 	password := r.PostForm.Get("password")
@@ -177,7 +178,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 			return s.renderInvitation(w, r, cauri.Errorf(cauri.EUnauthorized, "Wrong password for %s", inv.Email))
 		}
 	} else {
-		if err := cauri.CheckPassword(password); err != nil {
+		if err := accounts.CheckPassword(password, inv.Email); err != nil {
 			return s.renderInvitation(w, r, err)
 		}
 		b, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)

@@ -56,6 +56,20 @@ func (b *browserish) post(path string, form url.Values) (*http.Response, string)
 	return res, string(body)
 }
 
+// from makes the client's requests come from ip, as a trusted proxy says
+// (the env must trust loopback as its proxy).
+func (b *browserish) from(ip string) *browserish {
+	b.c.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r.Header.Set("X-Forwarded-For", ip)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	return b
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // csrf reads the CSRF cookie the pages set.
 func (b *browserish) csrf() string {
 	u, _ := url.Parse(b.e.url)

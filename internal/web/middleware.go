@@ -223,6 +223,32 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit
 	return nil
 }
 
+// limitRefused is how many refused API keys or partner secrets one client
+// address may send a minute; past it, each further refusal is a 429.
+var limitRefused = ratelimit.PerMinute("refused_credential", 30)
+
+// refused counts a refused credential against its sender's address and
+// returns the refusal, or, past limitRefused, a 429 with Retry-After: a key
+// or a secret cannot be guessed at speed. Accepted credentials take nothing
+// from this budget.
+func (s *Server) refused(r *http.Request, refusal error) error {
+	d, err := s.Limiter.Allow(r.Context(), limitRefused, ratelimit.IPKey(s.clientIP(r)))
+	if err != nil || d.Allowed {
+		return refusal
+	}
+	return &retryLater{after: d.RetryAfterSeconds(), err: cauri.Errorf(cauri.ERateLimited,
+		"Too many refused keys or secrets from this address: at most %d a minute; retry after %d seconds", limitRefused.Count, d.RetryAfterSeconds())}
+}
+
+// retryLater is an error answered with a Retry-After header.
+type retryLater struct {
+	after int
+	err   error
+}
+
+func (e *retryLater) Error() string { return e.err.Error() }
+func (e *retryLater) Unwrap() error { return e.err }
+
 func notFound(w http.ResponseWriter, r *http.Request) error {
 	return cauri.Errorf(cauri.ENotFound, "No route %s %s", r.Method, r.URL.Path)
 }

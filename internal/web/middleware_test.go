@@ -262,3 +262,41 @@ func TestQueryString(t *testing.T) {
 		}
 	})
 }
+
+// TestThrottle_Credentials: refused API keys and partner secrets are
+// throttled per client address (30 a minute, then 429 with Retry-After),
+// without touching a good key's requests; wrong passwords are throttled per
+// address and network, so guessing the owner's password from elsewhere
+// never locks the owner out.
+func TestThrottle_Credentials(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"), func(d *Deps) { d.PartnerSecret = "partner-secret-0123456789" })
+	bad := "svc_test_sec_" + strings.Repeat("x", 40)
+	for i := range 30 {
+		if r := e.do("GET", "/v1/config/webhook", nil, "Authorization", "Bearer "+bad, "X-Forwarded-For", "198.51.100.66"); r.status != 401 {
+			t.Fatalf("refused key %d = %d; want 401", i+1, r.status)
+		}
+	}
+	r := e.do("GET", "/v1/partner/merchants", nil, "x-partner-secret", "guess", "X-Forwarded-For", "198.51.100.66")
+	if r.status != 429 || r.header.Get("Retry-After") == "" || !strings.Contains(r.raw, "refused keys or secrets") {
+		t.Fatalf("31st refused credential = %d %s %v; want 429 with Retry-After", r.status, r.raw, r.header)
+	}
+	if r := e.do("GET", "/v1/config/webhook", nil, "Authorization", "Bearer "+e.keys["test_secret"], "X-Forwarded-For", "198.51.100.66"); r.status != 200 {
+		t.Fatalf("a good key from the same address = %d; want 200", r.status)
+	}
+	if r := e.do("GET", "/v1/config/webhook", nil, "Authorization", "Bearer "+bad, "X-Forwarded-For", "203.0.113.5"); r.status != 401 {
+		t.Fatalf("a refused key from another address = %d; want 401", r.status)
+	}
+
+	addUser(t, e.store, "owner@example.com", "correct horse battery", e.ws.ID)
+	attacker := e.newBrowserish().from("198.51.100.77")
+	var last *http.Response
+	for range 6 {
+		last = attacker.login("owner@example.com", "guess")
+	}
+	if last.StatusCode != 429 {
+		t.Fatalf("sixth wrong password = %d; want 429", last.StatusCode)
+	}
+	if res := e.newBrowserish().from("203.0.113.5").login("owner@example.com", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("the owner from their own network = %d; want signed in (303)", res.StatusCode)
+	}
+}

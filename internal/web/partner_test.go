@@ -56,6 +56,8 @@ func TestPartner_API(t *testing.T) {
 			`{"email": "a@example.com"}`:                                                         "name",
 			`{"name": "Shop", "email": "not an address"}`:                                        "email",
 			`{"name": "Shop", "email": "a@example.com", "password": "short"}`:                    "10 to 72",
+			`{"name": "Shop", "email": "a@example.com", "password": "password12"}`:               "too easy to guess",
+			`{"name": "Boutique Adjoa", "email": "a@example.com", "password": "boutiqueadjoa"}`:  "too easy to guess",
 			`{"name": "Shop", "email": "a@example.com", "default_currency": "X"}`:                "currency",
 			`{"name": "Shop", "email": "a@example.com", "webhook_url": "https://10.0.0.1/hook"}`: "",
 			`{"name": "Shop", "email": "a@example.com", "events": ["nope"]}`:                     "nope",

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -148,6 +149,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, s
 	}
 	if cauri.ErrorReason(err) == "idempotency_key_in_use" {
 		w.Header().Set("Retry-After", "1") // the first request of the key is still running
+	}
+	var later *retryLater
+	if errors.As(err, &later) {
+		w.Header().Set("Retry-After", strconv.Itoa(later.after))
 	}
 	shape(w, statusOf[code], cauri.ErrorMessage(err), cauri.ErrorReason(err))
 }
