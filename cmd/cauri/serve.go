@@ -73,6 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Timeout: cfg.WebhookTimeout, Now: now, Logger: logger,
 	}
 	router := &routing.Router{Engine: routing.New(now, uint64(time.Now().UnixNano())), Store: st, Logger: logger}
+	draining := make(chan struct{}) // closed when the shutdown begins
 	failures := movement.NewFailures(logger, reg)
 	connectors := &movement.Connectors{Store: st, Connect: connect.New, Observe: gatewayObserver(reg, router), Failures: failures}
 	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
@@ -95,6 +96,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Now:            now,
 		Registry:       reg,
 		MetricsToken:   cfg.MetricsToken,
+		Draining:       draining,
 		Node:           nodeName(cfg.Addr),
 	})
 	if err != nil {
@@ -133,7 +135,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: finishing requests in flight")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	close(draining) // a batch starts nothing more and answers with what it did
+	// The grace covers an aggregator call in flight (15 s) and the answer
+	// after it.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
 		return err

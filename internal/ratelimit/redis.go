@@ -46,13 +46,20 @@ type Redis struct {
 	Logger *slog.Logger
 	// Fallback, when set, counts the decisions taken locally.
 	Fallback func()
-	// Timeout bounds one decision in Redis (100 ms when 0): a request is
-	// never held long by its limit.
+	// Timeout bounds one decision in Redis (1 s when 0), waiting for a
+	// connection included, so that a burst on a busy node does not fall
+	// back for want of patience; a Redis that does not answer is then left
+	// alone for a second (Retry), each decision taken locally meanwhile.
 	Timeout time.Duration
 
 	mu        sync.Mutex
 	lastAlarm time.Time
+	downUntil time.Time
 }
+
+// Retry is how long a node decides alone after Redis failed it, before
+// asking Redis again.
+const Retry = time.Second
 
 // FallbackLogEvery is how often a node says that Redis cannot be reached.
 const FallbackLogEvery = 10 * time.Second
@@ -69,30 +76,44 @@ func NewRedis(url string, local *Memory, logger *slog.Logger) (*Redis, error) {
 
 // Allow implements Limiter.
 func (r *Redis) Allow(ctx context.Context, l Limit, key string) (Decision, error) {
+	r.mu.Lock()
+	down := time.Now().Before(r.downUntil)
+	r.mu.Unlock()
+	if down {
+		return r.local(ctx, l, key)
+	}
 	timeout := r.Timeout
 	if timeout <= 0 {
-		timeout = 100 * time.Millisecond
+		timeout = time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var nonce [6]byte
 	rand.Read(nonce[:])
-	res, err := windowScript.Run(ctx, r.Client, []string{"cauri:rl:" + l.Name + ":" + key},
+	res, err := windowScript.Run(rctx, r.Client, []string{"cauri:rl:" + l.Name + ":" + key},
 		l.Per.Microseconds(), l.Count, hex.EncodeToString(nonce[:])).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = errors.New("unexpected answer")
 	}
 	if err != nil {
+		r.mu.Lock()
+		r.downUntil = time.Now().Add(Retry)
+		r.mu.Unlock()
 		r.alarm(err)
-		if r.Fallback != nil {
-			r.Fallback()
-		}
-		return r.Local.Allow(context.WithoutCancel(ctx), l, key)
+		return r.local(ctx, l, key)
 	}
 	if res[0] == 1 {
 		return Decision{Allowed: true}, nil
 	}
 	return Decision{RetryAfter: time.Duration(res[1]) * time.Microsecond}, nil
+}
+
+// local decides with the node's own limits, counted.
+func (r *Redis) local(ctx context.Context, l Limit, key string) (Decision, error) {
+	if r.Fallback != nil {
+		r.Fallback()
+	}
+	return r.Local.Allow(ctx, l, key)
 }
 
 // alarm logs, at most every FallbackLogEvery, that the limits are the

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -292,8 +293,17 @@ func (s *Server) createTransferBatch(w http.ResponseWriter, r *http.Request) err
 	var wg sync.WaitGroup
 	turns := make(chan struct{}, 8) // payouts in flight at once
 	for i, raw := range req.Transfers {
-		wg.Add(1)
 		turns <- struct{}{}
+		if s.draining() {
+			// The server is stopping: what is in flight ends, nothing more
+			// starts, and the answer says how to finish (the same batch
+			// again: sent items are replayed, never paid twice).
+			<-turns
+			msg, code := fmt.Sprintf("transfers[%d] was not sent: the server is shutting down; send the batch again with the same Idempotency-Key (the transfers already sent are replayed, never paid twice)", i), "shutting_down"
+			out.Data[i] = batchItem{Index: i, Status: http.StatusServiceUnavailable, Error: &msg, Code: &code}
+			continue
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-turns; wg.Done() }()
 			out.Data[i] = s.batchOne(r, c, i, raw, batchKey)
@@ -353,4 +363,14 @@ func (s *Server) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage
 		it.Status = http.StatusOK
 	}
 	return it
+}
+
+// draining reports whether the server has begun to shut down.
+func (s *Server) draining() bool {
+	select {
+	case <-s.Draining:
+		return true
+	default:
+		return false
+	}
 }

@@ -52,6 +52,10 @@ type Deps struct {
 	MetricsToken string
 	// Node names this process in the store's heartbeats (GET /readyz).
 	Node string
+	// Draining is closed when the server begins to shut down: a long
+	// request (a batch of transfers) starts nothing more and answers with
+	// what it did.
+	Draining <-chan struct{}
 }
 
 // Server is the HTTP handler of the whole service.

@@ -392,6 +392,55 @@ func TestTransfers_Batch(t *testing.T) {
 	})
 }
 
+// TestTransfers_BatchDrains: a server that begins to shut down during a
+// batch ends what is in flight, starts nothing more, and answers at once
+// with each unsent item as 503 shutting_down; the same batch sent again
+// (to a server up again) replays what was sent and sends the rest: every
+// item paid once.
+func TestTransfers_BatchDrains(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		draining := make(chan struct{})
+		e := newEnv(t, st, func(d *Deps) { d.Draining = draining })
+		ws, keys := e.newWorkspace("Payroll shop", true)
+		_, sim, simURL := e.addSimulatedGateway(ws, "SN")
+		simControl(t, simURL, "/_sim/fault?mode=slow&seconds=0.2") // each payout takes its time
+		items := make([]any, 40)
+		for i := range items {
+			items[i] = wave
+		}
+		send := func(e *env) response {
+			return e.do("POST", "/v1/transfers/batch", map[string]any{"transfers": items}, "Authorization", "Bearer "+keys["live_secret"],
+				"Idempotency-Key", "payroll-drain")
+		}
+		go func() { time.Sleep(300 * time.Millisecond); close(draining) }()
+		r := send(e)
+		if r.status != 200 {
+			t.Fatalf("batch while draining = %d %s", r.status, r.raw)
+		}
+		created, unsent := 0, 0
+		for _, raw := range r.body["data"].([]any) {
+			it := raw.(map[string]any)
+			switch {
+			case it["status"] == 201.0:
+				created++
+			case it["status"] == 503.0 && it["code"] == "shutting_down" && strings.Contains(it["error"].(string), "same Idempotency-Key"):
+				unsent++
+			default:
+				t.Fatalf("item = %v; want created or shutting_down", it)
+			}
+		}
+		if created == 0 || unsent == 0 || created+unsent != 40 || sim.Payouts() != created {
+			t.Fatalf("%d created, %d unsent, %d payouts; want some of each, adding up to 40, each created paid once", created, unsent, sim.Payouts())
+		}
+		up := newEnv(t, st) // the server up again, on the same store
+		again := send(up)
+		if again.status != 200 || again.body["replayed"] != float64(created) || again.body["created"] != float64(unsent) || sim.Payouts() != 40 {
+			t.Fatalf("the batch again = %d %v replayed, %v created, %d payouts; want %d, %d, 40", again.status, again.body["replayed"],
+				again.body["created"], sim.Payouts(), created, unsent)
+		}
+	})
+}
+
 // TestTransfers_EveryConnector sends a transfer through each connector that
 // can send money, against its simulator over HTTP: committed, paid once,
 // settled by the aggregator's callback with its transfer.succeeded webhook.
