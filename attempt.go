@@ -48,16 +48,6 @@ type Attempt struct {
 	InitiatedAt *time.Time
 }
 
-// NotFoundIsFinal is how long after its initiation call returned an
-// attempt the aggregator does not know is taken as never started.
-const NotFoundIsFinal = 2 * time.Minute
-
-// InitiationDeadline bounds an initiation call (its 15 s timeouts, a
-// resend and a status check included): an attempt still not marked
-// initiated this long after its creation was cut short by a crash, and the
-// reconciler treats it as initiated then.
-const InitiationDeadline = 5 * time.Minute
-
 // NextActionType is the kind of step a pending payment waits for.
 type NextActionType string
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/redis/go-redis/v9"
 )
@@ -58,19 +59,23 @@ func TestCluster(t *testing.T) {
 	env := map[string]string{
 		"CAURI_DATABASE_URL": storetest.PostgresURL(t), "CAURI_MASTER_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=",
 		"CAURI_REDIS_URL": redisURL, "CAURI_WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "CAURI_WEBHOOK_TIMEOUT": "2s",
-		"CAURI_TRUSTED_PROXIES": "127.0.0.1",
+		"CAURI_TRUSTED_PROXIES": "127.0.0.1", "CAURI_TEST_FAST_RECONCILE": "1",
 	}
-	var nodes []*server
-	var bases []string
-	for range 3 {
+	// newNode starts one more `cauri serve` process on the shared stores.
+	newNode := func() (*server, string) {
 		nodeEnv := map[string]string{}
 		for k, v := range env {
 			nodeEnv[k] = v
 		}
 		addr := freeAddr(t)
 		nodeEnv["CAURI_ADDR"], nodeEnv["CAURI_BASE_URL"] = addr, "http://"+addr
-		nodes = append(nodes, startServer(t, nodeEnv))
-		bases = append(bases, "http://"+addr)
+		return startServer(t, nodeEnv), "http://" + addr
+	}
+	var nodes []*server
+	var bases []string
+	for range 3 {
+		n, base := newNode()
+		nodes, bases = append(nodes, n), append(bases, base)
 	}
 	if !strings.Contains(nodes[0].logs.String(), `"rate_limits":"redis"`) {
 		t.Fatalf("node 0 does not share its limits through Redis:\n%s", nodes[0].logs.String())
@@ -80,6 +85,7 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := jsonField(t, out.Bytes(), "keys", "test_secret")
+	liveKey, wsID := jsonField(t, out.Bytes(), "keys", "live_secret"), jsonField(t, out.Bytes(), "id")
 	// post sends a request to node i as client IP ip (the nodes trust
 	// 127.0.0.1 as their proxy), and returns its status and body.
 	post := func(i int, path, ip, idem, body string) (int, string) {
@@ -239,6 +245,101 @@ func TestCluster(t *testing.T) {
 		final := waitFor(90)
 		if len(final) != 90 {
 			t.Fatalf("%d distinct deliveries; want 90", len(final))
+		}
+	})
+
+	t.Run("TransfersThroughAKilledNode", func(t *testing.T) {
+		// A pawaPay account on the test's simulator; a burst of payouts over
+		// the nodes still up, one node killed in the middle: every transfer
+		// whose request was answered, or retried with its key, ends
+		// succeeded (the dead node's ones adopted by the others' reconcilers
+		// after the initiation deadline, shortened to 3 s here), and the
+		// aggregator pays each exactly once.
+		sim := &pawapay.Simulator{Token: "sim-token", SettleAfter: 200 * time.Millisecond}
+		simSrv := httptest.NewServer(sim)
+		defer simSrv.Close()
+		cli := func(stdin string, args ...string) string {
+			var out bytes.Buffer
+			if err := run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(stdin), &out, io.Discard); err != nil {
+				t.Fatalf("cauri %v: %v", args, err)
+			}
+			return out.String()
+		}
+		cli("", "workspace", "verify", wsID)
+		gw := jsonField(t, []byte(cli(`{"api_token": "sim-token"}`, "gateway", "add", "--workspace", wsID, "--provider", "pawapay",
+			"--countries", "SN", "--live", "--credentials", "-", "--api-url", simSrv.URL)), "id")
+		sim.CallbackURL = bases[0] + "/callbacks/" + gw
+		// Each payout call takes half a second: the node is killed while
+		// some are in flight, their end never recorded.
+		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=slow&seconds=0.5", "", nil); err == nil {
+			res.Body.Close()
+		}
+		var lost atomic.Int32
+		// Nodes 0 and 1, and a new one to kill (node 2 was killed above).
+		victim, victimBase := newNode()
+		up := []string{bases[0], bases[1], victimBase}
+		var mu sync.Mutex
+		ids := map[string]bool{}
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := fmt.Sprintf(`{"amount": 1000, "country": "SN", "operator": "wave", "phone": "77 123 %02d %02d"}`, i, i)
+				for try := 0; try < 3; try++ {
+					req, _ := http.NewRequest("POST", up[(i+try)%len(up)]+"/v1/transfers", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+liveKey)
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Idempotency-Key", fmt.Sprint("payout-", i))
+					req.Header.Set("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i))
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						lost.Add(1)
+						continue // the node died: the same key to the next one
+					}
+					b, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode == 200 || res.StatusCode == 201 {
+						mu.Lock()
+						ids[jsonField(t, b, "id")] = true
+						mu.Unlock()
+						return
+					}
+					if res.StatusCode != 409 && res.StatusCode != 500 {
+						t.Errorf("transfer %d = %d %s", i, res.StatusCode, b)
+						return
+					}
+					time.Sleep(time.Second)
+				}
+				t.Errorf("transfer %d got no answer from any node", i)
+			}()
+		}
+		go func() { time.Sleep(200 * time.Millisecond); victim.cmd.Process.Kill() }()
+		wg.Wait()
+		if lost.Load() == 0 {
+			t.Fatal("no request was cut short by the kill")
+		}
+		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=none", "", nil); err == nil {
+			res.Body.Close()
+		}
+		c := client.New(bases[0], liveKey)
+		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			list, err := c.ListTransfers(context.Background(), "", 200)
+			done := err == nil
+			if err == nil {
+				for _, tr := range list.Data {
+					done = done && tr.Status == client.TransferStatusSucceeded
+				}
+			}
+			if done && err == nil && len(list.Data) == len(ids) && sim.Payouts() == len(ids) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after 40 s: %v, %d transfers answered, %d payouts at pawaPay; want every one succeeded and paid once", err, len(ids), sim.Payouts())
+			}
+		}
+		if len(ids) != 20 {
+			t.Fatalf("%d of 20 transfers answered", len(ids))
 		}
 	})
 }

@@ -15,12 +15,18 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/movement"
 )
 
 // TestMain lets the crash test run this test binary as the server, so that
 // it can kill a real process.
 func TestMain(m *testing.M) {
 	if os.Getenv("CAURI_TEST_SERVE") == "1" {
+		// The cluster test's nodes pass their reconcilers every second and
+		// adopt a payout cut short by a kill after 3 seconds, not 5 minutes.
+		if os.Getenv("CAURI_TEST_FAST_RECONCILE") == "1" {
+			reconcileEvery, movement.InitiationDeadline = time.Second, 3*time.Second
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err := run(ctx, []string{"serve"}, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 		stop()

@@ -45,11 +45,6 @@ const (
 	// NotFoundIsFinal: an aggregator that still does not know a movement
 	// this long after its initiation call returned never received it.
 	NotFoundIsFinal = 2 * time.Minute
-	// InitiationDeadline bounds an initiation call (its 15 s timeouts, a
-	// resend and a status check included): a movement still not marked
-	// initiated this long after its creation was cut short by a crash, and
-	// the reconciler takes it as initiated then.
-	InitiationDeadline = 5 * time.Minute
 	// SessionLifetime: a session with no payment waiting is cancelled this
 	// long after its creation (as Stripe's checkout sessions expire after
 	// 24 hours).
@@ -58,6 +53,13 @@ const (
 	// each kind.
 	ReconcileBatch = 100
 )
+
+// InitiationDeadline bounds an initiation call (its 15 s timeouts, a
+// resend and a status check included): a movement still not marked
+// initiated this long after its creation was cut short by a crash, and the
+// reconciler takes it as initiated then. A variable only so that the
+// cluster test, whose nodes it kills, need not wait five minutes.
+var InitiationDeadline = 5 * time.Minute
 
 // Kind names the two uses of the lifecycle in logs and metrics.
 type Kind string
