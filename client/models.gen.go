@@ -575,6 +575,7 @@ const (
 	TransferErrorCodePaysNonDesservi      TransferErrorCode = "pays_non_desservi"
 	TransferErrorCodePlafondJournalier    TransferErrorCode = "plafond_journalier"
 	TransferErrorCodeRateLimited          TransferErrorCode = "rate_limited"
+	TransferErrorCodeShuttingDown         TransferErrorCode = "shutting_down"
 	TransferErrorCodeSoldeInsuffisant     TransferErrorCode = "solde_insuffisant"
 	TransferErrorCodeTelephoneInvalide    TransferErrorCode = "telephone_invalide"
 	TransferErrorCodeTestMode             TransferErrorCode = "test_mode"
@@ -615,6 +616,8 @@ func (e TransferErrorCode) Valid() bool {
 	case TransferErrorCodePlafondJournalier:
 		return true
 	case TransferErrorCodeRateLimited:
+		return true
+	case TransferErrorCodeShuttingDown:
 		return true
 	case TransferErrorCodeSoldeInsuffisant:
 		return true

@@ -11,15 +11,12 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/gateway"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
 // The partner API (SPEC section 4, Partner; section 5, item 6): partner
 // products provision merchants with a shared secret. Its paths and shapes
 // are ours (the SPEC leaves them open); docs/partner.md describes them.
-
-var limitPartner = ratelimit.PerMinute("partner", 120)
 
 // defaultPartner is the partner of CAURI_PARTNER_SECRET, the simple
 // single-partner form.

@@ -10,13 +10,10 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 )
 
 // limitRoute is SPEC section 8's 120 a minute per IP, for both routes.
-var limitRoute = ratelimit.PerMinute("route", 120)
-
 type routeRequest struct {
 	Country            string          `json:"country"`
 	Amount             json.RawMessage `json:"amount"`

@@ -10,13 +10,10 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/transfer"
 )
 
 // limitTransfers is SPEC section 8's 30 transfers a minute per workspace.
-var limitTransfers = ratelimit.PerMinute("transfers", 30)
-
 type createTransferRequest struct {
 	Amount         json.RawMessage `json:"amount"`
 	Country        string          `json:"country"`

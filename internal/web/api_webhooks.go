@@ -6,11 +6,8 @@ import (
 	"strconv"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 )
-
-var limitResend = ratelimit.PerMinute("resend", 30)
 
 type webhookConfigResponse struct {
 	Success         bool     `json:"success"`

@@ -25,11 +25,6 @@ const (
 	csrfCookie    = "cauri_csrf"
 )
 
-var (
-	limitLoginIP    = ratelimit.PerMinute("login_ip", 20)
-	limitLoginEmail = ratelimit.PerMinute("login_email", 5) // per address and client network (loginKey)
-)
-
 func randomToken() string {
 	b := make([]byte, 32)
 	rand.Read(b)
@@ -114,8 +109,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := s.limitByIP(w, r, limitLoginIP); err != nil {
 		return s.renderLogin(w, r, email, err)
 	}
-	if err := s.limit(w, r, limitLoginEmail, "per address from this network", s.loginKey(r, email), ""); err != nil {
-		return s.renderLogin(w, r, email, err)
+	for _, l := range []ratelimit.Limit{limitLoginEmail, limitLoginEmailHour} { // 5 a minute, then 20 an hour: a growing wait
+		if err := s.limit(w, r, l, "per address from this network", s.loginKey(r, email), ""); err != nil {
+			return s.renderLogin(w, r, email, err)
+		}
 	}
 	wrong := cauri.Errorf(cauri.EUnauthorized, "Wrong e-mail address or password")
 	var u *cauri.User

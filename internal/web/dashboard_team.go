@@ -8,6 +8,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
+	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -163,8 +164,10 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return s.renderInvitation(w, r, nil) // 410 (or the error) from the page
 	}
-	if err := s.limit(w, r, limitLoginEmail, "per address from this network", s.loginKey(r, inv.Email), ""); err != nil {
-		return s.renderInvitation(w, r, err)
+	for _, l := range []ratelimit.Limit{limitLoginEmail, limitLoginEmailHour} {
+		if err := s.limit(w, r, l, "per address from this network", s.loginKey(r, inv.Email), ""); err != nil {
+			return s.renderInvitation(w, r, err)
+		}
 	}
 	password := r.PostForm.Get("password")
 	u := &cauri.User{ID: cauri.NewID("usr_"), Email: inv.Email, CreatedAt: s.Now()}

@@ -7,11 +7,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
 )
-
-// limitLinks is SPEC section 8's 60 link creations a minute per IP.
-var limitLinks = ratelimit.PerMinute("payment_links", 60)
 
 type createLinkRequest struct {
 	Title    string          `json:"title"`

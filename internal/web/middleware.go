@@ -189,12 +189,6 @@ func (s *Server) trusted(ip netip.Addr) bool {
 	return false
 }
 
-// Rate limits of SPEC section 8 for the routes built so far.
-var (
-	limitCreateSession = ratelimit.PerMinute("create_session", 60)
-	limitSandbox       = ratelimit.PerMinute("sandbox", 30)
-)
-
 // limitByIP takes one request from the client IP's budget. Over it, the
 // answer is 429 with Retry-After in seconds. A limiter that fails lets the
 // request through: a broken limiter must not stop payments.
@@ -214,18 +208,17 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit
 	if !d.Allowed {
 		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
 		per := "per " + l.Per.String()
-		if l.Per == time.Minute {
+		switch l.Per {
+		case time.Minute:
 			per = "a minute"
+		case time.Hour:
+			per = "an hour"
 		}
 		return cauri.Reasonf(cauri.ERateLimited, reason, "Too many requests: at most %d %s %s; retry after %d seconds",
 			l.Count, per, scope, d.RetryAfterSeconds())
 	}
 	return nil
 }
-
-// limitRefused is how many refused API keys or partner secrets one client
-// address may send a minute; past it, each further refusal is a 429.
-var limitRefused = ratelimit.PerMinute("refused_credential", 30)
 
 // refused counts a refused credential against its sender's address and
 // returns the refusal, or, past limitRefused, a 429 with Retry-After: a key

@@ -9,13 +9,6 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/gateway"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
-)
-
-// Rate limits of the payment page's routes (SPEC section 8).
-var (
-	limitInitiate = ratelimit.PerMinute("initiate", 30)
-	limitVerify   = ratelimit.PerMinute("verify", 60)
 )
 
 type initiateRequest struct {
