@@ -54,8 +54,8 @@ func TestConformance(t *testing.T) {
 		payout = "Test_retrait_20230301_01"
 		ea     = "EA230301.165358.X622533"
 	)
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
 	check := func(code, status string) gatewaytest.Reply {
 		data := "[]"
 		if status != "" {
@@ -124,7 +124,7 @@ func TestConformance(t *testing.T) {
 		Initiation: "POST /v2/payment",
 		Initiated: gatewaytest.Case{Reply: fixture("payment_created.json"), Want: gateway.Status{Outcome: gateway.Pending,
 			RedirectURL: "https://checkout.cinetpay.com/payment/6ed34c3d22fd7e4d9bb4c6a3b7c5b0a6a2d7f0e31f4f3c8c1fb1a1d54e4a3f4c2ad0f6b6c"}},
-		Reference: jsonField("transaction_id"),
+		Reference: gatewaytest.JSONField("transaction_id"),
 		Request:   "payment_request.json",
 		Collect: []gatewaytest.Case{
 			{Reply: fixture("payment_error.json"), Want: failed("608 MINIMUM_REQUIRED_FIELDS")}, // nothing created: failed
@@ -208,16 +208,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// jsonField reads a string field of a JSON request body.
-func jsonField(field string) func([]byte, string) string {
-	return func(b []byte, _ string) string {
-		var m map[string]any
-		json.Unmarshal(b, &m)
-		s, _ := m[field].(string)
-		return s
-	}
-}
-
 // TestConformance_V1 holds the API v1 connector (V1Client: collections
 // only) to CinetPay's SDKs' answers (testdata/, SOURCES.md) and to what
 // every connector owes the service. Its token comes from POST
@@ -225,8 +215,8 @@ func jsonField(field string) func([]byte, string) string {
 func TestConformance_V1(t *testing.T) {
 	const ref = "CMD-1764080000"
 	const id = "27ba5590f3ae4c6f9585ae1e4f5265dd"
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
 	gatewaytest.Run(t, gatewaytest.Spec{
 		New: func(baseURL string, hc *http.Client) gateway.Connector {
 			return NewV1(baseURL, "sk_test_4f1c2b7a9e", "pw-sandbox-1", hc)
@@ -239,7 +229,7 @@ func TestConformance_V1(t *testing.T) {
 		Initiation: "POST /v1/payment",
 		Initiated: gatewaytest.Case{Reply: fixture("v1_payment_created.json"),
 			Want: gateway.Status{Outcome: gateway.Pending, RedirectURL: "https://secure.cinetpay.net/payment/a1b2c3d4e5f60718293a4b5c6d7e8f90"}},
-		Reference: jsonField("merchant_transaction_id"),
+		Reference: gatewaytest.JSONField("merchant_transaction_id"),
 		Request:   "v1_payment_request.json",
 		Collect: []gatewaytest.Case{
 			// Created without a page: the check tells.

@@ -31,7 +31,7 @@ func TestConformance(t *testing.T) {
 		start   = "PUT /payouts/start"
 	)
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	fixture := gatewaytest.Fixture
 	body := func(s string) gatewaytest.Reply { return gatewaytest.Reply{Body: s} }
 	pending := gateway.Status{Outcome: gateway.Pending, ProviderRef: "104"}
 	failed := func(reason string) gateway.Status {

@@ -17,18 +17,11 @@ const conformanceHash = "conformance-hash"
 // service (gatewaytest.Run). Flutterwave keeps a charge under our tx_ref
 // and a transfer under our reference.
 func TestConformance(t *testing.T) {
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
+	fixture := gatewaytest.Fixture
 	body := func(code int, s string) gatewaytest.Reply { return gatewaytest.Reply{Code: code, Body: s} }
-	field := func(name string) func([]byte, string) string {
-		return func(body []byte, _ string) string {
-			var m map[string]any
-			json.Unmarshal(body, &m)
-			s, _ := m[name].(string)
-			return s
-		}
-	}
+	field := gatewaytest.JSONField
 	const (
 		charge   = "cauri-ug-7f3a2c" // charge_request_uganda.json, verify_successful.json
 		transfer = "cauri-tr-9d1e77" // transfer_request_uganda.json, transfer_queued.json, transfer_fetched_successful.json

@@ -431,3 +431,26 @@ func documentedFields(t *testing.T, body []byte, name string) {
 	}
 	DocumentedFields(t, sent, name)
 }
+
+// Pending is the status of a payment that waits.
+var Pending = gateway.Status{Outcome: gateway.Pending}
+
+// Failed is the status of a refused or failed payment, its reason saying
+// (at least) reason.
+func Failed(reason string) gateway.Status {
+	return gateway.Status{Outcome: gateway.Failed, Reason: reason}
+}
+
+// Fixture is the reply testdata/name, answered 200.
+func Fixture(name string) Reply { return Reply{Fixture: name} }
+
+// JSONField reads a string field of a JSON request body, for a Spec's
+// Reference.
+func JSONField(name string) func(body []byte, query string) string {
+	return func(body []byte, _ string) string {
+		var m map[string]any
+		json.Unmarshal(body, &m)
+		s, _ := m[name].(string)
+		return s
+	}
+}

@@ -15,7 +15,7 @@ import (
 // (testdata/, sources in SOURCES.md) and to what every connector owes the
 // service (gatewaytest.Run).
 func TestConformance(t *testing.T) {
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	fixture := gatewaytest.Fixture
 	answer := func(code int, name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name, Code: code} }
 	body := func(code int, body string) gatewaytest.Reply { return gatewaytest.Reply{Body: body, Code: code} }
 	lasting := &gatewaytest.Err{}

@@ -45,9 +45,9 @@ func TestConformance(t *testing.T) {
 		requestToPay = "POST /collection/v1_0/requesttopay"
 		transfer     = "POST /disbursement/v1_0/transfer"
 	)
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
+	fixture := gatewaytest.Fixture
 	answer := func(code int, name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name, Code: code} }
 	body := func(code int, body string) gatewaytest.Reply { return gatewaytest.Reply{Body: body, Code: code} }
 	// MTN answers an initiation it queued 202 with no body (SOURCES.md,

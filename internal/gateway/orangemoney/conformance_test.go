@@ -16,7 +16,7 @@ import (
 // (testdata/, sources in SOURCES.md) and to what every connector owes the
 // service (gatewaytest.Run).
 func TestConformance(t *testing.T) {
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	fixture := gatewaytest.Fixture
 	body := func(b string) gatewaytest.Reply { return gatewaytest.Reply{Body: b} }
 	providerRef := payToken1 + "|1200"
 	status := func(o gateway.Outcome, reason string) gateway.Status {

@@ -1,7 +1,6 @@
 package pawapay
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -13,17 +12,10 @@ import (
 // (testdata/, sources in SOURCES.md) and to what every connector owes the
 // service (gatewaytest.Run).
 func TestConformance(t *testing.T) {
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
-	idOf := func(field string) func([]byte, string) string {
-		return func(body []byte, _ string) string {
-			var m map[string]any
-			json.Unmarshal(body, &m)
-			s, _ := m[field].(string)
-			return s
-		}
-	}
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
+	fixture := gatewaytest.Fixture
+	idOf := gatewaytest.JSONField
 	gatewaytest.Run(t, gatewaytest.Spec{
 		New: func(baseURL string, hc *http.Client) gateway.Connector {
 			return &Client{BaseURL: baseURL, Token: "t", HTTP: hc, AuthURLWait: -1}

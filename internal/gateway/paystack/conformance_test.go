@@ -22,16 +22,11 @@ const conformanceKey = "sk_test_conformance"
 // service (gatewaytest.Run). Paystack keeps a charge and a transfer under
 // our reference (the charge's and the transfer's reference field).
 func TestConformance(t *testing.T) {
-	pending := gateway.Status{Outcome: gateway.Pending}
-	failed := func(reason string) gateway.Status { return gateway.Status{Outcome: gateway.Failed, Reason: reason} }
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	pending := gatewaytest.Pending
+	failed := gatewaytest.Failed
+	fixture := gatewaytest.Fixture
 	refused := func(name string, code int) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name, Code: code} }
-	reference := func(body []byte, _ string) string {
-		var m map[string]any
-		json.Unmarshal(body, &m)
-		s, _ := m["reference"].(string)
-		return s
-	}
+	reference := gatewaytest.JSONField("reference")
 	const (
 		charge      = "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b40" // the charge of charge_request.json, verify_ongoing.json, verify_success.json
 		voucher     = "Dial *110# for a payment voucher, then type the voucher in"

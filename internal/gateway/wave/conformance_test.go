@@ -1,7 +1,6 @@
 package wave
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ func TestConformance(t *testing.T) {
 		secret    = "wave_sn_WHS_xz4m6g8rjs9bshxy05xj6khcvjv7j3hcp4fbpvv6met0zdrjvezg"
 	)
 	now := time.Unix(1750870563, 0) // when the documented webhook was sent
-	fixture := func(name string) gatewaytest.Reply { return gatewaytest.Reply{Fixture: name} }
+	fixture := gatewaytest.Fixture
 	body := func(b string) gatewaytest.Reply { return gatewaytest.Reply{Body: b} }
 	notFound := gatewaytest.Reply{Body: `{"code":"not-found","message":"x"}`, Code: http.StatusNotFound}
 	pending := func(id string) gateway.Status { return gateway.Status{Outcome: gateway.Pending, ProviderRef: id} }
@@ -34,13 +33,7 @@ func TestConformance(t *testing.T) {
 		return gateway.Status{Outcome: gateway.Failed, ProviderRef: id, Reason: reason}
 	}
 	lasting := func(words string) *gatewaytest.Err { return &gatewaytest.Err{Contains: words} }
-	clientReference := func(body []byte, _ string) string {
-		var m struct {
-			ClientReference string `json:"client_reference"`
-		}
-		json.Unmarshal(body, &m)
-		return m.ClientReference
-	}
+	clientReference := gatewaytest.JSONField("client_reference")
 
 	// The ids handed to Created: Wave's, before the page is shown.
 	var mu sync.Mutex
