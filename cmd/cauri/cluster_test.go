@@ -342,4 +342,63 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("%d of 20 transfers answered", len(ids))
 		}
 	})
+
+	t.Run("TransferReplayNeverAGhostAcrossNodes", func(t *testing.T) {
+		// The aggregator answers slowly and refuses the credentials (nothing
+		// sent: the first request deletes its transfer, "not created"): 30
+		// requests with one key over three nodes answer no transfer at all,
+		// and none is left (issue 16: 35-46 ghosts were answered 200).
+		refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(300 * time.Millisecond)
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"errorCode": "AUTHENTICATION_ERROR"}`))
+		}))
+		defer refusing.Close()
+		var out bytes.Buffer
+		getenv := func(k string) string { return env[k] }
+		if err := run(context.Background(), []string{"workspace", "create", "--name", "Ghost shop"}, getenv, nil, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		ghostWS, ghostKey := jsonField(t, out.Bytes(), "id"), jsonField(t, out.Bytes(), "keys", "live_secret")
+		for _, args := range [][]string{{"workspace", "verify", ghostWS}, {"gateway", "add", "--workspace", ghostWS, "--provider", "pawapay",
+			"--countries", "SN", "--live", "--credentials", "-", "--api-url", refusing.URL}} {
+			if err := run(context.Background(), args, getenv, strings.NewReader(`{"api_token": "revoked"}`), io.Discard, io.Discard); err != nil {
+				t.Fatalf("cauri %v: %v", args, err)
+			}
+		}
+		_, third := newNode()
+		up := []string{bases[0], bases[1], third}
+		var mu sync.Mutex
+		answers := map[int]int{}
+		var wg sync.WaitGroup
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequest("POST", up[i%3]+"/v1/transfers",
+					strings.NewReader(`{"amount": 1000, "country": "SN", "operator": "wave", "phone": "77 123 45 67"}`))
+				req.Header.Set("Authorization", "Bearer "+ghostKey)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", "ghost-across-nodes")
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				mu.Lock()
+				answers[res.StatusCode]++
+				mu.Unlock()
+				if res.StatusCode/100 == 2 {
+					t.Errorf("answer %d %s; want no transfer answered (none was created)", res.StatusCode, b)
+				}
+			}()
+		}
+		wg.Wait()
+		list, err := client.New(bases[0], ghostKey).ListTransfers(context.Background(), "", 200)
+		if err != nil || len(list.Data) != 0 {
+			t.Fatalf("transfers left = %v, %v; want none (answers %v)", list, err, answers)
+		}
+	})
 }

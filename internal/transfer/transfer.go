@@ -241,8 +241,11 @@ var ReplayWait = 10 * time.Second
 // the first request of the key is still running (its payout call has not
 // returned: the transfer may yet be deleted as never received, "not
 // created"), it waits for it, at most ReplayWait, then answers 409
-// idempotency_key_in_use (Retry-After). A transfer deleted meanwhile is no
-// replay (nil): the request goes on as a new one.
+// idempotency_key_in_use (Retry-After). When the first request ends with
+// the transfer deleted, a replay answers as it did: 500, not created,
+// retry with the same key (concurrent copies of one request share its
+// outcome, rather than each sending it again to an aggregator that just
+// refused it).
 func (s *Service) awaitFirst(tr *cauri.Transfer, err error) (*cauri.Transfer, error) {
 	deadline := time.Now().Add(ReplayWait)
 	for err == nil && tr != nil && tr.Status == cauri.TransferProcessing && tr.InitiatedAt == nil &&
@@ -254,7 +257,8 @@ func (s *Service) awaitFirst(tr *cauri.Transfer, err error) (*cauri.Transfer, er
 		time.Sleep(50 * time.Millisecond)
 		tr, err = s.Store.Transfer(context.Background(), tr.WorkspaceID, tr.ID)
 		if cauri.ErrorCode(err) == cauri.ENotFound {
-			return nil, nil // never sent, deleted with its key: this request is the next try
+			return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal",
+				Message: "The first request with this Idempotency-Key could not be sent and created nothing; retry with the same Idempotency-Key"}
 		}
 	}
 	return tr, err
@@ -296,9 +300,6 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 	}
 	if prev != "" {
 		existing, err := s.awaitFirst(s.Store.Transfer(ctx, ws.ID, prev))
-		if err == nil && existing == nil { // the first never left and is gone: try again, as this request
-			return s.Create(ctx, ws, tr, key)
-		}
 		return existing, true, err
 	}
 	// The payout runs to its end even if the client leaves: its outcome
