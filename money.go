@@ -113,3 +113,33 @@ func FormatAmount(minor int64, c Currency) string {
 	}
 	return s
 }
+
+// DisplayAmount writes an amount for people: thousands grouped with a
+// narrow no-break space, every minor digit where the currency has them,
+// then the currency. 1500000 XOF is "1 500 000 XOF"; 1550 GHS "15.50 GHS";
+// -1550 GHS "-15.50 GHS".
+func DisplayAmount(minor int64, c Currency) string {
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	exp := c.Exponent()
+	div := int64(1)
+	for range exp {
+		div *= 10
+	}
+	digits := strconv.FormatInt(minor/div, 10)
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString("\u202f")
+		}
+		b.WriteRune(d)
+	}
+	if exp > 0 {
+		f := strconv.FormatInt(minor%div, 10)
+		b.WriteString("." + strings.Repeat("0", exp-len(f)) + f)
+	}
+	return b.String() + " " + string(c)
+}

@@ -69,3 +69,25 @@ func TestNewID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestDisplayAmount(t *testing.T) {
+	for _, tc := range []struct {
+		minor int64
+		c     Currency
+		want  string
+	}{
+		{1500000, "XOF", "1\u202f500\u202f000 XOF"},
+		{15000, "XOF", "15\u202f000 XOF"},
+		{999, "XOF", "999 XOF"},
+		{0, "XOF", "0 XOF"},
+		{1550, "GHS", "15.50 GHS"},
+		{5, "GHS", "0.05 GHS"},
+		{123456789, "KES", "1\u202f234\u202f567.89 KES"},
+		{-1550, "GHS", "-15.50 GHS"}, // was "-15.-50 GHS"
+		{-1500000, "XOF", "-1\u202f500\u202f000 XOF"},
+	} {
+		if got := DisplayAmount(tc.minor, tc.c); got != tc.want {
+			t.Errorf("DisplayAmount(%d, %s) = %q; want %q", tc.minor, tc.c, got, tc.want)
+		}
+	}
+}

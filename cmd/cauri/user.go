@@ -8,8 +8,6 @@ import (
 	"io"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 )
@@ -36,11 +34,10 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	if *workspaceID == "" {
 		return errors.New("user create: --workspace is required")
 	}
-	if err := accounts.CheckPassword(*password, addr); err != nil {
+	hash, err := accounts.HashPassword(*password, addr)
+	if cauri.ErrorCode(err) == cauri.EInvalid {
 		return errors.New("user create: --password: " + cauri.ErrorMessage(err))
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(*password), bcrypt.DefaultCost)
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
 	st, err := openStore(ctx, cfg)

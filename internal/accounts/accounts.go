@@ -1,17 +1,20 @@
 // Package accounts holds the rules of the dashboard's accounts that need
 // more than the domain's standard library: a new password must be hard to
 // guess, judged by zxcvbn (its embedded lists of common passwords, words
-// and names, and its patterns: keyboard rows, dates, repeats).
+// and names, and its patterns: keyboard rows, dates, repeats), and
+// passwords are kept and checked as bcrypt hashes, in one place.
 //
-// It imports the domain and zxcvbn.
+// It imports the domain, zxcvbn and bcrypt.
 package accounts
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/trustelem/zxcvbn"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // MinScore is the least zxcvbn score a new password must reach (0 to 4; 3
@@ -45,3 +48,29 @@ func words(inputs []string) []string {
 	}
 	return out
 }
+
+// HashPassword is a new password's hash as the store keeps it (bcrypt, its
+// default cost), once CheckPassword accepted it (inputs as there).
+func HashPassword(p string, inputs ...string) (string, error) {
+	if err := CheckPassword(p, inputs...); err != nil {
+		return "", err
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(p), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// PasswordMatches reports whether p is the password of hash. With no hash
+// (an unknown address), it compares p with a stand-in all the same, so
+// that the time taken does not tell which addresses have an account.
+func PasswordMatches(hash, p string) bool {
+	if hash == "" {
+		bcrypt.CompareHashAndPassword(standIn(), []byte(p))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(p)) == nil
+}
+
+var standIn = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("cauri-stand-in-password"), bcrypt.DefaultCost)
+	return h
+})

@@ -446,11 +446,19 @@ func (s *Service) check(ctx context.Context, a *cauri.Attempt) (*cauri.Session, 
 	return s.finish(ctx, a.ID, st, true)
 }
 
+// ErrUnknownGateway is a callback to the address of no gateway: the only
+// callback refused (404); any other gets its 200 so that the aggregator
+// stops retrying.
+var ErrUnknownGateway = errors.New("checkout: no such gateway")
+
 // CallbackReference reads which payment (or transfer: they share the
 // address) an aggregator's callback to gateway gatewayID names, once the
 // aggregator's own scheme has verified it (EInvalid otherwise).
 func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error) {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		return "", &cauri.Error{Code: cauri.ENotFound, Message: cauri.ErrorMessage(err), Cause: ErrUnknownGateway}
+	}
 	if err != nil {
 		return "", err
 	}

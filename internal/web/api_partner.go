@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/gateway"
@@ -177,14 +175,9 @@ func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store
 	}
 	var hash string
 	if req.Password != "" {
-		if err := accounts.CheckPassword(req.Password, email, name); err != nil {
+		if hash, err = accounts.HashPassword(req.Password, email, name); err != nil {
 			return err
 		}
-		b, err := bcrypt.GenerateFromPassword([]byte(req.Password), bcrypt.DefaultCost)
-		if err != nil {
-			return err
-		}
-		hash = string(b)
 	}
 	if req.WebhookURL != "" {
 		if err := s.Guard.CheckURL(r.Context(), req.WebhookURL); err != nil {

@@ -6,12 +6,10 @@ import (
 	"encoding/base32"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -124,13 +122,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		u, hash, err = s.Store.UserByEmail(r.Context(), email)
 	}
 	if cauri.ErrorCode(err) == cauri.ENotFound {
-		bcrypt.CompareHashAndPassword(dummyHash(), []byte(r.PostForm.Get("password"))) // the same time either way
+		accounts.PasswordMatches("", r.PostForm.Get("password")) // the same time either way
 		return s.renderLogin(w, r, email, wrong)
 	}
 	if err != nil {
 		return err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(r.PostForm.Get("password"))) != nil {
+	if !accounts.PasswordMatches(hash, r.PostForm.Get("password")) {
 		return s.renderLogin(w, r, email, wrong)
 	}
 	d := store.DashboardSession{UserID: u.ID, Livemode: true}
@@ -151,13 +149,6 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, d store.Dashboar
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	return nil
 }
-
-// dummyHash is compared when the address is unknown, so that timing does
-// not tell which addresses have an account.
-var dummyHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("cauri-dummy-password"), bcrypt.DefaultCost)
-	return h
-})
 
 // logout is POST /dashboard/logout.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {

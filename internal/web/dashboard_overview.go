@@ -102,7 +102,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 		}
 		data.Connect = true
 		for _, c := range slices.Sorted(maps.Keys(balance)) {
-			data.Balance = append(data.Balance, displayAmount(balance[c], c))
+			data.Balance = append(data.Balance, cauri.DisplayAmount(balance[c], c))
 		}
 	}
 	q := r.URL.Query()
@@ -153,8 +153,8 @@ func (o *overviewData) overview(st *store.Stats, since time.Time) {
 		maxVolume = max(maxVolume, t.Volume)
 	}
 	o.Payments = total.Total
-	o.Volume = displayAmount(total.Volume, o.Currency)
-	o.MaxVolume = displayAmount(maxVolume, o.Currency)
+	o.Volume = cauri.DisplayAmount(total.Volume, o.Currency)
+	o.MaxVolume = cauri.DisplayAmount(maxVolume, o.Currency)
 	o.Rate = rateText(total)
 	w := chartWidth / o.Days
 	for i := range o.Days {
@@ -172,7 +172,7 @@ func (o *overviewData) overview(st *store.Stats, since time.Time) {
 			h = max(h, 2)
 		}
 		o.VolumeBars = append(o.VolumeBars, chartBar{X: i * w, Y: chartHeight - h, W: max(w-1, 1), H: h,
-			Title: label + ": " + displayAmount(t.Volume, o.Currency)})
+			Title: label + ": " + cauri.DisplayAmount(t.Volume, o.Currency)})
 		rate, ok := t.SuccessRate()
 		bar := chartBar{X: i * w, W: max(w-1, 1), Title: label + ": " + rateText(t)}
 		if ok {
@@ -212,7 +212,7 @@ func breakdown(m map[string]*store.Tally, cur cauri.Currency, name func(string) 
 	for _, k := range keys {
 		t := *m[k]
 		rate, _ := t.SuccessRate()
-		out = append(out, breakdownRow{Name: name(k), Volume: displayAmount(t.Volume, cur), Rate: rateText(t),
+		out = append(out, breakdownRow{Name: name(k), Volume: cauri.DisplayAmount(t.Volume, cur), Rate: rateText(t),
 			RatePct: int(rate * 100), Attempts: t.Total})
 	}
 	return out

@@ -128,7 +128,7 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 				customer = e.CustomerEmail
 			}
 			data.Rows = append(data.Rows, txRow{ID: e.ID, OrderID: e.OrderID, Customer: customer,
-				Amount: displayAmount(row.Session.Amount, row.Session.Currency), Status: string(e.Status), Provider: e.Provider,
+				Amount: cauri.DisplayAmount(row.Session.Amount, row.Session.Currency), Status: string(e.Status), Provider: e.Provider,
 				Created: row.Session.CreatedAt.UTC().Format("2006-01-02 15:04")})
 		} else {
 			next := cloneQuery(q)
@@ -188,7 +188,7 @@ func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused err
 	}
 	data := linksData{frame: s.frame(w, r, "links", ws, d.Livemode), Currency: ws.DefaultCurrency}
 	for _, l := range links {
-		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: displayAmount(l.Amount, l.Currency),
+		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: cauri.DisplayAmount(l.Amount, l.Currency),
 			URL: s.linkURL() + "/" + l.Slug, Active: l.Active})
 	}
 	if refused != nil {
@@ -259,7 +259,7 @@ func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
 	data := transfersData{frame: s.frame(w, r, "transfers", ws, true), Status: string(status)}
 	for _, tr := range list {
 		data.Rows = append(data.Rows, transferRow{ID: tr.ID, Created: tr.CreatedAt.UTC().Format("2006-01-02 15:04"),
-			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: displayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
+			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: cauri.DisplayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
 			Provider: tr.Provider, Failure: tr.FailureCode})
 	}
 	return s.pages.ExecuteTemplate(w, "transfers.html", data)
@@ -308,7 +308,7 @@ func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: displayAmount(sess.Amount, sess.Currency)}
+	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: cauri.DisplayAmount(sess.Amount, sess.Currency)}
 	for _, a := range attempts {
 		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
 			Provider: a.Provider, Operator: a.Operator, Phone: a.Phone, Status: string(a.Status), Reason: a.Reason, Route: a.RouteReason,

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -177,18 +175,15 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		if bcrypt.CompareHashAndPassword([]byte(known), []byte(password)) != nil {
+		if !accounts.PasswordMatches(known, password) {
 			return s.renderInvitation(w, r, cauri.Errorf(cauri.EUnauthorized, "Wrong password for %s", inv.Email))
 		}
 	} else {
-		if err := accounts.CheckPassword(password, inv.Email); err != nil {
+		if hash, err = accounts.HashPassword(password, inv.Email); cauri.ErrorCode(err) == cauri.EInvalid {
 			return s.renderInvitation(w, r, err)
-		}
-		b, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		hash = string(b)
 	}
 	userID, err := s.Store.AcceptInvitation(r.Context(), token, u, hash, s.Now())
 	if err != nil {

@@ -113,7 +113,7 @@ func (s *Server) renderLink(w http.ResponseWriter, r *http.Request, form checkou
 	if err != nil {
 		return err
 	}
-	d := linkPageData{T: t, Lang: lang, Title: l.Title, Merchant: ws.Name, Amount: displayAmount(l.Amount, l.Currency),
+	d := linkPageData{T: t, Lang: lang, Title: l.Title, Merchant: ws.Name, Amount: cauri.DisplayAmount(l.Amount, l.Currency),
 		Action: s.linkURL() + "/" + l.Slug, Active: l.Active, Form: form}
 	if l.Active {
 		methods, err := s.Checkout.LinkMethods(r.Context(), l)

@@ -142,7 +142,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 	}
 	d := pageData{
 		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
-		Amount: displayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
+		Amount: cauri.DisplayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
 	}
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
@@ -210,29 +210,6 @@ func setPageHeaders(w http.ResponseWriter) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-}
-
-// displayAmount writes an amount for people: thousands grouped with a thin
-// space, two decimals where the currency has them. 1500000 XOF ->
-// "1 500 000 XOF"; 1550 GHS -> "15.50 GHS".
-func displayAmount(minor int64, c cauri.Currency) string {
-	exp := c.Exponent()
-	whole, frac := minor, int64(0)
-	if exp > 0 {
-		whole, frac = minor/100, minor%100
-	}
-	digits := fmt.Sprint(whole)
-	var b strings.Builder
-	for i, d := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteString("\u202f")
-		}
-		b.WriteRune(d)
-	}
-	if exp > 0 {
-		fmt.Fprintf(&b, ".%02d", frac)
-	}
-	return b.String() + " " + string(c)
 }
 
 // logo draws an operator's or a card's icon: its initials on its colour.

@@ -1,10 +1,10 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
@@ -223,7 +223,7 @@ func (s *Server) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		code := cauri.ErrorCode(err)
-		if code == cauri.ENotFound && strings.HasPrefix(cauri.ErrorMessage(err), "Gateway") {
+		if errors.Is(err, checkout.ErrUnknownGateway) {
 			return err
 		}
 		if code == cauri.EInternal {
