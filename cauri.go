@@ -14,19 +14,20 @@ import (
 // Error codes. Each maps to one HTTP status in the web package; anything else
 // is an internal error that is logged and never echoed to a client.
 const (
-	EInvalid       = "invalid"       // 400: bad parameter
-	EUnauthorized  = "unauthorized"  // 401: key missing or invalid
-	EForbidden     = "forbidden"     // 403
-	ENotFound      = "not_found"     // 404
-	EConflict      = "conflict"      // 409: state forbids the action, or a request still in flight
-	ETooLarge      = "too_large"     // 413
-	EUnsupported   = "unsupported"   // 415: content type
-	EUnprocessable = "unprocessable" // 422: idempotency key reused with another payload
-	ERateLimited   = "rate_limited"  // 429
-	EInternal      = "internal"      // 500
-	EPayment       = "payment"       // 402: insufficient balance
-	EBadGateway    = "bad_gateway"   // 502: the aggregator refused; the message carries its answer
-	EUnavailable   = "unavailable"   // 503: the partner API is disabled
+	EInvalid          = "invalid"            // 400: bad parameter
+	EUnauthorized     = "unauthorized"       // 401: key missing or invalid
+	EForbidden        = "forbidden"          // 403
+	ENotFound         = "not_found"          // 404
+	EConflict         = "conflict"           // 409: state forbids the action, or a request still in flight
+	ETooLarge         = "too_large"          // 413
+	EUnsupported      = "unsupported"        // 415: content type
+	EUnprocessable    = "unprocessable"      // 422: idempotency key reused with another payload
+	ERateLimited      = "rate_limited"       // 429
+	EInternal         = "internal"           // 500
+	EPayment          = "payment"            // 402: insufficient balance
+	EBadGateway       = "bad_gateway"        // 502: the aggregator refused; the message carries its answer
+	EUnavailable      = "unavailable"        // 503: the partner API is disabled
+	EMethodNotAllowed = "method_not_allowed" // 405: the path takes other methods
 )
 
 // Error is an error whose message is safe to show to the API client.

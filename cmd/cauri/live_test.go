@@ -172,7 +172,7 @@ func TestRun_LivePaymentMetrics(t *testing.T) {
 				res.Body.Close()
 			}
 			// A dashboard user, who signs in and exports the workspace's transactions.
-			if out := cli("", "user", "create", "--email", "awa@example.com", "--password", "correct horse battery", "--workspace", ws); !strings.Contains(out, `"created":true`) {
+			if out := cli("correct horse battery\n", "user", "create", "--email", "awa@example.com", "--workspace", ws); !strings.Contains(out, `"created":true`) {
 				t.Fatalf("user create = %s", out)
 			}
 			jar, _ := cookiejar.New(nil)

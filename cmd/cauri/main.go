@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "link":
 		return linkCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "user":
-		return userCommand(ctx, args[1:], getenv, stdout, stderr)
+		return userCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "partner":
 		return partnerCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "connect":

@@ -223,8 +223,17 @@ func (s *Service) Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id
 	if err != nil {
 		return nil, err
 	}
-	if sess.WorkspaceID != ws.ID || sess.Livemode != ws.Livemode(keyLive) {
+	if sess.WorkspaceID != ws.ID {
 		return nil, cauri.Errorf(cauri.ENotFound, "Session %s not found", id)
+	}
+	if sess.Livemode != ws.Livemode(keyLive) {
+		// As Stripe says it: the id is the caller's own, in the other mode.
+		mode, other := "test", "live"
+		if sess.Livemode {
+			mode, other = "live", "test"
+		}
+		return nil, cauri.Errorf(cauri.ENotFound, "Session %s not found with a %s key: it is a %s session; read it with the workspace's %s key",
+			id, other, mode, mode)
 	}
 	if sess.Livemode && sess.Status.Payable() {
 		return s.Verify(ctx, id)

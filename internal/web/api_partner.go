@@ -410,5 +410,5 @@ func (s *Server) merchantVerification(w http.ResponseWriter, r *http.Request, p 
 // partnerNoRoute answers any other path under /v1/partner/: 404 once the
 // partner is authenticated (503 and 401 before, as on every partner path).
 func (s *Server) partnerNoRoute(w http.ResponseWriter, r *http.Request, _ *store.Partner) error {
-	return notFound(w, r)
+	return s.notFound(w, r)
 }

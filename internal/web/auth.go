@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 
@@ -30,9 +31,9 @@ func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error
 	}
 	if key == "" {
 		if auth != "" {
-			return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
+			return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key: %s", authHint(auth)))
 		}
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Missing API key")
+		return nil, cauri.Errorf(cauri.EUnauthorized, "Missing API key: send it as Authorization: Bearer <key> (or x-api-key: <key>)")
 	}
 	if !cauri.LooksLikeKey(key) {
 		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
@@ -48,4 +49,22 @@ func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error
 		return nil, cauri.Errorf(cauri.EUnauthorized, "This route needs a secret key; a public key may only create a checkout session and read its status and methods")
 	}
 	return &caller{ws: ws, key: k}, nil
+}
+
+// authHint says how to fix an Authorization header that holds no Bearer
+// key: a key alone, or a key sent with Basic authentication (curl -u
+// "$KEY:", as Stripe's docs do).
+func authHint(auth string) string {
+	scheme, rest, _ := strings.Cut(strings.TrimSpace(auth), " ")
+	switch {
+	case cauri.LooksLikeKey(scheme):
+		return "the key needs the Bearer scheme: Authorization: Bearer " + scheme[:min(len(scheme), 13)] + "..."
+	case strings.EqualFold(scheme, "Basic"):
+		if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest)); err == nil {
+			if user, _, _ := strings.Cut(string(b), ":"); cauri.LooksLikeKey(user) {
+				return "Basic authentication is not taken (curl -u); send the key as Authorization: Bearer <key>"
+			}
+		}
+	}
+	return "send the key as Authorization: Bearer <key> (or x-api-key: <key>)"
 }

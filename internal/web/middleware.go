@@ -72,8 +72,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			route := r.Pattern
-			if route == "" {
-				route = "unmatched"
+			if route == "" || route == "/" {
+				route = "unmatched" // no route: the JSON 404 (or 405) of "/"
 			}
 			status := rec.status
 			switch {
@@ -242,8 +242,14 @@ type retryLater struct {
 func (e *retryLater) Error() string { return e.err.Error() }
 func (e *retryLater) Unwrap() error { return e.err }
 
-func notFound(w http.ResponseWriter, r *http.Request) error {
-	return cauri.Errorf(cauri.ENotFound, "No route %s %s", r.Method, r.URL.Path)
+// notFound answers a request no route takes: 405 with Allow when the path
+// is routed for other methods, else 404, each saying where to look.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
+	if allow := s.allowed(r.URL.Path); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		return cauri.Errorf(cauri.EMethodNotAllowed, "%s %s is not a route: %s takes %s", r.Method, r.URL.Path, r.URL.Path, strings.Join(allow, ", "))
+	}
+	return cauri.Errorf(cauri.ENotFound, "No route %s %s: the API is under /v1 (its reference at /docs), the dashboard at /dashboard", r.Method, r.URL.Path)
 }
 
 // loggedPath is the request's path as logs show it: an invitation's token

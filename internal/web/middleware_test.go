@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -299,4 +300,45 @@ func TestThrottle_Credentials(t *testing.T) {
 	if res := e.newBrowserish().from("203.0.113.5").login("owner@example.com", "correct horse battery"); res.StatusCode != 303 {
 		t.Fatalf("the owner from their own network = %d; want signed in (303)", res.StatusCode)
 	}
+}
+
+// TestErrorsThatTeach: the usual mistakes get an answer that says the fix
+// (issue 21, point 7), as JSON.
+func TestErrorsThatTeach(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.keys["test_secret"]
+		basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(key+":"))
+		for _, tc := range []struct {
+			name, method, path string
+			headers            []string
+			status             int
+			want               string
+		}{
+			{"KeyWithoutBearer", "GET", "/v1/config/webhook", []string{"Authorization", key}, 401, "Authorization: Bearer svc_test_sec_..."},
+			{"BasicAuth", "GET", "/v1/config/webhook", []string{"Authorization", basic}, 401, "Basic authentication is not taken"},
+			{"NoKey", "GET", "/v1/config/webhook", nil, 401, "Authorization: Bearer <key>"},
+			{"WrongMethodAPI", "GET", "/v1/checkout/sessions", nil, 405, "takes POST"},
+			{"WrongMethodPage", "GET", "/checkout/initiate", nil, 405, "takes POST"},
+			{"Root", "GET", "/", nil, 404, "/docs"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(tc.method, tc.path, nil, tc.headers...)
+				if r.status != tc.status || !strings.Contains(r.raw, tc.want) || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+					t.Fatalf("%s %s = %d %s (%s); want %d saying %q, JSON", tc.method, tc.path, r.status, r.raw, r.header.Get("Content-Type"), tc.status, tc.want)
+				}
+				if tc.status == 405 && r.header.Get("Allow") != "POST" {
+					t.Fatalf("Allow = %q; want POST", r.header.Get("Allow"))
+				}
+				if strings.Contains(r.raw, key) {
+					t.Fatal("the answer echoes the key")
+				}
+			})
+		}
+		// A key of the other mode names the mode, not just 404.
+		_, keys := e.newWorkspace("Verified shop", true)
+		test := e.mustSession(keys["test_public"], `{"amount": 100}`)
+		wantError(t, e.do("GET", "/v1/checkout/sessions/"+test+"/status", nil, bearer(keys["live_secret"])...), 404,
+			"it is a test session; read it with the workspace's test key")
+	})
 }

@@ -66,6 +66,7 @@ type Server struct {
 	openapiJSON []byte
 	metrics     *metrics
 	handler     http.Handler
+	allowed     func(path string) []string // the methods routed for a path
 }
 
 // New builds the server and its routes. It fails when a template does not
@@ -86,6 +87,9 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Deps: d, payPath: u.Path, pages: pages, openapiJSON: doc, metrics: newMetrics(d.Registry)}
 	mux := http.NewServeMux()
 	s.routes(mux)
+	var rec patterns
+	s.routes(&rec)
+	s.allowed = rec.methods
 	s.handler = s.observe(mux)
 	return s, nil
 }
@@ -125,19 +129,20 @@ func (s *Server) wrap(h handler, shape errShape) http.Handler {
 }
 
 var statusOf = map[string]int{
-	cauri.EInvalid:       http.StatusBadRequest,
-	cauri.EUnauthorized:  http.StatusUnauthorized,
-	cauri.EForbidden:     http.StatusForbidden,
-	cauri.ENotFound:      http.StatusNotFound,
-	cauri.EConflict:      http.StatusConflict,
-	cauri.ETooLarge:      http.StatusRequestEntityTooLarge,
-	cauri.EUnsupported:   http.StatusUnsupportedMediaType,
-	cauri.EUnprocessable: http.StatusUnprocessableEntity,
-	cauri.ERateLimited:   http.StatusTooManyRequests,
-	cauri.EInternal:      http.StatusInternalServerError,
-	cauri.EBadGateway:    http.StatusBadGateway,
-	cauri.EPayment:       http.StatusPaymentRequired,
-	cauri.EUnavailable:   http.StatusServiceUnavailable,
+	cauri.EInvalid:          http.StatusBadRequest,
+	cauri.EUnauthorized:     http.StatusUnauthorized,
+	cauri.EForbidden:        http.StatusForbidden,
+	cauri.ENotFound:         http.StatusNotFound,
+	cauri.EConflict:         http.StatusConflict,
+	cauri.ETooLarge:         http.StatusRequestEntityTooLarge,
+	cauri.EUnsupported:      http.StatusUnsupportedMediaType,
+	cauri.EUnprocessable:    http.StatusUnprocessableEntity,
+	cauri.ERateLimited:      http.StatusTooManyRequests,
+	cauri.EInternal:         http.StatusInternalServerError,
+	cauri.EBadGateway:       http.StatusBadGateway,
+	cauri.EPayment:          http.StatusPaymentRequired,
+	cauri.EUnavailable:      http.StatusServiceUnavailable,
+	cauri.EMethodNotAllowed: http.StatusMethodNotAllowed,
 }
 
 // writeError answers with the error's status and client-safe message. An
