@@ -41,6 +41,15 @@ func (s *Service) CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive b
 	now := s.Now().UTC()
 	l := &cauri.PaymentLink{ID: cauri.NewID("pl_"), WorkspaceID: ws.ID, Slug: cauri.NewSlug(), Title: title, Amount: minor, Currency: cur,
 		Active: true, CreatedAt: now, UpdatedAt: now}
+	// A link whose page could take no payment is refused, not created to
+	// disappoint its first payer.
+	methods, err := s.LinkMethods(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if len(methods) == 0 {
+		return nil, cauri.Errorf(cauri.EConflict, "No gateway of this workspace collects %s yet: connect an aggregator account (dashboard, Gateways) before creating a link, or its page could take no payment", cur)
+	}
 	return l, s.Store.CreateLink(ctx, l)
 }
 

@@ -23,6 +23,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Chez Adjoa", true)
+		e.addSimulatedGateway(ws, "SN") // a link needs a gateway that collects its currency
 		addUser(t, st, "adjoa@example.com", "correct horse battery", ws.ID)
 		for i, name := range []string{"Awa Diop", "Kofi Mensah", "Awa Ba"} {
 			e.mustSession(keys["live_secret"], map[string]any{"amount": 5000 * (i + 1), "customer_name": name})

@@ -240,7 +240,8 @@ func TestDashboard_Pages(t *testing.T) {
 			e.clock.Add(time.Minute)
 		}
 		other, otherKeys := e.newWorkspace("Other", true)
-		_ = other
+		e.addSimulatedGateway(ws, "SN")
+		e.addSimulatedGateway(other, "SN")
 		e.do("POST", "/v1/payment-links", map[string]any{"title": "Not mine", "amount": 1}, bearer(otherKeys["live_secret"])...)
 		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, bearer(keys["live_secret"])...)
 

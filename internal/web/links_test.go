@@ -18,8 +18,11 @@ func TestPaymentLinks_API(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Links shop", true)
-		_ = ws
 		live := bearer(keys["live_secret"])
+		// No gateway collects XOF yet: the link's page could take nothing.
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, live...), 409, "No gateway of this workspace collects XOF")
+		e.addSimulatedGateway(ws, "SN")
+		wantError(t, e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 1500, "currency": "GHS"}, live...), 409, "collects GHS")
 		r := e.do("POST", "/v1/payment-links", map[string]any{"title": "Robe wax", "amount": 15000}, live...)
 		if r.status != 200 || r.body["success"] != true || r.str("currency") != "XOF" || r.body["amount"] != 15000.0 ||
 			!strings.HasSuffix(r.str("url"), "/pay/l/"+r.str("slug")) || !strings.HasPrefix(r.str("id"), "pl_") || r.body["active"] != true {
