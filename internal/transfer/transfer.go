@@ -229,7 +229,8 @@ func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, t
 	if key == "" {
 		return nil, nil
 	}
-	return s.awaitFirst(s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now()))
+	prev, err := s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
+	return s.awaitFirst(ctx, prev, err)
 }
 
 // ReplayWait bounds how long a replay waits for the first request of its
@@ -246,22 +247,27 @@ var ReplayWait = 10 * time.Second
 // retry with the same key (concurrent copies of one request share its
 // outcome, rather than each sending it again to an aggregator that just
 // refused it).
-func (s *Service) awaitFirst(tr *cauri.Transfer, err error) (*cauri.Transfer, error) {
+func (s *Service) awaitFirst(ctx context.Context, tr *cauri.Transfer, err error) (*cauri.Transfer, error) {
 	deadline := time.Now().Add(ReplayWait)
-	for err == nil && tr != nil && tr.Status == cauri.TransferProcessing && tr.InitiatedAt == nil &&
-		s.Now().Sub(tr.CreatedAt) < movement.InitiationDeadline {
-		if time.Now().After(deadline) {
+	for {
+		switch {
+		case cauri.ErrorCode(err) == cauri.ENotFound:
+			return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal",
+				Message: "The first request with this Idempotency-Key could not be sent and created nothing; retry with the same Idempotency-Key"}
+		case err != nil || tr == nil || tr.Status != cauri.TransferProcessing || tr.InitiatedAt != nil ||
+			s.Now().Sub(tr.CreatedAt) >= movement.InitiationDeadline:
+			return tr, err // it will keep existing (or nothing was found)
+		case time.Now().After(deadline):
 			return nil, &cauri.Error{Code: cauri.EConflict, Reason: "idempotency_key_in_use",
 				Message: "The first request with this Idempotency-Key is still being processed; retry in a moment"}
 		}
-		time.Sleep(50 * time.Millisecond)
-		tr, err = s.Store.Transfer(context.Background(), tr.WorkspaceID, tr.ID)
-		if cauri.ErrorCode(err) == cauri.ENotFound {
-			return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal",
-				Message: "The first request with this Idempotency-Key could not be sent and created nothing; retry with the same Idempotency-Key"}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
 		}
+		tr, err = s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID)
 	}
-	return tr, err
 }
 
 // ReplayRequest is Replay before validation: the transfer an idempotency
@@ -272,7 +278,8 @@ func (s *Service) ReplayRequest(ctx context.Context, ws *cauri.Workspace, key st
 	if key == "" || !ok {
 		return nil, nil
 	}
-	return s.awaitFirst(s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now()))
+	prev, err := s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now())
+	return s.awaitFirst(ctx, prev, err)
 }
 
 // Create commits the validated transfer tr (with its idempotency key, under
@@ -299,7 +306,8 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 		return nil, false, err
 	}
 	if prev != "" {
-		existing, err := s.awaitFirst(s.Store.Transfer(ctx, ws.ID, prev))
+		existing, err := s.Store.Transfer(ctx, ws.ID, prev)
+		existing, err = s.awaitFirst(ctx, existing, err)
 		return existing, true, err
 	}
 	// The payout runs to its end even if the client leaves: its outcome
