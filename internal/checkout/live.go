@@ -46,8 +46,8 @@ func holder(sess *cauri.Session, h Holder, phone string) (Holder, string, error)
 	if h.Email == "" {
 		h.Email = sess.CustomerEmail
 	}
-	if len(strings.Fields(h.Name)) < 2 {
-		return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's first and last name")
+	if len(strings.Fields(h.Name)) < 2 || len(h.Name) > 200 {
+		return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's first and last name (at most 200 characters)")
 	}
 	if _, err := mail.ParseAddress(h.Email); err != nil || !strings.Contains(h.Email, "@") {
 		return h, "", cauri.Errorf(cauri.EInvalid, "Enter the card holder's e-mail address")
@@ -500,6 +500,24 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	return err
 }
 
+// Waiting is the payment of a live session that waits for the customer (a
+// session has at most one), or nil.
+func (s *Service) Waiting(ctx context.Context, sess *cauri.Session) (*cauri.Attempt, error) {
+	if !sess.Livemode || !sess.Status.Payable() {
+		return nil, nil
+	}
+	attempts, err := s.Store.Attempts(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attempts {
+		if a.Status == cauri.AttemptPending {
+			return a, nil
+		}
+	}
+	return nil, nil
+}
+
 // SubmitCode gives the aggregator the code the customer entered on the
 // hosted page for the session's pending payment, when that payment waits
 // for one (cauri.ActionEnterCode), and returns the session and the payment.
@@ -517,17 +535,11 @@ func (s *Service) SubmitCode(ctx context.Context, sessionID, code string) (*caur
 	if err != nil {
 		return nil, nil, err
 	}
-	attempts, err := s.Store.Attempts(ctx, sessionID)
+	a, err := s.Waiting(ctx, sess)
 	if err != nil {
 		return nil, nil, err
 	}
-	var a *cauri.Attempt
-	for _, x := range attempts {
-		if x.Status == cauri.AttemptPending && x.NeedsCode {
-			a = x
-		}
-	}
-	if a == nil {
+	if a == nil || !a.NeedsCode {
 		return nil, nil, cauri.Errorf(cauri.EConflict, "No payment of this session is waiting for a code")
 	}
 	g, err := s.Store.GatewayByID(ctx, a.GatewayID)
@@ -557,16 +569,13 @@ func (s *Service) SubmitCode(ctx context.Context, sessionID, code string) (*caur
 	} else if _, err := s.finish(ctx, a.ID, st, true); err != nil {
 		return nil, nil, err
 	}
-	if attempts, err = s.Store.Attempts(ctx, sessionID); err != nil {
+	if sess, err = s.Store.Session(ctx, sessionID); err != nil {
 		return nil, nil, err
 	}
-	for _, x := range attempts {
-		if x.ID == a.ID {
-			a = x
-		}
+	if a, err = s.Waiting(ctx, sess); err != nil {
+		return nil, nil, err
 	}
-	sess, err = s.Store.Session(ctx, sessionID)
-	return sess, a, err
+	return sess, a, nil
 }
 
 // Probe checks whether a provider's API answers, through one of its live

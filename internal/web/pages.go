@@ -148,14 +148,12 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 		d.Merchant = ws.Name
 	}
 	if sess.Livemode && sess.Status.Payable() {
-		attempts, err := s.Store.Attempts(r.Context(), sess.ID)
+		a, err := s.Checkout.Waiting(r.Context(), sess)
 		if err != nil {
 			return err
 		}
-		for _, a := range attempts {
-			if a.Status == cauri.AttemptPending {
-				d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, a.RedirectURL, a.NeedsCode, a.Instructions
-			}
+		if a != nil {
+			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, a.RedirectURL, a.NeedsCode, a.Instructions
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {

@@ -160,30 +160,12 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.pendingAttempt(r, sess)
+	a, err := s.Checkout.Waiting(r.Context(), sess)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, pendingResponse(sess, a, verifyMessage(sess)))
 	return nil
-}
-
-// pendingAttempt is a live session's payment that waits for the customer,
-// or nil.
-func (s *Server) pendingAttempt(r *http.Request, sess *cauri.Session) (*cauri.Attempt, error) {
-	if !sess.Livemode || sess.Status != cauri.SessionPending {
-		return nil, nil
-	}
-	attempts, err := s.Store.Attempts(r.Context(), sess.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range attempts {
-		if a.Status == cauri.AttemptPending {
-			return a, nil
-		}
-	}
-	return nil, nil
 }
 
 // gatewayCallbackPing is GET /callbacks/{gatewayId}: aggregators that check
