@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// window is one atomic step of the sliding window in Redis: the key holds
+// windowScript is one atomic step of the sliding window in Redis: the key holds
 // the accepted requests as a sorted set scored by their time in
 // microseconds (Redis's own clock, so that the nodes' clocks need not
 // agree); the ones older than the window go, and a request is added only
@@ -94,6 +94,9 @@ func (r *Redis) Allow(ctx context.Context, l Limit, key string) (Decision, error
 		l.Per.Microseconds(), l.Count, hex.EncodeToString(nonce[:])).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = errors.New("unexpected answer")
+	}
+	if err != nil && ctx.Err() != nil {
+		return Decision{}, ctx.Err() // the client left: no fault of Redis's
 	}
 	if err != nil {
 		r.mu.Lock()

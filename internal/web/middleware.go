@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -259,4 +260,45 @@ func loggedPath(r *http.Request) string {
 		return strings.Replace(r.URL.Path, t, "[token]", 1)
 	}
 	return r.URL.Path
+}
+
+// patterns records the routes' patterns, to tell which methods a path is
+// routed for (the 405's Allow).
+type patterns struct{ list []string }
+
+func (p *patterns) Handle(pattern string, _ http.Handler) { p.list = append(p.list, pattern) }
+func (p *patterns) HandleFunc(pattern string, _ func(http.ResponseWriter, *http.Request)) {
+	p.list = append(p.list, pattern)
+}
+
+// methods returns, for a path, the methods of the routes whose pattern it
+// matches ({name} matches one segment; a trailing / a subtree).
+func (p *patterns) methods(path string) []string {
+	var out []string
+	for _, pat := range p.list {
+		method, route, ok := strings.Cut(pat, " ")
+		if !ok || route == "/" || route == "/v1/" || route == "/v1/partner/" {
+			continue
+		}
+		if matchRoute(route, path) && !slices.Contains(out, method) {
+			out = append(out, method)
+		}
+	}
+	return out
+}
+
+func matchRoute(route, path string) bool {
+	rs, ps := strings.Split(strings.Trim(route, "/"), "/"), strings.Split(strings.Trim(path, "/"), "/")
+	if strings.HasSuffix(route, "/") && len(ps) >= len(rs) {
+		ps = ps[:len(rs)]
+	}
+	if len(rs) != len(ps) {
+		return false
+	}
+	for i, seg := range rs {
+		if !strings.HasPrefix(seg, "{") && seg != ps[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,13 +13,6 @@ import (
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
 )
-
-type recordingMux struct{ patterns []string }
-
-func (m *recordingMux) Handle(p string, _ http.Handler) { m.patterns = append(m.patterns, p) }
-func (m *recordingMux) HandleFunc(p string, _ func(http.ResponseWriter, *http.Request)) {
-	m.patterns = append(m.patterns, p)
-}
 
 // notInterface are routes that are not part of the interface: the hosted
 // page's own assets, the vendored reference bundle, and the JSON 404s
@@ -60,11 +52,11 @@ func TestOpenAPI_DocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec recordingMux
+	var rec patterns
 	(&Server{payPath: "/pay"}).routes(&rec)
 	param := regexp.MustCompile(`\{[^}]+\}`)
 	served := map[string]bool{}
-	for _, p := range rec.patterns {
+	for _, p := range rec.list {
 		if notInterface[p] {
 			continue
 		}
