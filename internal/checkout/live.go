@@ -143,6 +143,9 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 		}
 	}
 	p.AuthCode = strings.TrimSpace(p.AuthCode)
+	if len(p.AuthCode) > 32 {
+		return nil, cauri.Errorf(cauri.EInvalid, "authCode is longer than 32 characters")
+	}
 	if help := PreauthHelp(chosen.Provider, code); help != nil && p.AuthCode == "" {
 		return nil, cauri.Errorf(cauri.EInvalid, "This operator asks for a payment code first: %s", help["en"])
 	}

@@ -40,6 +40,8 @@ func TestNextAction(t *testing.T) {
 				t.Fatalf("the page does not say how to get Orange Burkina's code:\n%s", page.raw)
 			}
 			wantError(t, initiate(map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "ORANGE_BFA", "phone": "70 12 34 56"}), 400, "payment code")
+			wantError(t, initiate(map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "ORANGE_BFA", "phone": "70 12 34 56",
+				"authCode": strings.Repeat("9", 33)}), 400, "longer than 32")
 			r := initiate(map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "ORANGE_BFA", "phone": "70 12 34 56", "authCode": " 482 913 "})
 			if r.status != 200 || nextOf(r)["type"] != "approve" {
 				t.Fatalf("initiate with the code = %d %s; want a payment waiting for approval", r.status, r.raw)
