@@ -9,12 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
+
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
 
 // The simulator's transfer API v1: it accepts and refuses as CinetPay
 // documents (transfert/utilisation and annexe), and the recipient's number
-// decides the outcome (gateway.SimulatedOutcome):
+// decides the outcome (sim.Outcome):
 //
 //	...0049  refused when sent: 602 INSUFFICIENT_BALANCE (the account's)
 //	...0039  refused when sent: 802 INVALID_PHONE
@@ -87,7 +89,7 @@ func transferReply(w http.ResponseWriter, code, message, description string, dat
 	if code == "0" {
 		c = 0
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"code": c, "message": message, "description": description, "data": data})
+	sim.Reply(w, http.StatusOK, map[string]any{"code": c, "message": message, "description": description, "data": data})
 }
 
 func (s *Simulator) serveTransfer(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +223,7 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, t := range list {
-		if gateway.SimulatedLowBalance(string(t.Phone)) {
+		if sim.LowBalance(string(t.Phone)) {
 			transferReply(w, "602", "INSUFFICIENT_BALANCE", "Your CinetPay transfer balance is insufficient to perform this operation", []any{})
 			return
 		}
@@ -236,7 +238,7 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 		o := map[string]any{"prefix": t.Prefix, "phone": t.Phone, "amount": t.Amount, "client_transaction_id": t.ClientTransactionID,
 			"notify_url": t.NotifyURL, "code": 0, "status": "success"}
 		amount, err := strconv.ParseInt(string(t.Amount), 10, 64)
-		refuse, _, _ := gateway.SimulatedOutcome(string(t.Phone))
+		refuse, _, _ := sim.Outcome(string(t.Phone))
 		id := string(t.ClientTransactionID)
 		switch {
 		case t.NotifyURL == "":
@@ -306,7 +308,7 @@ func (s *Simulator) settleTransfer(id, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(t.phone)
+	_, fails, stuck := sim.Outcome(t.phone)
 	if t.treatment != "NEW" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -340,5 +342,5 @@ func (s *Simulator) notifyTransfer(t *simTransfer, status string) {
 	if status != "" {
 		form.Set("treatment_status", status)
 	}
-	gateway.PostCallback(t.notifyURL, []byte(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	sim.PostCallback(t.notifyURL, []byte(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
 }

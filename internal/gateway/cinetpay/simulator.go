@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for CinetPay's checkout API v2: credentials in the
@@ -19,7 +19,7 @@ import (
 // 100 XOF/XAF, 624 for a card payment without the card holder's details),
 // unique transaction ids, a payment page at /_sim/pay/{transaction_id}
 // (pay or decline, then back to return_url with a POST, as CinetPay does),
-// outcomes by the locked number (gateway.SimulatedOutcome), settlement
+// outcomes by the locked number (sim.Outcome), settlement
 // after SettleAfter or on POST /_sim/settle/{transaction_id}[?status=
 // REFUSED|623|663|664] (the numbers: CinetPay's intermediate waiting
 // codes; a stuck number waits at 664), and the signed form notification
@@ -43,7 +43,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	payments map[string]*simPayment
 	nextID   int
-	faults   gateway.Faults
+	faults   sim.Faults
 
 	transfers map[string]*simTransfer // by client_transaction_id
 	contacts  map[string]bool         // prefix+phone
@@ -70,14 +70,14 @@ var simWaiting = map[string][2]string{"623": {"623", "WAITING_CUSTOMER_TO_VALIDA
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		gateway.SimPage{Settle: s.settle, Declined: "REFUSED", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: s.settle, Declined: "REFUSED", Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults,
+		sim.ServeSimControl(w, r, &s.faults,
 			func(id, status string) bool { return s.settle(id, status) || s.settleTransfer(id, status) },
 			func(id, status string) bool {
-				return gateway.ResendCallback(&s.mu, s.payments, id, status, s.notify) ||
-					gateway.ResendCallback(&s.mu, s.transfers, id, status, s.notifyTransfer)
+				return sim.ResendCallback(&s.mu, s.payments, id, status, s.notify) ||
+					sim.ResendCallback(&s.mu, s.transfers, id, status, s.notifyTransfer)
 			})
 		return
 	}
@@ -97,7 +97,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func reply(w http.ResponseWriter, status int, code, message, description string, data any) {
-	gateway.Reply(w, status, map[string]any{"code": code, "message": message, "description": description, "data": data,
+	sim.Reply(w, status, map[string]any{"code": code, "message": message, "description": description, "data": data,
 		"api_response_id": strconv.FormatInt(time.Now().UnixNano(), 36)})
 }
 
@@ -112,7 +112,7 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount, err := strconv.ParseInt(req.Amount.String(), 10, 64)
-	refuse, _, _ := gateway.SimulatedOutcome(req.CustomerPhone)
+	refuse, _, _ := sim.Outcome(req.CustomerPhone)
 	switch {
 	case req.TransactionID == "" || req.Description == "" || req.NotifyURL == "" || req.ReturnURL == "" ||
 		req.Channels != "ALL" && req.Channels != "MOBILE_MONEY" && req.Channels != "CREDIT_CARD" && req.Channels != "WALLET" ||
@@ -212,7 +212,7 @@ func (s *Simulator) settle(id, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
+	_, fails, stuck := sim.Outcome(p.phone)
 	if p.status != "CREATED" {
 		s.mu.Unlock()
 		return true
@@ -228,7 +228,7 @@ func (s *Simulator) settle(id, status string) bool {
 		return true
 	}
 	switch {
-	case status == "REFUSED" || status == "" && fails && gateway.SimulatedLowBalance(p.phone):
+	case status == "REFUSED" || status == "" && fails && sim.LowBalance(p.phone):
 		p.status, p.code, p.message = "REFUSED", "602", "INSUFFICIENT_BALANCE"
 		if status == "REFUSED" {
 			p.code, p.message = "627", "TRANSACTION_CANCEL"
@@ -256,6 +256,6 @@ func (s *Simulator) notify(p *simPayment, status string) {
 	if status != "" {
 		form.Set("cpm_error_message", status)
 	}
-	gateway.PostCallback(p.notifyURL, []byte(form.Encode()),
+	sim.PostCallback(p.notifyURL, []byte(form.Encode()),
 		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}})
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // V1Simulator stands in for CinetPay's API v1 (v1.go): POST
@@ -23,7 +23,7 @@ import (
 // SUCCESS (100), FAILED (2010), INSUFFICIENT_BALANCE (2005) or EXPIRED
 // (2003). The page /_sim/pay/{id} pays or declines and sends the customer
 // to success_url or failed_url; outcomes follow the client's number
-// (gateway.SimulatedOutcome); settlement after SettleAfter or on POST
+// (sim.Outcome); settlement after SettleAfter or on POST
 // /_sim/settle/{id}[?status=FAILED|EXPIRED|PENDING]; each change is
 // notified to notify_url (JSON {merchant_transaction_id,
 // transaction_id, status}: the v1 notification's shape is not
@@ -40,7 +40,7 @@ type V1Simulator struct {
 	tokens   map[string]time.Time // when each token expires
 	nextID   int
 	logins   int
-	faults   gateway.Faults
+	faults   sim.Faults
 }
 
 type v1SimPayment struct {
@@ -71,11 +71,11 @@ func (s *V1Simulator) now() time.Time {
 func (s *V1Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		gateway.SimPage{Settle: s.settle, Declined: "FAILED", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: s.settle, Declined: "FAILED", Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool {
-			return gateway.ResendCallback(&s.mu, s.payments, id, status, s.notify)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool {
+			return sim.ResendCallback(&s.mu, s.payments, id, status, s.notify)
 		})
 		return
 	}
@@ -102,7 +102,7 @@ func (s *V1Simulator) login(w http.ResponseWriter, r *http.Request) {
 	var in v1Login
 	if json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in) != nil || s.APIKey == "" ||
 		in.APIKey != s.APIKey || in.APIPassword != s.APIPassword {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"code": 401, "status": "UNAUTHORIZED", "description": "Invalid api_key or api_password"})
+		sim.Reply(w, http.StatusUnauthorized, map[string]any{"code": 401, "status": "UNAUTHORIZED", "description": "Invalid api_key or api_password"})
 		return
 	}
 	life := s.TokenLife
@@ -117,7 +117,7 @@ func (s *V1Simulator) login(w http.ResponseWriter, r *http.Request) {
 	token := fmt.Sprintf("simjwt%08d", s.logins)
 	s.tokens[token] = s.now().Add(life)
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "access_token": token, "token_type": "Bearer",
+	sim.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "access_token": token, "token_type": "Bearer",
 		"expires_in": int64(life / time.Second)})
 }
 
@@ -128,7 +128,7 @@ func (s *V1Simulator) authorized(w http.ResponseWriter, r *http.Request) bool {
 	ok = ok && s.now().Before(until)
 	s.mu.Unlock()
 	if !ok {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"code": 401, "status": "UNAUTHORIZED", "description": "Invalid or expired token"})
+		sim.Reply(w, http.StatusUnauthorized, map[string]any{"code": 401, "status": "UNAUTHORIZED", "description": "Invalid or expired token"})
 	}
 	return ok
 }
@@ -136,7 +136,7 @@ func (s *V1Simulator) authorized(w http.ResponseWriter, r *http.Request) bool {
 func (s *V1Simulator) create(w http.ResponseWriter, r *http.Request) {
 	var in v1PaymentRequest
 	bad := func(why string) {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"code": 400, "status": "BAD_REQUEST", "description": why})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"code": 400, "status": "BAD_REQUEST", "description": why})
 	}
 	if json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in) != nil {
 		bad("The body is not JSON")
@@ -168,7 +168,7 @@ func (s *V1Simulator) create(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(p.id, "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "payment_token": p.token,
+	sim.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "payment_token": p.token,
 		"payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(p.id)})
 }
 
@@ -182,10 +182,10 @@ func (s *V1Simulator) check(w http.ResponseWriter, id string) {
 	}
 	s.mu.Unlock()
 	if out == nil {
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"code": 404, "status": "NOT_FOUND", "description": "No payment with this merchant_transaction_id"})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"code": 404, "status": "NOT_FOUND", "description": "No payment with this merchant_transaction_id"})
 		return
 	}
-	gateway.Reply(w, http.StatusOK, out)
+	sim.Reply(w, http.StatusOK, out)
 }
 
 func (s *V1Simulator) returnTo(id string) (string, url.Values) {
@@ -210,7 +210,7 @@ func (s *V1Simulator) settle(id, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
+	_, fails, stuck := sim.Outcome(p.phone)
 	if p.status != "INITIATED" && p.status != "PENDING" {
 		s.mu.Unlock()
 		return true
@@ -220,7 +220,7 @@ func (s *V1Simulator) settle(id, status string) bool {
 		p.status = "PENDING"
 	case status == "FAILED" || status == "EXPIRED":
 		p.status = status
-	case status == "" && fails && gateway.SimulatedLowBalance(p.phone):
+	case status == "" && fails && sim.LowBalance(p.phone):
 		p.status = "INSUFFICIENT_BALANCE"
 	case status == "" && fails:
 		p.status = "FAILED"
@@ -242,5 +242,5 @@ func (s *V1Simulator) notify(p *v1SimPayment, status string) {
 		body["status"] = status
 	}
 	b, _ := json.Marshal(body)
-	gateway.PostCallback(p.notifyURL, b, http.Header{"Content-Type": {"application/json"}})
+	sim.PostCallback(p.notifyURL, b, http.Header{"Content-Type": {"application/json"}})
 }

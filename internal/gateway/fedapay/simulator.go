@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for FedaPay's transactions and payouts: bearer auth,
@@ -19,7 +19,7 @@ import (
 // /transactions/{mode} is not an address it answers) and FedaPay's page at /_sim/pay/{id} (pay or
 // decline, then back to callback_url); payouts created pending (POST
 // /payouts) then sent (PUT /payouts/start); outcomes by the customer's or
-// the recipient's number (gateway.SimulatedOutcome; a payout to ...0049 is
+// the recipient's number (sim.Outcome; a payout to ...0049 is
 // refused at its start for the merchant's balance, one to ...0039 at its
 // creation), settlement after SettleAfter or on POST /_sim/settle/{id or
 // our reference}[?status=declined|failed|...], and the signed
@@ -38,7 +38,7 @@ type Simulator struct {
 	tokens  map[string]string     // token -> id
 	nextID  int64                 // transactions' and payouts' ids
 	started int                   // payouts started: money sent
-	faults  gateway.Faults
+	faults  sim.Faults
 }
 
 type simTx struct {
@@ -61,17 +61,17 @@ var modes = map[string]bool{"mtn": true, "moov": true, "mtn_ci": true, "moov_tg"
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		gateway.SimPage{Settle: s.pagePaid, Declined: "declined", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: s.pagePaid, Declined: "declined", Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resendWebhook)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resendWebhook)
 		return
 	}
 	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"message": "Invalid API key"})
+		sim.Reply(w, http.StatusUnauthorized, map[string]any{"message": "Invalid API key"})
 		return
 	}
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/payouts"); ok {
@@ -85,7 +85,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, isTx := strings.CutPrefix(r.URL.Path, "/transactions")
 	switch {
 	case !isTx:
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	case r.Method == http.MethodPost && rest == "":
 		s.create(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(rest, "/token") && strings.Count(rest, "/") == 2:
@@ -95,12 +95,12 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t := s.txs[strings.TrimPrefix(rest, "/")]
 		s.mu.Unlock()
 		if t == nil {
-			gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
+			sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
 			return
 		}
-		gateway.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
+		sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
 	default:
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	}
 }
 
@@ -115,7 +115,7 @@ func (s *Simulator) object(t *simTx) map[string]any {
 func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 	var req transactionRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
 		return
 	}
 	amount, err := strconv.ParseInt(req.Amount.String(), 10, 64)
@@ -130,7 +130,7 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 		errs["currency"] = []string{"is not supported"}
 	}
 	if len(errs) > 0 {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "Transaction creation failed", "errors": errs})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Transaction creation failed", "errors": errs})
 		return
 	}
 	t := &simTx{amount: amount, currency: req.Currency["iso"], callbackURL: req.CallbackURL, status: "pending",
@@ -142,7 +142,7 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 	t.id = s.newID()
 	s.txs[strconv.FormatInt(t.id, 10)] = t
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
 }
 
 // newID is a new transaction's or payout's id; s.mu is held.
@@ -164,10 +164,10 @@ func (s *Simulator) token(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	s.mu.Unlock()
 	if t == nil {
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
 		return
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"token": tok, "url": "http://" + r.Host + "/_sim/pay/" + id})
+	sim.Reply(w, http.StatusOK, map[string]any{"token": tok, "url": "http://" + r.Host + "/_sim/pay/" + id})
 }
 
 // send is the payment pushed to the customer's phone, without a redirect.
@@ -177,7 +177,7 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
 		PhoneNumber *phoneNumber `json:"phone_number"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
 		return
 	}
 	s.mu.Lock()
@@ -191,7 +191,7 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
 	case req.PhoneNumber != nil:
 		t.phone = req.PhoneNumber.Number
 	}
-	if refuse, _, _ := gateway.SimulatedOutcome(phoneOf(t)); bad == "" && (refuse || phoneOf(t) == "") {
+	if refuse, _, _ := sim.Outcome(phoneOf(t)); bad == "" && (refuse || phoneOf(t) == "") {
 		bad = "Invalid phone number"
 	}
 	if bad == "" {
@@ -199,13 +199,13 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
 	}
 	s.mu.Unlock()
 	if bad != "" {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": bad})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": bad})
 		return
 	}
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(strconv.FormatInt(t.id, 10), "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"message": "Payment sent to the customer"})
+	sim.Reply(w, http.StatusOK, map[string]any{"message": "Payment sent to the customer"})
 }
 
 func phoneOf(t *simTx) string {
@@ -256,7 +256,7 @@ func (s *Simulator) settle(key, status string) bool {
 		return s.settlePayout(key, status)
 	}
 	s.mu.Lock()
-	_, fails, stuck := gateway.SimulatedOutcome(t.phone)
+	_, fails, stuck := sim.Outcome(t.phone)
 	if t.status != "pending" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -264,7 +264,7 @@ func (s *Simulator) settle(key, status string) bool {
 	switch {
 	case status != "":
 		t.status = status
-	case gateway.SimulatedLowBalance(t.phone):
+	case sim.LowBalance(t.phone):
 		t.status, t.lastErrorCode = "declined", "insufficient_funds"
 	case fails:
 		t.status, t.lastErrorCode = "declined", "declined_by_customer"
@@ -302,7 +302,7 @@ func (s *Simulator) event(object string, entity map[string]any, status string) {
 		entity["status"] = status
 	}
 	body, _ := json.Marshal(map[string]any{"name": object + "." + fmt.Sprint(entity["status"]), "object": object, "entity": entity})
-	gateway.PostCallback(s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}})
+	sim.PostCallback(s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}})
 }
 
 // simPayout is a payout: pending once created, started by PUT
@@ -336,12 +336,12 @@ func (s *Simulator) servePayouts(w http.ResponseWriter, r *http.Request, rest st
 		p := s.outs[strings.TrimPrefix(rest, "/")]
 		s.mu.Unlock()
 		if p == nil {
-			gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Payout not found"})
+			sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Payout not found"})
 			return
 		}
-		gateway.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
+		sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
 	default:
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	}
 }
 
@@ -358,7 +358,7 @@ func (s *Simulator) payoutObject(p *simPayout) map[string]any {
 func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	var req payoutRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
 		return
 	}
 	amount, err := strconv.ParseInt(req.Amount.String(), 10, 64)
@@ -376,11 +376,11 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	if !modes[req.Mode] {
 		errs["mode"] = []string{"is not supported"}
 	}
-	if refuse, _, _ := gateway.SimulatedOutcome(phone); refuse || len(phone) < 9 {
+	if refuse, _, _ := sim.Outcome(phone); refuse || len(phone) < 9 {
 		errs["customer.phone_number"] = []string{"is invalid"}
 	}
 	if len(errs) > 0 {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "Payout creation failed", "errors": errs})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Payout creation failed", "errors": errs})
 		return
 	}
 	p := &simPayout{reference: req.CustomMetadata[metadataKey], amount: amount, currency: req.Currency["iso"], mode: req.Mode,
@@ -389,7 +389,7 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	p.id = s.newID()
 	s.outs[strconv.FormatInt(p.id, 10)] = p
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
 }
 
 // startPayouts is PUT /payouts/start {"payouts": [{"id": ...}]}: each
@@ -403,7 +403,7 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 		} `json:"payouts"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || len(req.Payouts) == 0 {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"message": "payouts is required"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "payouts is required"})
 		return
 	}
 	s.mu.Lock()
@@ -418,7 +418,7 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 			bad = "Payout already started"
 		case it.ScheduledAt != "":
 			bad = "The simulator sends payouts now only"
-		case gateway.SimulatedLowBalance(p.phone):
+		case sim.LowBalance(p.phone):
 			p.status, p.lastErrorCode, p.lastErrorMessage = "failed", "insufficient_balance", "Insufficient balance"
 			bad = "Insufficient balance to send the payouts"
 		}
@@ -435,7 +435,7 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if bad != "" {
-		gateway.Reply(w, code, map[string]any{"message": bad})
+		sim.Reply(w, code, map[string]any{"message": bad})
 		return
 	}
 	objs := []map[string]any{}
@@ -446,7 +446,7 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 			time.AfterFunc(s.SettleAfter, func() { s.settlePayout(key, "") })
 		}
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"v1/payouts": objs})
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/payouts": objs})
 }
 
 func (s *Simulator) lookupPayout(key string) *simPayout {
@@ -472,7 +472,7 @@ func (s *Simulator) settlePayout(key, status string) bool {
 		return false
 	}
 	s.mu.Lock()
-	_, fails, stuck := gateway.SimulatedOutcome(p.phone)
+	_, fails, stuck := sim.Outcome(p.phone)
 	if p.status != "started" || status == "" && stuck {
 		s.mu.Unlock()
 		return true

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for Flutterwave's mobile money charges and its
@@ -18,7 +18,7 @@ import (
 // charge type's currency and documented networks, a transfer's
 // account_bank per currency), unique tx_ref and transfer reference,
 // outcomes by the payer's or recipient's number
-// (gateway.SimulatedOutcome), settlement after SettleAfter or on POST
+// (sim.Outcome), settlement after SettleAfter or on POST
 // /_sim/settle/{tx_ref or reference}, and the charge.completed or
 // transfer.completed webhook carrying the secret hash in verif-hash to
 // WebhookURL.
@@ -50,7 +50,7 @@ type Simulator struct {
 	transfers map[string]*simTransfer // by reference
 	nextID    int64
 	payouts   int
-	faults    gateway.Faults
+	faults    sim.Faults
 }
 
 type simCharge struct {
@@ -92,20 +92,20 @@ var kinds = map[string]chargeKind{
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		gateway.SimPage{Settle: s.authorized, Declined: "failed", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: s.authorized, Declined: "failed", Return: s.returnTo}.Serve(w, r)
 		return
 	case r.URL.Path == "/_sim/done":
 		w.Write([]byte("Payment page closed"))
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settleAny, s.resendAny)
+		sim.ServeSimControl(w, r, &s.faults, s.settleAny, s.resendAny)
 		return
 	}
 	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"status": "error", "message": "Invalid authorization key", "data": nil})
+		sim.Reply(w, http.StatusUnauthorized, map[string]any{"status": "error", "message": "Invalid authorization key", "data": nil})
 		return
 	}
 	switch {
@@ -116,20 +116,20 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c := s.charges[r.URL.Query().Get("tx_ref")]
 		s.mu.Unlock()
 		if c == nil {
-			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "No transaction was found for this id", "data": nil})
+			sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "No transaction was found for this id", "data": nil})
 			return
 		}
-		gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": s.data(c)})
+		sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": s.data(c)})
 	case r.Method == http.MethodPost && r.URL.Path == "/transfers":
 		s.transfer(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/transfers":
 		s.listTransfers(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transfers/"):
 		if t := s.transferByID(strings.TrimPrefix(r.URL.Path, "/transfers/")); t != nil {
-			gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer fetched", "data": s.transferData(t)})
+			sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer fetched", "data": s.transferData(t)})
 			return
 		}
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"status": "error", "message": "No transfer found", "data": nil})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"status": "error", "message": "No transfer found", "data": nil})
 	default:
 		http.NotFound(w, r)
 	}
@@ -144,11 +144,11 @@ func (s *Simulator) data(c *simCharge) map[string]any {
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	var req chargeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
 		return
 	}
 	kind, ok := kinds[r.URL.Query().Get("type")]
-	refuse, _, _ := gateway.SimulatedOutcome(req.PhoneNumber)
+	refuse, _, _ := sim.Outcome(req.PhoneNumber)
 	amount, err := req.Amount.Float64()
 	bad := ""
 	switch {
@@ -178,7 +178,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	}
 	if bad != "" {
 		s.mu.Unlock()
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
 		return
 	}
 	s.nextID++
@@ -188,7 +188,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if kind.redirect {
 		// No data: the customer must authorize on Flutterwave's page first.
-		gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated",
+		sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated",
 			"meta": map[string]any{"authorization": map[string]any{"mode": "redirect", "redirect": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(req.TxRef)}}})
 		return
 	}
@@ -199,7 +199,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	if kind.countries != nil {
 		answer["meta"] = map[string]any{"authorization": map[string]any{"mode": "callback", "redirect_url": nil}}
 	}
-	gateway.Reply(w, http.StatusOK, answer)
+	sim.Reply(w, http.StatusOK, answer)
 }
 
 // authorized is the customer on the authorization page: paying settles the
@@ -237,14 +237,14 @@ func (s *Simulator) settle(txRef, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(c.phone)
+	_, fails, stuck := sim.Outcome(c.phone)
 	if c.status != "pending" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
 	}
 	if status == "failed" || status == "" && fails {
 		c.status, c.reply = "failed", "Transaction declined"
-		if gateway.SimulatedLowBalance(c.phone) {
+		if sim.LowBalance(c.phone) {
 			c.reply = "Insufficient funds"
 		}
 	} else {
@@ -267,7 +267,7 @@ func (s *Simulator) webhook(c *simCharge, status string) {
 		data["status"] = status
 	}
 	body, _ := json.Marshal(map[string]any{"event": "charge.completed", "data": data})
-	gateway.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
+	sim.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
 }
 
 // settleAny settles the charge or the transfer id names.
@@ -277,8 +277,8 @@ func (s *Simulator) settleAny(id, status string) bool {
 
 // resendAny sends the webhook of the charge or the transfer id names.
 func (s *Simulator) resendAny(id, status string) bool {
-	return gateway.ResendCallback(&s.mu, s.charges, id, status, s.webhook) ||
-		gateway.ResendCallback(&s.mu, s.transfers, id, status, s.transferWebhook)
+	return sim.ResendCallback(&s.mu, s.charges, id, status, s.webhook) ||
+		sim.ResendCallback(&s.mu, s.transfers, id, status, s.transferWebhook)
 }
 
 // Payouts counts the transfers the simulator accepted (refusals and
@@ -324,10 +324,10 @@ func (s *Simulator) transferData(t *simTransfer) map[string]any {
 func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	var req transferRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "Invalid JSON", "data": nil})
 		return
 	}
-	refuse, _, _ := gateway.SimulatedOutcome(req.AccountNumber)
+	refuse, _, _ := sim.Outcome(req.AccountNumber)
 	amount, err := req.Amount.Float64()
 	bad := ""
 	switch {
@@ -352,12 +352,12 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "Payout with this ref already exists"
 	case refuse:
 		bad = "Invalid account_number: no mobile money wallet has this number"
-	case gateway.SimulatedLowBalance(req.AccountNumber):
+	case sim.LowBalance(req.AccountNumber):
 		bad = "Insufficient funds in customer wallet"
 	}
 	if bad != "" {
 		s.mu.Unlock()
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
 		return
 	}
 	s.nextID++
@@ -369,7 +369,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settleTransfer(req.Reference, "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": s.transferData(t)})
+	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": s.transferData(t)})
 }
 
 // listTransfers is GET /transfers: newest first, ten a page (?page=,
@@ -397,7 +397,7 @@ func (s *Simulator) listTransfers(w http.ResponseWriter, r *http.Request) {
 	for i := (page - 1) * size; i < len(found) && i < page*size; i++ {
 		data = append(data, s.transferData(found[i]))
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfers fetched",
+	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfers fetched",
 		"meta": map[string]any{"page_info": map[string]int{"total": len(found), "current_page": page, "total_pages": pages}}, "data": data})
 }
 
@@ -425,7 +425,7 @@ func (s *Simulator) settleTransfer(reference, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(t.number)
+	_, fails, stuck := sim.Outcome(t.number)
 	if t.status != "NEW" && t.status != "PENDING" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -451,5 +451,5 @@ func (s *Simulator) transferWebhook(t *simTransfer, status string) {
 		data["status"] = status
 	}
 	body, _ := json.Marshal(map[string]any{"event": "transfer.completed", "data": data})
-	gateway.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
+	sim.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
 }

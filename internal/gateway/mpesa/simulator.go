@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for Daraja's Lipa na M-Pesa Online in tests and on a
@@ -24,7 +24,7 @@ import (
 // base64(ShortCode+PassKey+Timestamp)), input checks answering Daraja's
 // {requestId, errorCode, errorMessage}, and the CheckoutRequestID it gives
 // each push. The customer's number decides the outcome
-// (gateway.SimulatedOutcome):
+// (sim.Outcome):
 //
 //	...0039  refused at initiation (400 "Bad Request - Invalid PhoneNumber")
 //	...0029  fails once settled: 1032 "Request cancelled by user"
@@ -51,7 +51,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	tokens   map[string]time.Time   // access token -> expiry
 	payments map[string]*simPayment // by CheckoutRequestID
-	faults   gateway.Faults
+	faults   sim.Faults
 	seq      int // pushes accepted
 	receipts int // payments made
 	calls    int
@@ -109,7 +109,7 @@ func (s *Simulator) Pushes() int {
 func refuse(w http.ResponseWriter, status int, code, message string) {
 	b := make([]byte, 8)
 	rand.Read(b)
-	gateway.Reply(w, status, map[string]string{"requestId": hex.EncodeToString(b), "errorCode": code, "errorMessage": message})
+	sim.Reply(w, status, map[string]string{"requestId": hex.EncodeToString(b), "errorCode": code, "errorMessage": message})
 }
 
 // badRequest is Daraja's 400.002.02 for a field it refuses.
@@ -119,7 +119,7 @@ func badRequest(w http.ResponseWriter, field string) {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
 		return
 	}
 	s.mu.Lock()
@@ -187,7 +187,7 @@ func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request) {
 	s.tokens[tok] = now.Add(TokenLifetime)
 	s.issued++
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]string{"access_token": tok, "expires_in": strconv.Itoa(int(TokenLifetime / time.Second))})
+	sim.Reply(w, http.StatusOK, map[string]string{"access_token": tok, "expires_in": strconv.Itoa(int(TokenLifetime / time.Second))})
 }
 
 // authorized reports whether r carries a valid token.
@@ -262,7 +262,7 @@ func (s *Simulator) push(w http.ResponseWriter, r *http.Request) {
 	case len(p.TransactionDesc) == 0 || len(p.TransactionDesc) > transactionDescMax:
 		badRequest(w, "TransactionDesc")
 	default:
-		if refused, _, _ := gateway.SimulatedOutcome(string(p.PhoneNumber)); refused {
+		if refused, _, _ := sim.Outcome(string(p.PhoneNumber)); refused {
 			badRequest(w, "PhoneNumber")
 			return
 		}
@@ -285,7 +285,7 @@ func (s *Simulator) accept(w http.ResponseWriter, p *simPayment) {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(p.checkoutRequestID, "") })
 	}
 	const accepted = "Success. Request accepted for processing"
-	gateway.Reply(w, http.StatusOK, map[string]string{"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
+	sim.Reply(w, http.StatusOK, map[string]string{"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
 		"ResponseCode": "0", "ResponseDescription": accepted, "CustomerMessage": accepted})
 }
 
@@ -310,7 +310,7 @@ func (s *Simulator) query(w http.ResponseWriter, r *http.Request) {
 	case answer == nil:
 		refuse(w, http.StatusInternalServerError, processing, "The transaction is being processed")
 	default:
-		gateway.Reply(w, http.StatusOK, answer)
+		sim.Reply(w, http.StatusOK, answer)
 	}
 }
 
@@ -329,9 +329,9 @@ func resultCode(status, phone string) int {
 	if n, err := strconv.Atoi(status); err == nil && n >= 0 {
 		return n
 	}
-	_, fails, _ := gateway.SimulatedOutcome(phone)
+	_, fails, _ := sim.Outcome(phone)
 	switch {
-	case status == "FAILED", status == "" && fails && !gateway.SimulatedLowBalance(phone):
+	case status == "FAILED", status == "" && fails && !sim.LowBalance(phone):
 		return 1032
 	case status == "" && fails:
 		return 1
@@ -348,7 +348,7 @@ func (s *Simulator) settle(id, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, _, stuck := gateway.SimulatedOutcome(p.phone)
+	_, _, stuck := sim.Outcome(p.phone)
 	if p.settled || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -360,14 +360,14 @@ func (s *Simulator) settle(id, status string) bool {
 	}
 	body, callback := p.callback(p.resultCode), p.callbackURL
 	s.mu.Unlock()
-	gateway.PostCallback(callback, body, nil)
+	sim.PostCallback(callback, body, nil)
 	return true
 }
 
 // resend sends a push's callback again (or early, with the outcome its
 // number asks for), claiming status when given.
 func (s *Simulator) resend(id, status string) bool {
-	return gateway.ResendCallback(&s.mu, s.payments, id, status, func(p *simPayment, status string) {
+	return sim.ResendCallback(&s.mu, s.payments, id, status, func(p *simPayment, status string) {
 		s.mu.Lock()
 		code := p.resultCode
 		if status != "" || !p.settled {
@@ -375,7 +375,7 @@ func (s *Simulator) resend(id, status string) bool {
 		}
 		body, callback := p.callback(code), p.callbackURL
 		s.mu.Unlock()
-		gateway.PostCallback(callback, body, nil)
+		sim.PostCallback(callback, body, nil)
 	})
 }
 

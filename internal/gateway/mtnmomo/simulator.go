@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for MTN's MoMo Open API (Collection's request to pay
@@ -26,7 +26,7 @@ import (
 // otherwise), input checks answering MTN's {code, message}, and the
 // X-Reference-Id as the transaction's id: the same one again is 409
 // RESOURCE_ALREADY_EXIST, never a second payment or payout. The
-// customer's number decides the outcome (gateway.SimulatedOutcome):
+// customer's number decides the outcome (sim.Outcome):
 //
 //	...0039  refused at initiation (400 PAYER_NOT_FOUND, PAYEE_NOT_FOUND)
 //	...0029  fails once settled (APPROVAL_REJECTED; a payout
@@ -54,7 +54,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	tokens   map[string]simToken    // by access token
 	payments map[string]*simPayment // requests to pay and transfers, by X-Reference-Id
-	faults   gateway.Faults
+	faults   sim.Faults
 	seq      int // financial transaction ids
 	calls    int
 	payouts  int // transfers accepted: money sent
@@ -122,18 +122,18 @@ func (s *Simulator) Payouts() int {
 
 // refuse answers an error in MTN's {code, message} shape.
 func refuse(w http.ResponseWriter, status int, code, message string) {
-	gateway.Reply(w, status, map[string]string{"code": code, "message": message})
+	sim.Reply(w, status, map[string]string{"code": code, "message": message})
 }
 
 // gatewayRefusal answers as MTN's API gateway does, before the API:
 // {statusCode, message}.
 func gatewayRefusal(w http.ResponseWriter, status int, message string) {
-	gateway.Reply(w, status, map[string]any{"statusCode": status, "message": message})
+	sim.Reply(w, status, map[string]any{"statusCode": status, "message": message})
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
 		return
 	}
 	s.mu.Lock()
@@ -187,7 +187,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request, product string) {
 	user, key, ok := r.BasicAuth()
 	if !ok || s.APIUser == "" || user != s.APIUser || key != s.APIKey {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]string{"error": "login_failed"})
+		sim.Reply(w, http.StatusUnauthorized, map[string]string{"error": "login_failed"})
 		return
 	}
 	b := make([]byte, 24)
@@ -205,7 +205,7 @@ func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request, product s
 	s.tokens[tok] = simToken{product: product, expires: now.Add(TokenLifetime)}
 	s.issued++
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"access_token": tok, "token_type": "access_token", "expires_in": int(TokenLifetime / time.Second)})
+	sim.Reply(w, http.StatusOK, map[string]any{"access_token": tok, "token_type": "access_token", "expires_in": int(TokenLifetime / time.Second)})
 }
 
 // authorized reports whether r carries a valid token of the product.
@@ -263,7 +263,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		refuse(w, http.StatusBadRequest, who+"_NOT_FOUND", strings.ToLower(who)+".partyId must be an MSISDN with its country code, digits only.")
 		return
 	}
-	refused, _, _ := gateway.SimulatedOutcome(p.PartyID)
+	refused, _, _ := sim.Outcome(p.PartyID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.payments == nil {
@@ -276,7 +276,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 	case refused:
 		refuse(w, http.StatusBadRequest, who+"_NOT_FOUND", strings.ToLower(who[:1])+strings.ToLower(who[1:])+" does not exist.")
 		return
-	case kind == "transfer" && gateway.SimulatedLowBalance(p.PartyID):
+	case kind == "transfer" && sim.LowBalance(p.PartyID):
 		refuse(w, http.StatusBadRequest, notEnoughFunds, "The payer does not have enough funds.")
 		return
 	}
@@ -309,7 +309,7 @@ func (s *Simulator) read(w http.ResponseWriter, kind, ref string) {
 		refuse(w, http.StatusNotFound, notFound, "Requested resource was not found.")
 		return
 	}
-	gateway.Reply(w, http.StatusOK, obj)
+	sim.Reply(w, http.StatusOK, obj)
 }
 
 // settle ends a pending transaction as status says (SUCCESSFUL, FAILED)
@@ -323,7 +323,7 @@ func (s *Simulator) settle(ref, status string) bool {
 		return false
 	}
 	status = strings.ToUpper(status)
-	_, fails, stuck := gateway.SimulatedOutcome(p.party.PartyID)
+	_, fails, stuck := sim.Outcome(p.party.PartyID)
 	if p.status != "PENDING" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -333,7 +333,7 @@ func (s *Simulator) settle(ref, status string) bool {
 		p.status, p.reason = "FAILED", "APPROVAL_REJECTED"
 		if p.kind == "transfer" {
 			p.reason = "PAYEE_NOT_ALLOWED_TO_RECEIVE"
-		} else if status == "" && gateway.SimulatedLowBalance(p.party.PartyID) {
+		} else if status == "" && sim.LowBalance(p.party.PartyID) {
 			p.reason = notEnoughFunds
 		}
 	default:
@@ -349,7 +349,7 @@ func (s *Simulator) settle(ref, status string) bool {
 
 // resend sends a transaction's callback again, claiming status when given.
 func (s *Simulator) resend(ref, status string) bool {
-	return gateway.ResendCallback(&s.mu, s.payments, ref, status, func(p *simPayment, status string) {
+	return sim.ResendCallback(&s.mu, s.payments, ref, status, func(p *simPayment, status string) {
 		s.mu.Lock()
 		o := p.object()
 		if status != "" {

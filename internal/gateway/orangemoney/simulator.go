@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for OM WebPay in tests and on a developer's machine,
@@ -33,7 +33,7 @@ import (
 // there, if any) or cancels, and goes back to return_url or cancel_url.
 // Opening the page moves the payment from INITIATED to PENDING; one left
 // alone for PageLifetime is EXPIRED. The number decides the outcome
-// (gateway.SimulatedOutcome), as the other simulators':
+// (sim.Outcome), as the other simulators':
 //
 //	...0039  refused: FAILED at once
 //	...0029  fails: FAILED (the payer declines)
@@ -60,7 +60,7 @@ type Simulator struct {
 	tokens   map[string]time.Time   // access token -> expiry
 	payments map[string]*simPayment // by pay_token
 	orders   map[string]*simPayment // by order_id
-	faults   gateway.Faults
+	faults   sim.Faults
 	seq      int
 	calls    int
 	issued   int // tokens given
@@ -124,7 +124,7 @@ func (s *Simulator) country() string {
 
 // refuse answers an error in Orange's {code, message, description} shape.
 func refuse(w http.ResponseWriter, status int, code int, message, description string) {
-	gateway.Reply(w, status, map[string]any{"code": code, "message": message, "description": description})
+	sim.Reply(w, status, map[string]any{"code": code, "message": message, "description": description})
 }
 
 // badRequest is the simulator's refusal of a field.
@@ -135,7 +135,7 @@ func badRequest(w http.ResponseWriter, description string) {
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
 		return
 	case strings.HasPrefix(r.URL.Path, "/pay/"):
 		s.page(w, r, strings.TrimPrefix(r.URL.Path, "/pay/"))
@@ -186,10 +186,10 @@ func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusMethodNotAllowed, 61, "Method not allowed", "The token endpoint takes a POST.")
 		return
 	case r.FormValue("grant_type") != "client_credentials":
-		gateway.Reply(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type", "error_description": "grant_type must be client_credentials"})
+		sim.Reply(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type", "error_description": "grant_type must be client_credentials"})
 		return
 	case !ok || s.ClientID == "" || id != s.ClientID || secret != s.ClientSecret:
-		gateway.Reply(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "The requested service needs credentials, but the ones provided were invalid."})
+		sim.Reply(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "The requested service needs credentials, but the ones provided were invalid."})
 		return
 	}
 	b := make([]byte, 16)
@@ -207,7 +207,7 @@ func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request) {
 	s.tokens[tok] = now.Add(TokenLifetime)
 	s.issued++
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"token_type": "Bearer", "access_token": tok, "expires_in": int(TokenLifetime / time.Second)})
+	sim.Reply(w, http.StatusOK, map[string]any{"token_type": "Bearer", "access_token": tok, "expires_in": int(TokenLifetime / time.Second)})
 }
 
 // authorized checks r's bearer token, answering Orange's code, message and
@@ -320,7 +320,7 @@ func (s *Simulator) accept(w http.ResponseWriter, r *http.Request, p *simPayment
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settle(p.payToken, "") })
 	}
-	gateway.Reply(w, http.StatusCreated, map[string]any{"status": http.StatusCreated, "message": "OK", "pay_token": p.payToken,
+	sim.Reply(w, http.StatusCreated, map[string]any{"status": http.StatusCreated, "message": "OK", "pay_token": p.payToken,
 		"payment_url": "http://" + r.Host + "/pay/" + p.payToken, "notif_token": p.notifToken})
 }
 
@@ -344,7 +344,7 @@ func (s *Simulator) status(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "No transaction with this pay_token, order_id and amount")
 		return
 	}
-	gateway.Reply(w, http.StatusCreated, answer)
+	sim.Reply(w, http.StatusCreated, answer)
 }
 
 // expire ends a payment left alone past PageLifetime; s.mu is held.
@@ -436,7 +436,7 @@ func (s *Simulator) settlePayment(key, status string, payer *string) bool {
 	s.expire(p)
 	var body []byte
 	if p.status == "INITIATED" || p.status == "PENDING" {
-		refused, fails, stuck := gateway.SimulatedOutcome(p.payer)
+		refused, fails, stuck := sim.Outcome(p.payer)
 		switch status = strings.ToUpper(strings.TrimSpace(status)); {
 		case status == "EXPIRED":
 			p.status = "EXPIRED"
@@ -454,7 +454,7 @@ func (s *Simulator) settlePayment(key, status string, payer *string) bool {
 	notif := p.notifURL
 	s.mu.Unlock()
 	if body != nil {
-		gateway.PostCallback(notif, body, nil)
+		sim.PostCallback(notif, body, nil)
 	}
 	return true
 }
@@ -471,7 +471,7 @@ func (s *Simulator) resend(key, status string) bool {
 	}
 	s.mu.Unlock()
 	if p != nil {
-		gateway.PostCallback(notif, body, nil)
+		sim.PostCallback(notif, body, nil)
 	}
 	return p != nil
 }

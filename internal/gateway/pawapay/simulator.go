@@ -11,7 +11,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
@@ -77,38 +80,56 @@ type Simulator struct {
 	// set, so that tests counting callbacks see only final ones.
 	AuthURLCallback bool
 
-	mu        sync.Mutex
-	payments  map[string]*simPayment // deposits and payouts, by their id
-	faults    gateway.Faults
-	calls     int
-	confCalls int
-	payouts   int
+	// Book holds the deposits and payouts, by their id.
+	sim.Book[simPayment]
+	once      sync.Once
+	confCalls atomic.Int64
 }
 
-// simPayment is a deposit or a payout.
+// simPayment is pawaPay's own of a deposit or a payout.
 type simPayment struct {
 	kind                         string // "deposit" or "payout"
-	id, status, phone, provider  string
+	provider                     string
 	amount, currency, country    string
 	message, code                string
-	created                      time.Time
 	providerTransactionID        string
 	failureReason                *failureReason
 	redirect                     bool // authorised on the provider's page
 	authURL, successURL, failURL string
 }
 
-func final(status string) bool { return status == statusCompleted || status == statusFailed }
+// ready sets the book to pawaPay's lifecycle (ACCEPTED, then ENQUEUED,
+// PROCESSING or IN_RECONCILIATION, ending COMPLETED or FAILED with a
+// callback) on the first request.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: "ACCEPTED", Succeeded: statusCompleted, Failed: statusFailed,
+			Steps: []string{"ENQUEUED", "PROCESSING", "IN_RECONCILIATION"}, Stuck: "PROCESSING",
+			Outcome: simOutcome, End: simEnd,
+			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+				o := object(m)
+				if claim != "" {
+					o["status"] = claim
+				}
+				body, _ := json.Marshal(o)
+				return s.CallbackURL, body, nil
+			},
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
+}
 
 // object is the payment as pawaPay shows it (status reads, callbacks).
-func (p *simPayment) object() map[string]any {
+func object(m *sim.Movement[simPayment]) map[string]any {
+	p := &m.Data
 	party := "payer"
-	if p.kind == "payout" {
+	if m.Payout {
 		party = "recipient"
 	}
-	o := map[string]any{p.kind + "Id": p.id, "status": p.status, "amount": p.amount, "currency": p.currency, "country": p.country,
-		party:     payer{Type: "MMO", AccountDetails: accountDetails{PhoneNumber: p.phone, Provider: p.provider}},
-		"created": p.created.UTC().Format(time.RFC3339)}
+	o := map[string]any{p.kind + "Id": m.ID, "status": m.Status, "amount": p.amount, "currency": p.currency, "country": p.country,
+		party:     payer{Type: "MMO", AccountDetails: accountDetails{PhoneNumber: m.Phone, Provider: p.provider}},
+		"created": m.Created.UTC().Format(time.RFC3339)}
 	if p.message != "" {
 		o["customerMessage"] = p.message
 	}
@@ -123,7 +144,7 @@ func (p *simPayment) object() map[string]any {
 			o["successfulUrl"], o["failedUrl"] = p.successURL, p.failURL
 		}
 		switch {
-		case final(p.status):
+		case final(m.Status):
 		case p.authURL == "":
 			o["nextStep"] = "GET_AUTH_URL"
 		default:
@@ -132,6 +153,8 @@ func (p *simPayment) object() map[string]any {
 	}
 	return o
 }
+
+func final(status string) bool { return status == statusCompleted || status == statusFailed }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
@@ -196,41 +219,16 @@ func simOp(sp simProvider, currency, op string) map[string]any {
 	return o
 }
 
-// Calls counts the API requests the simulator answered (control calls aside).
-func (s *Simulator) Calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
-
 // ConfCalls counts the GET /v2/active-conf requests it answered.
-func (s *Simulator) ConfCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.confCalls
-}
-
-// Payouts counts the payouts the simulator accepted (duplicates aside):
-// each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.payouts
-}
+func (s *Simulator) ConfCalls() int { return int(s.confCalls.Load()) }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.ready()
 	if strings.HasPrefix(r.URL.Path, "/_sim/pay/") {
 		s.page(w, r)
 		return
 	}
-	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool { s.callback(id, status); return true })
-		return
-	}
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
@@ -238,7 +236,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {
 			code, fc = http.StatusUnauthorized, "NO_AUTHENTICATION"
 		}
-		gateway.Reply(w, code, map[string]any{"failureReason": &failureReason{fc, "The API token is missing or not valid"}})
+		sim.Reply(w, code, map[string]any{"failureReason": &failureReason{fc, "The API token is missing or not valid"}})
 		return
 	}
 	switch {
@@ -253,30 +251,28 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v2/payouts/") {
 			kind, id = "payout", strings.TrimPrefix(r.URL.Path, "/v2/payouts/")
 		}
-		s.mu.Lock()
-		p := s.payments[id]
 		var out any = map[string]any{"status": "NOT_FOUND"}
-		if p != nil && p.kind == kind {
-			out = map[string]any{"status": "FOUND", "data": p.object()}
+		s.Update(id, func(m *sim.Movement[simPayment]) {
+			if m.Data.kind != kind {
+				return
+			}
+			out = map[string]any{"status": "FOUND", "data": object(m)}
 			// Once read, a payment the provider works on is PROCESSING:
 			// the first read shows ACCEPTED, as pawaPay's own would.
-			if p.status == "ACCEPTED" && !p.redirect {
-				p.status = "PROCESSING"
+			if m.Status == "ACCEPTED" && !m.Data.redirect {
+				m.Status = "PROCESSING"
 			}
-		}
-		s.mu.Unlock()
-		gateway.Reply(w, http.StatusOK, out)
+		})
+		sim.Reply(w, http.StatusOK, out)
 	default:
-		gateway.Reply(w, http.StatusNotFound, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "No such endpoint"}})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "No such endpoint"}})
 	}
 }
 
 // activeConf is GET /v2/active-conf[?country=&operationType=], in the
 // shape of pawaPay's guides (operationTypes keyed by type).
 func (s *Simulator) activeConf(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.confCalls++
-	s.mu.Unlock()
+	s.confCalls.Add(1)
 	wantCountry, wantOp := r.URL.Query().Get("country"), r.URL.Query().Get("operationType")
 	byCountry := map[string][]any{}
 	for _, sp := range simProviders {
@@ -299,7 +295,7 @@ func (s *Simulator) activeConf(w http.ResponseWriter, r *http.Request) {
 	for _, c := range sortedKeys(byCountry) {
 		countries = append(countries, map[string]any{"country": c, "providers": byCountry[c]})
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"companyName": "Cauri simulator", "countries": countries})
+	sim.Reply(w, http.StatusOK, map[string]any{"companyName": "Cauri simulator", "countries": countries})
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -326,7 +322,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		FailedURL            string `json:"failedUrl"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "Unable to parse the request payload"}})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "Unable to parse the request payload"}})
 		return
 	}
 	id, party := req.DepositID, req.Payer
@@ -334,7 +330,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		id, party = req.PayoutID, req.Recipient
 	}
 	reject := func(code int, fc, msg string) {
-		gateway.Reply(w, code, map[string]any{kind + "Id": id, "status": "REJECTED", "failureReason": &failureReason{fc, msg}})
+		sim.Reply(w, code, map[string]any{kind + "Id": id, "status": "REJECTED", "failureReason": &failureReason{fc, msg}})
 	}
 	minor, amountErr := cauri.ParseAmount("amount", req.Amount, cauri.Currency("USD")) // two places at most
 	switch {
@@ -363,15 +359,6 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 			return
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.payments == nil {
-		s.payments = map[string]*simPayment{}
-	}
-	if _, dup := s.payments[id]; dup {
-		gateway.Reply(w, http.StatusOK, map[string]any{kind + "Id": id, "status": "DUPLICATE_IGNORED"})
-		return
-	}
 	var op map[string]any
 	if known {
 		for _, c := range sp.currencies {
@@ -379,6 +366,10 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 				op = simOp(sp, c, strings.ToUpper(kind))
 			}
 		}
+	}
+	if old, ok := s.View(id); ok {
+		sim.Reply(w, http.StatusOK, map[string]any{kind + "Id": old.ID, "status": "DUPLICATE_IGNORED"})
+		return
 	}
 	switch {
 	case !known:
@@ -400,69 +391,96 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		reject(http.StatusOK, "AMOUNT_OUT_OF_BOUNDS", fmt.Sprintf("The amount needs to be more than '%s' and less than '%s' for provider '%s'.", op["minAmount"], op["maxAmount"], provider))
 		return
 	}
-	if kind == "payout" && gateway.SimulatedLowBalance(phone) {
+	if kind == "payout" && sim.LowBalance(phone) {
 		reject(http.StatusOK, "PAWAPAY_WALLET_OUT_OF_FUNDS", "The balance of the wallet does not have the funds for this payout")
 		return
 	}
-	p := &simPayment{kind: kind, id: id, status: "ACCEPTED", phone: phone, provider: provider, amount: req.Amount, currency: req.Currency,
-		country: sp.country, message: req.CustomerMessage, code: req.PreAuthorisationCode, created: time.Now()}
-	answer := map[string]any{kind + "Id": id, "status": "ACCEPTED", "created": p.created.UTC().Format(time.RFC3339)}
-	if kind == "deposit" {
-		answer["nextStep"] = "FINAL_STATUS"
-		if sp.authType == "REDIRECT_AUTH" {
-			p.redirect, p.successURL, p.failURL = true, req.SuccessfulURL, req.FailedURL
-			answer["nextStep"] = "GET_AUTH_URL"
-			authURL := "http://" + r.Host + "/_sim/pay/" + id
-			if s.AuthURLDelay > 0 {
-				time.AfterFunc(s.AuthURLDelay, func() { s.authURLReady(id, authURL) })
-			} else {
-				p.status, p.authURL = "PROCESSING", authURL
-				if s.AuthURLCallback {
-					go s.callback(id, "")
-				}
-			}
+	m := &sim.Movement[simPayment]{ID: id, Payout: kind == "payout", Phone: phone, Data: simPayment{kind: kind, provider: provider,
+		amount: req.Amount, currency: req.Currency, country: sp.country, message: req.CustomerMessage, code: req.PreAuthorisationCode}}
+	authURL := "http://" + r.Host + "/_sim/pay/" + id
+	redirect := kind == "deposit" && sp.authType == "REDIRECT_AUTH"
+	if redirect {
+		m.Data.redirect, m.Data.successURL, m.Data.failURL = true, req.SuccessfulURL, req.FailedURL
+		if s.AuthURLDelay == 0 {
+			m.Status, m.Data.authURL = "PROCESSING", authURL
 		}
 	}
-	s.payments[id] = p
-	if kind == "payout" {
-		s.payouts++
+	if old, added := s.Add(m); !added { // a request with the same id in between
+		sim.Reply(w, http.StatusOK, map[string]any{kind + "Id": old.ID, "status": "DUPLICATE_IGNORED"})
+		return
 	}
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(id, "") })
+	answer := map[string]any{kind + "Id": id, "status": "ACCEPTED", "created": m.Created.UTC().Format(time.RFC3339)}
+	if kind == "deposit" {
+		answer["nextStep"] = "FINAL_STATUS"
 	}
-	gateway.Reply(w, http.StatusOK, answer)
+	if redirect {
+		answer["nextStep"] = "GET_AUTH_URL"
+		switch {
+		case s.AuthURLDelay > 0:
+			time.AfterFunc(s.AuthURLDelay, func() { s.authURLReady(id, authURL) })
+		case s.AuthURLCallback:
+			go s.Notify(id, "")
+		}
+	}
+	sim.Reply(w, http.StatusOK, answer)
 }
 
 // authURLReady makes a Wave deposit's authorizationUrl available.
 func (s *Simulator) authURLReady(id, authURL string) {
-	s.mu.Lock()
-	p := s.payments[id]
-	ready := p != nil && !final(p.status)
-	if ready {
-		p.status, p.authURL = "PROCESSING", authURL
-	}
-	s.mu.Unlock()
+	ready := false
+	s.Update(id, func(m *sim.Movement[simPayment]) {
+		if ready = !final(m.Status); ready {
+			m.Status, m.Data.authURL = "PROCESSING", authURL
+		}
+	})
 	if ready && s.AuthURLCallback {
-		s.callback(id, "")
+		s.Notify(id, "")
+	}
+}
+
+// simOutcome is how a payment ends as its number (or a deposit's
+// pre-authorisation code) asks: the failure it gets, or stuck.
+func simOutcome(m *sim.Movement[simPayment]) (string, bool) {
+	f, stuck := simFailure(m)
+	if f != nil {
+		m.Data.failureReason = f
+		return statusFailed, false
+	}
+	return "", stuck
+}
+
+// simEnd completes a payment as it ends: a failure has its reason, a
+// success the provider's transaction id.
+func simEnd(m *sim.Movement[simPayment]) {
+	switch {
+	case m.Status == statusFailed && m.Data.failureReason == nil:
+		m.Data.failureReason = &failureReason{"PAYMENT_NOT_APPROVED", "The payer did not approve the payment"}
+		if m.Payout {
+			m.Data.failureReason = &failureReason{"UNSPECIFIED_FAILURE", "The provider gave no reason"}
+		}
+	case m.Status == statusCompleted:
+		b := make([]byte, 6)
+		rand.Read(b)
+		m.Data.providerTransactionID = "SIM" + strings.ToUpper(hex.EncodeToString(b))
 	}
 }
 
 // simFailure is the failure a number (or a deposit's pre-authorisation
 // code) asks for once settled, nil for none; stuck: it never settles.
-func simFailure(p *simPayment) (f *failureReason, stuck bool) {
-	phone := p.phone
-	if _, fails, stuck := gateway.SimulatedOutcome(phone); stuck {
+func simFailure(m *sim.Movement[simPayment]) (f *failureReason, stuck bool) {
+	phone := m.Phone
+	if _, fails, stuck := sim.Outcome(phone); stuck {
 		return nil, true
 	} else if fails {
 		switch {
-		case p.kind == "payout":
+		case m.Payout:
 			return &failureReason{"RECIPIENT_NOT_FOUND", "The recipient's wallet was not found"}, false
-		case gateway.SimulatedLowBalance(phone):
+		case sim.LowBalance(phone):
 			return &failureReason{"INSUFFICIENT_BALANCE", "The payer does not have enough funds"}, false
 		}
 		return &failureReason{"PAYER_NOT_FOUND", "The payer's wallet was not found"}, false
 	}
-	if p.code == "000000" {
+	if m.Data.code == "000000" {
 		return &failureReason{"PAYMENT_NOT_APPROVED", "The pre-authorisation code was not accepted"}, false
 	}
 	suffix := phone[max(0, len(phone)-3):]
@@ -481,7 +499,7 @@ func simFailure(p *simPayment) (f *failureReason, stuck bool) {
 		"119": {"UNSPECIFIED_FAILURE", "The provider gave no reason"},
 	}
 	table := byDeposit
-	if p.kind == "payout" {
+	if m.Payout {
 		table = byPayout
 	}
 	if r, ok := table[suffix]; ok {
@@ -490,76 +508,12 @@ func simFailure(p *simPayment) (f *failureReason, stuck bool) {
 	return nil, false
 }
 
-// settle moves a payment as status says (ENQUEUED, PROCESSING,
-// IN_RECONCILIATION: there only; COMPLETED, FAILED: ends it so; "": as its
-// number says), and sends the callback of a final status.
-func (s *Simulator) settle(id, status string) bool {
-	s.mu.Lock()
-	p := s.payments[id]
-	if p == nil {
-		s.mu.Unlock()
-		return false
-	}
-	if final(p.status) {
-		s.mu.Unlock()
-		return true
-	}
-	fail, stuck := simFailure(p)
-	switch {
-	case status == "ENQUEUED" || status == "PROCESSING" || status == "IN_RECONCILIATION":
-		p.status = status
-		s.mu.Unlock()
-		return true
-	case status == "" && stuck:
-		p.status = "PROCESSING"
-		s.mu.Unlock()
-		return true
-	case status == statusFailed || status == "" && fail != nil:
-		if fail == nil {
-			fail = &failureReason{"PAYMENT_NOT_APPROVED", "The payer did not approve the payment"}
-			if p.kind == "payout" {
-				fail = &failureReason{"UNSPECIFIED_FAILURE", "The provider gave no reason"}
-			}
-		}
-		p.status, p.failureReason = statusFailed, fail
-	default:
-		b := make([]byte, 6)
-		rand.Read(b)
-		p.status, p.providerTransactionID = statusCompleted, "SIM"+strings.ToUpper(hex.EncodeToString(b))
-	}
-	s.mu.Unlock()
-	s.callback(id, "")
-	return true
-}
-
-// callback sends a payment's callback, claiming status when given.
-func (s *Simulator) callback(id, status string) {
-	s.mu.Lock()
-	var body []byte
-	if p := s.payments[id]; p != nil {
-		o := p.object()
-		if status != "" {
-			o["status"] = status
-		}
-		body, _ = json.Marshal(o)
-	}
-	s.mu.Unlock()
-	if s.CallbackURL == "" || body == nil {
-		return
-	}
-	gateway.PostCallback(s.CallbackURL, body, nil)
-}
-
 // page stands in for Wave's authorisation page: GET shows it, POST with
 // do=pay or do=decline settles the deposit so and sends the customer to
 // its successfulUrl or failedUrl.
 func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
-	s.mu.Lock()
-	p := s.payments[id]
-	ok := p != nil && p.redirect
-	s.mu.Unlock()
-	if !ok {
+	if m, ok := s.View(id); !ok || !m.Data.redirect {
 		http.NotFound(w, r)
 		return
 	}
@@ -573,13 +527,12 @@ func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
 	if r.FormValue("do") == "decline" {
 		status = statusFailed
 	}
-	s.settle(id, status)
-	s.mu.Lock()
-	back := p.successURL
-	if p.status == statusFailed {
-		back = p.failURL
+	s.Settle(id, status)
+	m, _ := s.View(id)
+	back := m.Data.successURL
+	if m.Status == statusFailed {
+		back = m.Data.failURL
 	}
-	s.mu.Unlock()
 	if back == "" {
 		fmt.Fprintf(w, `<!doctype html><title>Done</title><p>%s</p>`, html.EscapeString(strings.ToLower(status)))
 		return
@@ -587,4 +540,4 @@ func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }
+func refused(phone string) bool { r, _, _ := sim.Outcome(phone); return r }

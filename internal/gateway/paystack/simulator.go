@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for Paystack's mobile money charges and transfers:
@@ -27,7 +27,7 @@ import (
 // tells a charge's step, GET /transaction/verify/{reference} its
 // transaction (ongoing while a voucher is awaited, pending while the
 // customer approves). Outcomes go by the payer's or the recipient's number
-// (gateway.SimulatedOutcome): settlement after SettleAfter (once the
+// (sim.Outcome): settlement after SettleAfter (once the
 // voucher is in, for Telecel) or on POST /_sim/settle/{reference}[?status=],
 // and webhooks signed with the secret key (x-paystack-signature) to
 // WebhookURL: charge.success, and transfer.success, transfer.failed or
@@ -38,7 +38,7 @@ import (
 // whatever the payment's status (stale, early or out of order):
 // charge.success for a charge; for a transfer, the one its status or the
 // status asked names (success while it is pending). POST /_sim/fault
-// injects faults (gateway.Faults). Paystack publishes no mobile money test
+// injects faults (sim.Faults). Paystack publishes no mobile money test
 // numbers that this simulator could follow: the number endings are the
 // project's own, shared by every simulator.
 type Simulator struct {
@@ -52,7 +52,7 @@ type Simulator struct {
 	transfers  map[string]*simTransfer  // by reference
 	nextID     int64
 	payouts    int
-	faults     gateway.Faults
+	faults     sim.Faults
 }
 
 // simCharge is a charge at one of its steps: send_otp, pay_offline,
@@ -118,14 +118,14 @@ func (s *Simulator) Payouts() int {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.claimedWebhook)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.claimedWebhook)
 		return
 	}
 	if s.faults.Apply(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
-		gateway.Reply(w, http.StatusUnauthorized, map[string]any{"status": false, "message": "Invalid key"})
+		sim.Reply(w, http.StatusUnauthorized, map[string]any{"status": false, "message": "Invalid key"})
 		return
 	}
 	switch {
@@ -141,7 +141,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out, code = map[string]any{"status": true, "message": "Reference check successful", "data": c.step()}, http.StatusOK
 		}
 		s.mu.Unlock()
-		gateway.Reply(w, code, out)
+		sim.Reply(w, code, out)
 	case r.Method == http.MethodPost && r.URL.Path == "/transferrecipient":
 		s.recipient(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/transfer":
@@ -154,17 +154,17 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out, code = map[string]any{"status": true, "message": "Transfer retrieved", "data": t.object()}, http.StatusOK
 		}
 		s.mu.Unlock()
-		gateway.Reply(w, code, out)
+		sim.Reply(w, code, out)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transaction/verify/"):
 		s.mu.Lock()
 		c := s.charges[strings.TrimPrefix(r.URL.Path, "/transaction/verify/")]
 		s.mu.Unlock()
 		if c == nil {
-			gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found",
+			sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found",
 				"type": "validation_error", "code": "transaction_not_found"})
 			return
 		}
-		gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
+		sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
 	default:
 		http.NotFound(w, r)
 	}
@@ -201,10 +201,10 @@ func (c *simCharge) step() map[string]any {
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	var req chargeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
-	refuse, _, _ := gateway.SimulatedOutcome(req.MobileMoney.Phone)
+	refuse, _, _ := sim.Outcome(req.MobileMoney.Phone)
 	provider := strings.ToLower(req.MobileMoney.Provider)
 	bad := ""
 	switch {
@@ -230,7 +230,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	}
 	if bad != "" {
 		s.mu.Unlock()
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
 	s.nextID++
@@ -244,7 +244,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	if c.status == "pay_offline" {
 		s.settleLater(req.Reference)
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
 }
 
 // settleLater settles a charge after SettleAfter, when set.
@@ -259,14 +259,14 @@ func (s *Simulator) settleLater(reference string) {
 func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
 	var req submitOTP
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
 	s.mu.Lock()
 	c := s.charges[req.Reference]
 	if c == nil || c.status != "send_otp" {
 		s.mu.Unlock()
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference is invalid"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference is invalid"})
 		return
 	}
 	if req.OTP == wrongVoucher || !voucher.MatchString(req.OTP) {
@@ -279,7 +279,7 @@ func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
 	if c.status == "pending" {
 		s.settleLater(req.Reference)
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
 }
 
 // settle settles the charge or the transfer with this reference.
@@ -297,7 +297,7 @@ func (s *Simulator) settleCharge(reference, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(c.phone)
+	_, fails, stuck := sim.Outcome(c.phone)
 	waiting := c.status == "pay_offline" || c.status == "pending" || c.status == "send_otp" && status == "failed"
 	if !waiting || status == "" && stuck {
 		s.mu.Unlock()
@@ -305,7 +305,7 @@ func (s *Simulator) settleCharge(reference, status string) bool {
 	}
 	if status == "failed" || status == "" && fails {
 		c.status, c.gatewayResponse = "failed", "Declined"
-		if gateway.SimulatedLowBalance(c.phone) {
+		if sim.LowBalance(c.phone) {
 			c.gatewayResponse = "Insufficient Funds"
 		}
 	} else {
@@ -364,7 +364,7 @@ func (s *Simulator) post(body []byte) {
 	}
 	mac := hmac.New(sha512.New, []byte(s.SecretKey))
 	mac.Write(body)
-	gateway.PostCallback(s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}})
+	sim.PostCallback(s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}})
 }
 
 // recipient is POST /transferrecipient: a mobile money wallet, the same
@@ -372,7 +372,7 @@ func (s *Simulator) post(body []byte) {
 func (s *Simulator) recipient(w http.ResponseWriter, r *http.Request) {
 	var req recipientRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
 	bad := ""
@@ -387,7 +387,7 @@ func (s *Simulator) recipient(w http.ResponseWriter, r *http.Request) {
 		bad = "Account number is invalid"
 	}
 	if bad != "" {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
 	s.mu.Lock()
@@ -407,7 +407,7 @@ func (s *Simulator) recipient(w http.ResponseWriter, r *http.Request) {
 	}
 	data := rec.object()
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusCreated, map[string]any{"status": true, "message": "Transfer recipient created successfully", "data": data})
+	sim.Reply(w, http.StatusCreated, map[string]any{"status": true, "message": "Transfer recipient created successfully", "data": data})
 }
 
 // transfer is POST /transfer: checked (its balance too, by the
@@ -415,7 +415,7 @@ func (s *Simulator) recipient(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	var req transferRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
 	s.mu.Lock()
@@ -439,11 +439,11 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "Duplicate Transfer Reference"
 	case refused(rec.account):
 		bad = "Sorry, we can't make the transfer to this recipient at the moment"
-	case gateway.SimulatedLowBalance(rec.account):
+	case sim.LowBalance(rec.account):
 		bad = "Your balance is not enough to fulfil this request"
 	}
 	if bad != "" {
-		gateway.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
 	if s.transfers == nil {
@@ -457,7 +457,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settleTransfer(req.Reference, "") })
 	}
-	gateway.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Transfer has been queued", "data": t.object()})
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Transfer has been queued", "data": t.object()})
 }
 
 // settleTransfer ends a pending transfer as its recipient's number says,
@@ -469,7 +469,7 @@ func (s *Simulator) settleTransfer(reference, status string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(t.recipient.account)
+	_, fails, stuck := sim.Outcome(t.recipient.account)
 	if t.status != "pending" || status == "" && stuck {
 		s.mu.Unlock()
 		return true
@@ -486,7 +486,7 @@ func (s *Simulator) settleTransfer(reference, status string) bool {
 	return true
 }
 
-func refused(phone string) bool { r, _, _ := gateway.SimulatedOutcome(phone); return r }
+func refused(phone string) bool { r, _, _ := sim.Outcome(phone); return r }
 
 // object is the recipient as Paystack shows it.
 func (r *simRecipient) object() map[string]any {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // Simulator stands in for Wave's Checkout and Payout APIs in tests and on
@@ -28,7 +28,7 @@ import (
 // On the launch page the customer pays (with the Wave number typed there,
 // if any) or cancels, and goes back to success_url or error_url. The
 // payer's or the recipient's number decides the outcome
-// (gateway.SimulatedOutcome):
+// (sim.Outcome):
 //
 //	...0039  a payment fails; a payout is refused (400 invalid-wallet)
 //	...0029  a payment fails; a payout fails once settled
@@ -60,7 +60,7 @@ type Simulator struct {
 	seq      int                    // ids, transaction ids and event ids
 	calls    int
 	paid     int // payouts created: money sent
-	faults   gateway.Faults
+	faults   sim.Faults
 }
 
 // SessionLifetime is how long a simulated checkout session stays open, as
@@ -121,7 +121,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.page(w, r, strings.TrimPrefix(r.URL.Path, "/c/"))
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		gateway.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
 		return
 	}
 	s.mu.Lock()
@@ -159,12 +159,12 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers an error in Wave's shape.
 func refuse(w http.ResponseWriter, status int, code, message string) {
-	gateway.Reply(w, status, map[string]any{"code": code, "message": message})
+	sim.Reply(w, status, map[string]any{"code": code, "message": message})
 }
 
 // invalid answers a request Wave would not accept.
 func invalid(w http.ResponseWriter, field, msg string) {
-	gateway.Reply(w, http.StatusBadRequest, map[string]any{"code": "request-validation-error", "message": "Request invalid: " + field + " " + msg,
+	sim.Reply(w, http.StatusBadRequest, map[string]any{"code": "request-validation-error", "message": "Request invalid: " + field + " " + msg,
 		"details": []map[string]any{{"loc": []string{field}, "msg": msg}}})
 }
 
@@ -213,7 +213,7 @@ func (s *Simulator) createSession(w http.ResponseWriter, r *http.Request) {
 		if s.SettleAfter > 0 {
 			time.AfterFunc(s.SettleAfter, func() { s.settle(ss.id, "") })
 		}
-		gateway.Reply(w, http.StatusOK, obj)
+		sim.Reply(w, http.StatusOK, obj)
 	}
 }
 
@@ -271,7 +271,7 @@ func (s *Simulator) answerOne(w http.ResponseWriter, find func() map[string]any,
 		refuse(w, http.StatusNotFound, code, message)
 		return
 	}
-	gateway.Reply(w, http.StatusOK, obj)
+	sim.Reply(w, http.StatusOK, obj)
 }
 
 // simSearch answers Wave's search by client_reference over all (sessions or
@@ -295,7 +295,7 @@ func simSearch[T any](s *Simulator, w http.ResponseWriter, r *http.Request, all 
 		result = append(result, object(x))
 	}
 	s.mu.Unlock()
-	gateway.Reply(w, http.StatusOK, map[string]any{"result": result})
+	sim.Reply(w, http.StatusOK, map[string]any{"result": result})
 }
 
 // lookupSession finds a session by its id or our reference; s.mu is held.
@@ -392,7 +392,7 @@ func (s *Simulator) end(ss *simSession, status string) string {
 	if ss.checkoutStatus != "open" || ss.paymentStatus != "processing" {
 		return ""
 	}
-	refused, fails, stuck := gateway.SimulatedOutcome(ss.payer)
+	refused, fails, stuck := sim.Outcome(ss.payer)
 	now := time.Now().UTC()
 	switch {
 	case status == "expired":
@@ -409,7 +409,7 @@ func (s *Simulator) end(ss *simSession, status string) string {
 	switch {
 	case status != "":
 		ss.lastError = &simError{"payment-cancelled", "The payer cancelled the payment."}
-	case gateway.SimulatedLowBalance(ss.payer):
+	case sim.LowBalance(ss.payer):
 		ss.lastError = &simError{"insufficient-funds", "The payer's balance is too low."}
 	default:
 		ss.lastError = &simError{"payment-failed", "The payment failed."}
@@ -438,7 +438,7 @@ func (s *Simulator) post(body []byte) {
 	if s.WebhookSecret != "" {
 		h.Set("Wave-Signature", Sign(s.WebhookSecret, time.Now().Unix(), body))
 	}
-	gateway.PostCallback(s.CallbackURL, body, h)
+	sim.PostCallback(s.CallbackURL, body, h)
 }
 
 // resend sends a session's webhook again: the one its end sent, or one
@@ -494,15 +494,15 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 			refuse(w, http.StatusConflict, "idempotency-mismatch", "This idempotency-key was used for another payout.")
 			return
 		}
-		gateway.Reply(w, http.StatusOK, obj)
+		sim.Reply(w, http.StatusOK, obj)
 		return
 	}
-	if refused, _, _ := gateway.SimulatedOutcome(req.Mobile); refused {
+	if refused, _, _ := sim.Outcome(req.Mobile); refused {
 		s.mu.Unlock()
 		refuse(w, http.StatusBadRequest, "invalid-wallet", "The recipient has no Wave account that can receive this payout.")
 		return
 	}
-	if gateway.SimulatedLowBalance(req.Mobile) {
+	if sim.LowBalance(req.Mobile) {
 		s.mu.Unlock()
 		refuse(w, http.StatusBadRequest, "insufficient-funds", "The wallet does not have enough funds for this payout.")
 		return
@@ -519,7 +519,7 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	if s.SettleAfter > 0 {
 		time.AfterFunc(s.SettleAfter, func() { s.settlePayout(p.id, "") })
 	}
-	gateway.Reply(w, http.StatusOK, obj)
+	sim.Reply(w, http.StatusOK, obj)
 }
 
 // payoutObject is a payout as Wave shows it; s.mu is held.
@@ -565,7 +565,7 @@ func (s *Simulator) settlePayout(key, status string) bool {
 	if p == nil {
 		return false
 	}
-	_, fails, stuck := gateway.SimulatedOutcome(p.mobile)
+	_, fails, stuck := sim.Outcome(p.mobile)
 	switch {
 	case status == "reversed":
 		if p.status == "succeeded" {

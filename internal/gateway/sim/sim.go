@@ -1,4 +1,13 @@
-package gateway
+// Package sim is what the aggregators' simulators are built on: one
+// state machine (Book, running a Lifecycle) holding their collections and
+// payouts, the numbers that choose an outcome (Outcome), injected faults,
+// the control calls tests and developers make, notifications and the
+// stand-in for an aggregator's own payment page (Page). Each connector's
+// simulator adds its aggregator's API on top: paths, authentication,
+// checks, refusals and words, from the aggregator's own documentation.
+//
+// It imports only the standard library.
+package sim
 
 import (
 	"bytes"
@@ -13,10 +22,7 @@ import (
 	"time"
 )
 
-// The simulators of the connectors share these: the outcome a number asks
-// for, and the faults a test injects.
-
-// SimulatedOutcome is what the payer's number asks a simulator to do, like
+// Outcome is what the payer's number asks a simulator to do, like
 // the aggregators' sandbox numbers:
 //
 //	...0039  refused at initiation
@@ -24,13 +30,13 @@ import (
 //	...0049  fails once settled: the payer's balance is too low
 //	...0129  never settles, no callback (a lost payment)
 //	other    succeeds
-func SimulatedOutcome(phone string) (refuse, fail, stuck bool) {
-	return strings.HasSuffix(phone, "0039"), strings.HasSuffix(phone, "0029") || SimulatedLowBalance(phone), strings.HasSuffix(phone, "0129")
+func Outcome(phone string) (refuse, fail, stuck bool) {
+	return strings.HasSuffix(phone, "0039"), strings.HasSuffix(phone, "0029") || LowBalance(phone), strings.HasSuffix(phone, "0129")
 }
 
-// SimulatedLowBalance reports a number whose payment fails for want of
+// LowBalance reports a number whose payment fails for want of
 // funds (...0049); each simulator says so in its aggregator's words.
-func SimulatedLowBalance(phone string) bool { return strings.HasSuffix(phone, "0049") }
+func LowBalance(phone string) bool { return strings.HasSuffix(phone, "0049") }
 
 // Faults is a simulator's injected faults, set by POST /_sim/fault?mode=
 // slow&seconds=N | 500 | 500-initiate | malformed | none.
@@ -140,11 +146,11 @@ func PostCallback(url string, body []byte, header http.Header) {
 	}
 }
 
-// SimPage is a simulator's stand-in for an aggregator's own payment page,
+// Page is a simulator's stand-in for an aggregator's own payment page,
 // served at GET /_sim/pay/{id}: the customer pays or declines there, the
 // simulator settles the payment so, and the customer goes back to the
 // merchant's return address.
-type SimPage struct {
+type Page struct {
 	// Settle settles payment id ("" succeeds, declined fails), reporting
 	// whether it exists.
 	Settle   func(id, status string) bool
@@ -156,7 +162,7 @@ type SimPage struct {
 
 // Serve answers GET /_sim/pay/{id} (the page) and POST /_sim/pay/{id}
 // with pay or decline (its buttons).
-func (p SimPage) Serve(w http.ResponseWriter, r *http.Request) {
+func (p Page) Serve(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
 	back, fields := p.Return(id)
 	if back == "" {
