@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/movement"
+	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -91,7 +92,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
 		BaseURL:        cfg.BaseURL,
-		PartnerSecret:  cfg.PartnerSecret,
+		Partners:       &partner.Service{Store: st, Guard: guard, Secret: cfg.PartnerSecret, Now: now},
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,
 		Registry:       reg,

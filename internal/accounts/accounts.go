@@ -8,6 +8,8 @@
 package accounts
 
 import (
+	"crypto/rand"
+	"encoding/base32"
 	"strings"
 	"sync"
 	"unicode"
@@ -74,3 +76,12 @@ var standIn = sync.OnceValue(func() []byte {
 	h, _ := bcrypt.GenerateFromPassword([]byte("cauri-stand-in-password"), bcrypt.DefaultCost)
 	return h
 })
+
+// NewToken is a new secret of the dashboard's: a session cookie, a CSRF
+// token, an invitation. 32 random bytes, in lower-case base32 (URL- and
+// cookie-safe).
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}

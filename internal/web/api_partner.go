@@ -1,14 +1,11 @@
 package web
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/accounts"
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -16,20 +13,19 @@ import (
 // products provision merchants with a shared secret. Its paths and shapes
 // are ours (the SPEC leaves them open); docs/partner.md describes them.
 
-// defaultPartner is the partner of CAURI_PARTNER_SECRET, the simple
-// single-partner form.
-var defaultPartner = &store.Partner{ID: "ptn_default", Name: "default"}
-
 type partnerHandler func(w http.ResponseWriter, r *http.Request, p *store.Partner) error
 
 // partner authenticates a partner call: 503 when the partner API is
 // disabled (no CAURI_PARTNER_SECRET and no partner issued), 401 on a
-// missing or wrong x-partner-secret, 429 beyond 120 calls a minute per
-// partner. Every call is audited (actor partner:<id>), and so is every
-// change it makes.
+// missing or wrong x-partner-secret (a wrong one counts as refused), 429
+// beyond 120 calls a minute per partner. Every call is audited (actor
+// partner:<id>), and so is every change it makes.
 func (s *Server) partner(h partnerHandler) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.partnerOf(r)
+		p, err := s.Partners.Authenticate(r.Context(), r.Header.Get("x-partner-secret"))
+		if err == partner.ErrInvalidSecret {
+			return s.refused(r, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -42,43 +38,11 @@ func (s *Server) partner(h partnerHandler) handler {
 		if err != nil {
 			outcome = cauri.ErrorCode(err)
 		}
-		merchant := r.PathValue("id")
-		if !cauri.IsID("ws_", merchant) {
-			merchant = ""
-		}
-		if aerr := s.Store.Audit(r.Context(), s.Now(), "partner.call", merchant,
-			map[string]any{"method": r.Method, "route": r.Pattern, "outcome": outcome}); aerr != nil && err == nil {
+		if aerr := s.Partners.AuditCall(r.Context(), r.PathValue("id"), r.Method, r.Pattern, outcome); aerr != nil && err == nil {
 			s.Logger.WarnContext(r.Context(), "partner audit", "err", aerr)
 		}
 		return err
 	}
-}
-
-func (s *Server) partnerOf(r *http.Request) (*store.Partner, error) {
-	if s.PartnerSecret == "" {
-		n, err := s.Store.ActivePartners(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return nil, cauri.Errorf(cauri.EUnavailable, "The partner API is disabled: no partner secret is configured")
-		}
-	}
-	secret := r.Header.Get("x-partner-secret")
-	if secret == "" {
-		return nil, cauri.Errorf(cauri.EUnauthorized, "Missing partner secret (x-partner-secret)")
-	}
-	if s.PartnerSecret != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(s.PartnerSecret)) == 1 {
-		return defaultPartner, nil
-	}
-	if len(secret) > 128 {
-		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret"))
-	}
-	p, err := s.Store.PartnerBySecret(r.Context(), secret)
-	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid partner secret"))
-	}
-	return p, err
 }
 
 // merchantObject is a merchant as the partner API shows it.
@@ -103,37 +67,14 @@ type merchantOwner struct {
 	InvitationURL string `json:"invitation_url,omitempty"`
 }
 
-func (s *Server) merchant(r *http.Request, ws *cauri.Workspace) (*merchantObject, error) {
-	cfg, err := s.Store.WebhookConfig(r.Context(), ws.ID)
-	if err != nil {
-		return nil, err
+func merchantJSON(m *partner.Merchant) *merchantObject {
+	o := &merchantObject{ID: m.ID, Object: "merchant", Name: m.Name, Verification: "pending", Livemode: m.Verified, Connect: m.Connect,
+		DefaultCurrency: m.DefaultCurrency, TransfersEnabled: m.TransfersEnabled(),
+		Webhook: configResponse(m.Webhook, true), CreatedAt: m.CreatedAt.UTC().Format(cauri.TimeFormat)}
+	if m.Verified {
+		o.Verification = "verified"
 	}
-	m := &merchantObject{ID: ws.ID, Object: "merchant", Name: ws.Name, Verification: "pending", Livemode: ws.Verified, Connect: ws.Connect,
-		DefaultCurrency: ws.DefaultCurrency, TransfersEnabled: !ws.TransfersClosed && !ws.Connect && ws.Verified,
-		Webhook: configResponse(cfg, true), CreatedAt: ws.CreatedAt.UTC().Format(cauri.TimeFormat)}
-	if ws.Verified {
-		m.Verification = "verified"
-	}
-	return m, nil
-}
-
-// partnerMerchant reads a merchant the partner created; any other is 404.
-func (s *Server) partnerMerchant(r *http.Request, p *store.Partner) (*cauri.Workspace, error) {
-	ws, err := s.Store.Workspace(r.Context(), r.PathValue("id"))
-	if err == nil && ws.PartnerID != p.ID {
-		err = cauri.Errorf(cauri.ENotFound, "Merchant not found")
-	}
-	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return nil, cauri.Errorf(cauri.ENotFound, "Merchant %s not found", printable(r.PathValue("id")))
-	}
-	return ws, err
-}
-
-func printable(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "..."
-	}
-	return strconv.QuoteToASCII(s)
+	return o
 }
 
 type createMerchantRequest struct {
@@ -145,75 +86,25 @@ type createMerchantRequest struct {
 	Events          []string `json:"events"`
 }
 
-// createMerchant is POST /v1/partner/merchants: a workspace (in test mode
-// until the service verifies its identity), its owner (a new user with the
-// password given, or an invitation link when none is; an address that has
-// an account joins with it), its webhook, and its four keys, shown in this
-// answer only. All of it is stored in one transaction.
+// createMerchant is POST /v1/partner/merchants (partner.CreateMerchant):
+// the answer shows the merchant's keys and its owner's invitation link
+// once.
 func (s *Server) createMerchant(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
 	var req createMerchantRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	now := s.Now()
-	name, err := cauri.CleanText("name", req.Name, 200)
+	m, err := s.Partners.CreateMerchant(r.Context(), p, partner.NewMerchant{Name: req.Name, Email: req.Email, Password: req.Password,
+		DefaultCurrency: req.DefaultCurrency, WebhookURL: req.WebhookURL, Events: req.Events})
 	if err != nil {
 		return err
 	}
-	ws, err := cauri.NewWorkspace(name, now)
-	if err != nil {
-		return err
+	o := merchantJSON(m.Merchant)
+	o.Keys, o.Owner = m.Keys, &merchantOwner{Email: m.OwnerEmail}
+	if m.InvitationToken != "" {
+		o.Owner.InvitationURL = s.dashboardURL() + "/dashboard/invitations/" + m.InvitationToken
 	}
-	email, err := cauri.NormalizeEmail(req.Email)
-	if err != nil {
-		return cauri.Errorf(cauri.EInvalid, "email (the merchant's owner) must be an e-mail address")
-	}
-	if req.DefaultCurrency != "" {
-		if ws.DefaultCurrency, err = cauri.ParseCurrency(req.DefaultCurrency); err != nil {
-			return err
-		}
-	}
-	var hash string
-	if req.Password != "" {
-		if hash, err = accounts.HashPassword(req.Password, email, name); err != nil {
-			return err
-		}
-	}
-	if req.WebhookURL != "" {
-		if err := s.Guard.CheckURL(r.Context(), req.WebhookURL); err != nil {
-			return err
-		}
-	}
-	var events []string
-	if req.Events != nil {
-		if events, err = cauri.ParseEvents(req.Events); err != nil {
-			return err
-		}
-	}
-	ws.PartnerID = p.ID
-	keys, plain := cauri.KeySet(ws.ID, now)
-	prov := store.Provision{Workspace: ws, Keys: keys}
-	if req.WebhookURL != "" || events != nil {
-		prov.Webhook = &cauri.WebhookConfig{URL: req.WebhookURL, Events: events, TestEvents: events}
-	}
-	owner := &merchantOwner{Email: email}
-	if hash != "" {
-		prov.Owner, prov.PasswordHash = &cauri.User{ID: cauri.NewID("usr_"), Email: email, CreatedAt: now}, hash
-	} else {
-		prov.Token = randomToken()
-		prov.Invitation = &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: "partner:" + p.ID,
-			CreatedAt: now, ExpiresAt: now.Add(cauri.InvitationLifetime)}
-		owner.InvitationURL = s.dashboardURL() + "/dashboard/invitations/" + prov.Token
-	}
-	if err := s.Store.ProvisionWorkspace(r.Context(), prov); err != nil {
-		return err
-	}
-	m, err := s.merchant(r, ws)
-	if err != nil {
-		return err
-	}
-	m.Keys, m.Owner = plain, owner
-	writeJSON(w, http.StatusCreated, m)
+	writeJSON(w, http.StatusCreated, o)
 	return nil
 }
 
@@ -232,7 +123,7 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request, p *store.
 		}
 		limit = n
 	}
-	list, err := s.Store.PartnerWorkspaces(r.Context(), p.ID, limit)
+	list, err := s.Partners.Merchants(r.Context(), p, limit)
 	if err != nil {
 		return err
 	}
@@ -241,12 +132,8 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request, p *store.
 		Data   []*merchantObject `json:"data"`
 		Count  int               `json:"count"`
 	}{Object: "list", Data: []*merchantObject{}}
-	for _, ws := range list {
-		m, err := s.merchant(r, ws)
-		if err != nil {
-			return err
-		}
-		out.Data = append(out.Data, m)
+	for _, m := range list {
+		out.Data = append(out.Data, merchantJSON(m))
 	}
 	out.Count = len(out.Data)
 	writeJSON(w, http.StatusOK, out)
@@ -255,15 +142,11 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request, p *store.
 
 // getMerchant is GET /v1/partner/merchants/{id}.
 func (s *Server) getMerchant(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
-	ws, err := s.partnerMerchant(r, p)
+	m, err := s.Partners.Merchant(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	m, err := s.merchant(r, ws)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, http.StatusOK, merchantJSON(m))
 	return nil
 }
 
@@ -274,12 +157,10 @@ type updateMerchantRequest struct {
 	Events         []string `json:"events"`
 }
 
-// updateMerchant is PATCH /v1/partner/merchants/{id}: the name, the live
-// and test webhook addresses ("" removes one; public HTTPS only, as PATCH
-// /v1/config/webhook) and the events. Everything is checked before
-// anything is saved.
+// updateMerchant is PATCH /v1/partner/merchants/{id}
+// (partner.UpdateMerchant).
 func (s *Server) updateMerchant(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
-	ws, err := s.partnerMerchant(r, p)
+	ws, err := s.Partners.Workspace(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -287,51 +168,12 @@ func (s *Server) updateMerchant(w http.ResponseWriter, r *http.Request, p *store
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	var name string
-	if req.Name != nil {
-		if name, err = cauri.CleanText("name", *req.Name, 200); err != nil {
-			return err
-		}
-		if name == "" {
-			return cauri.Errorf(cauri.EInvalid, "name cannot be empty")
-		}
-	}
-	for _, u := range []*string{req.WebhookURL, req.TestWebhookURL} {
-		if u != nil && *u != "" {
-			if err := s.Guard.CheckURL(r.Context(), *u); err != nil {
-				return err
-			}
-		}
-	}
-	var events []string
-	if req.Events != nil {
-		if events, err = cauri.ParseEvents(req.Events); err != nil {
-			return err
-		}
-	}
-	var webhook func(*cauri.WebhookConfig) error
-	if req.WebhookURL != nil || req.TestWebhookURL != nil || req.Events != nil {
-		webhook = func(c *cauri.WebhookConfig) error {
-			if req.WebhookURL != nil {
-				c.URL = *req.WebhookURL
-			}
-			if req.TestWebhookURL != nil {
-				c.TestURL = *req.TestWebhookURL
-			}
-			if req.Events != nil { // a partner sets up both modes alike
-				c.Events, c.TestEvents = events, events
-			}
-			return nil
-		}
-	}
-	if ws, err = s.Store.UpdateWorkspace(r.Context(), ws.ID, name, webhook, s.Now()); err != nil {
-		return err
-	}
-	m, err := s.merchant(r, ws)
+	m, err := s.Partners.UpdateMerchant(r.Context(), ws, partner.Update{Name: req.Name, WebhookURL: req.WebhookURL,
+		TestWebhookURL: req.TestWebhookURL, Events: req.Events})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, http.StatusOK, merchantJSON(m))
 	return nil
 }
 
@@ -357,13 +199,10 @@ type gatewayObject struct {
 	CreatedAt   string               `json:"created_at"`
 }
 
-// addMerchantGateway is POST /v1/partner/merchants/{id}/gateways: one of
-// the merchant's aggregator accounts, checked as the dashboard and the
-// command line check it; the credentials are sealed and only hinted at in
-// the answer. A Connect merchant collects through the platform's gateways:
-// 403.
+// addMerchantGateway is POST /v1/partner/merchants/{id}/gateways
+// (partner.AddGateway): the credentials are only hinted at in the answer.
 func (s *Server) addMerchantGateway(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
-	ws, err := s.partnerMerchant(r, p)
+	ws, err := s.Partners.Workspace(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -371,18 +210,9 @@ func (s *Server) addMerchantGateway(w http.ResponseWriter, r *http.Request, p *s
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if ws.Connect {
-		return cauri.Errorf(cauri.EForbidden, "A Connect merchant collects through the service's platform gateways; it adds none of its own")
-	}
-	prov, ok := gateway.Lookup(req.Provider)
-	if !ok {
-		return cauri.Errorf(cauri.EInvalid, "provider must be one of %s", strings.Join(gateway.Keys(), ", "))
-	}
-	g, err := prov.NewGateway(ws.ID, req.Name, req.Live, req.Countries, req.Credentials, s.Now())
+	g, err := s.Partners.AddGateway(r.Context(), ws, partner.NewGateway{Provider: req.Provider, Name: req.Name, Live: req.Live,
+		Countries: req.Countries, Credentials: req.Credentials})
 	if err != nil {
-		return err
-	}
-	if err := s.Store.CreateGateway(r.Context(), g, req.Credentials); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, gatewayObject{ID: g.ID, Object: "gateway", Provider: g.Provider, Name: g.Name, Live: g.Live,
@@ -395,7 +225,7 @@ func (s *Server) addMerchantGateway(w http.ResponseWriter, r *http.Request, p *s
 // whether the service has verified the merchant's identity (until then its
 // live keys create test objects, SPEC section 1).
 func (s *Server) merchantVerification(w http.ResponseWriter, r *http.Request, p *store.Partner) error {
-	ws, err := s.partnerMerchant(r, p)
+	ws, err := s.Partners.Workspace(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base32"
 	"net/http"
 	"strings"
 	"time"
@@ -23,12 +21,6 @@ const (
 	csrfCookie    = "cauri_csrf"
 )
 
-func randomToken() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
-}
-
 // secureCookies: cookies are Secure when the service is served over https.
 func (s *Server) secureCookies() bool { return strings.HasPrefix(s.PayURL, "https://") }
 
@@ -43,7 +35,7 @@ func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
 	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 52 {
 		return c.Value
 	}
-	t := randomToken()
+	t := accounts.NewToken()
 	s.setCookie(w, csrfCookie, t, 0, http.SameSiteStrictMode)
 	return t
 }
@@ -141,7 +133,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 // signIn starts a dashboard session (12 hours) and sends to the dashboard.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, d store.DashboardSession) error {
 	d.ExpiresAt = s.Now().Add(cauri.DashboardSessionLifetime)
-	token := randomToken()
+	token := accounts.NewToken()
 	if err := s.Store.CreateDashboardSession(r.Context(), token, d, s.Now()); err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 		return s.renderTeam(w, r, "", err)
 	}
 	now := s.Now()
-	token := randomToken()
+	token := accounts.NewToken()
 	inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: d.UserID, CreatedAt: now,
 		ExpiresAt: now.Add(cauri.InvitationLifetime)}
 	if err := s.Store.CreateInvitation(r.Context(), inv, token); err != nil {

@@ -270,7 +270,7 @@ func TestQueryString(t *testing.T) {
 // address and network, so guessing the owner's password from elsewhere
 // never locks the owner out.
 func TestThrottle_Credentials(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"), func(d *Deps) { d.PartnerSecret = "partner-secret-0123456789" })
+	e := newEnv(t, storetest.SQLite(t), trustProxies("127.0.0.0/8"), func(d *Deps) { d.Partners.Secret = "partner-secret-0123456789" })
 	bad := "svc_test_sec_" + strings.Repeat("x", 40)
 	for i := range 30 {
 		if r := e.do("GET", "/v1/config/webhook", nil, "Authorization", "Bearer "+bad, "X-Forwarded-For", "198.51.100.66"); r.status != 401 {

@@ -46,7 +46,7 @@ func TestPartner_API(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		const secret = "the-single-partner-secret-0123456789"
-		e := newEnv(t, st, func(d *Deps) { d.PartnerSecret = secret })
+		e := newEnv(t, st, func(d *Deps) { d.Partners.Secret = secret })
 		ph := partnerHeader(secret)
 		for _, h := range [][]string{nil, partnerHeader("wrong"), partnerHeader(secret + "x")} {
 			wantError(t, e.do("GET", "/v1/partner/merchants", nil, h...), 401, "partner secret")

@@ -22,6 +22,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
+	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -31,19 +32,17 @@ import (
 
 // Deps are what the server is built from.
 type Deps struct {
-	Store     *store.Store
-	Checkout  *checkout.Service
-	Transfers *transfer.Service
-	Router    *routing.Router  // ranks providers (POST and GET /v1/route)
-	Guard     *delivery.Guard  // webhook address policy
-	Worker    *delivery.Worker // sends deliveries; resends go through it
-	Limiter   ratelimit.Limiter
-	Logger    *slog.Logger
-	PayURL    string
-	BaseURL   string // where the dashboard is served ("": the pay URL's origin)
-	// PartnerSecret is the single partner's secret of /v1/partner ("":
-	// only the partners issued by the administration).
-	PartnerSecret  string
+	Store          *store.Store
+	Checkout       *checkout.Service
+	Transfers      *transfer.Service
+	Router         *routing.Router  // ranks providers (POST and GET /v1/route)
+	Guard          *delivery.Guard  // webhook address policy
+	Worker         *delivery.Worker // sends deliveries; resends go through it
+	Limiter        ratelimit.Limiter
+	Logger         *slog.Logger
+	PayURL         string
+	BaseURL        string           // where the dashboard is served ("": the pay URL's origin)
+	Partners       *partner.Service // the partner API (/v1/partner)
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it, to the

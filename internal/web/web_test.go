@@ -19,6 +19,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/movement"
+	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -102,6 +103,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 			Connectors: connectors, Failures: failures, Route: router},
 		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
 			Failures: failures, Route: router},
+		Partners: &partner.Service{Store: st, Guard: guard, Now: clk.Now},
 		Router:   router,
 		Guard:    guard,
 		Worker:   worker,
