@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
@@ -92,6 +93,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Logger:         logger,
 		PayURL:         cfg.PayURL,
 		BaseURL:        cfg.BaseURL,
+		Accounts:       &accounts.Service{Store: st, Now: now},
 		Partners:       &partner.Service{Store: st, Guard: guard, Secret: cfg.PartnerSecret, Now: now},
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,

@@ -1,10 +1,12 @@
-// Package accounts holds the rules of the dashboard's accounts that need
-// more than the domain's standard library: a new password must be hard to
-// guess, judged by zxcvbn (its embedded lists of common passwords, words
-// and names, and its patterns: keyboard rows, dates, repeats), and
-// passwords are kept and checked as bcrypt hashes, in one place.
+// Package accounts is the service of who may do what (Service): API keys
+// and their rolls, the dashboard's sign-in and sessions, its team and
+// invitations. Its rules that need more than the domain's standard
+// library are here too: a new password must be hard to guess, judged by
+// zxcvbn (its embedded lists of common passwords, words and names, and its
+// patterns: keyboard rows, dates, repeats), and passwords are kept and
+// checked as bcrypt hashes, in one place.
 //
-// It imports the domain, zxcvbn and bcrypt.
+// It imports the domain, the store's types, zxcvbn and bcrypt.
 package accounts
 
 import (

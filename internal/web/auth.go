@@ -38,7 +38,7 @@ func (s *Server) authenticate(r *http.Request, allowPublic bool) (*caller, error
 	if !cauri.LooksLikeKey(key) {
 		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
 	}
-	ws, k, err := s.Store.Authenticate(r.Context(), key, s.Now())
+	ws, k, err := s.Accounts.Authenticate(r.Context(), key)
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		return nil, s.refused(r, cauri.Errorf(cauri.EUnauthorized, "Invalid API Key"))
 	}

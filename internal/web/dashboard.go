@@ -55,10 +55,7 @@ func (s *Server) dashboardSession(r *http.Request) (string, *store.DashboardSess
 	if err != nil || c.Value == "" {
 		return "", nil, cauri.Errorf(cauri.EUnauthorized, "Not signed in to the dashboard")
 	}
-	d, err := s.Store.DashboardSessionByToken(r.Context(), c.Value, s.Now())
-	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return "", nil, cauri.Errorf(cauri.EUnauthorized, "Your dashboard session expired; sign in again")
-	}
+	d, err := s.Accounts.Session(r.Context(), c.Value)
 	return c.Value, d, err
 }
 
@@ -104,39 +101,19 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			return s.renderLogin(w, r, email, err)
 		}
 	}
-	wrong := cauri.Errorf(cauri.EUnauthorized, "Wrong e-mail address or password")
-	var u *cauri.User
-	var hash string
-	_, err := cauri.NormalizeEmail(email)
-	if err != nil {
-		err = cauri.Errorf(cauri.ENotFound, "No user") // not an address: no account has it (and no query)
-	} else {
-		u, hash, err = s.Store.UserByEmail(r.Context(), email)
-	}
-	if cauri.ErrorCode(err) == cauri.ENotFound {
-		accounts.PasswordMatches("", r.PostForm.Get("password")) // the same time either way
-		return s.renderLogin(w, r, email, wrong)
+	token, err := s.Accounts.SignIn(r.Context(), email, r.PostForm.Get("password"))
+	if cauri.ErrorCode(err) == cauri.EUnauthorized {
+		return s.renderLogin(w, r, email, err)
 	}
 	if err != nil {
 		return err
 	}
-	if !accounts.PasswordMatches(hash, r.PostForm.Get("password")) {
-		return s.renderLogin(w, r, email, wrong)
-	}
-	d := store.DashboardSession{UserID: u.ID, Livemode: true}
-	if list, err := s.Store.UserWorkspaces(r.Context(), u.ID); err == nil && len(list) == 1 {
-		d.WorkspaceID = list[0].ID // one workspace: selected; several: the user picks
-	}
-	return s.signIn(w, r, d)
+	return s.startSession(w, r, token)
 }
 
-// signIn starts a dashboard session (12 hours) and sends to the dashboard.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request, d store.DashboardSession) error {
-	d.ExpiresAt = s.Now().Add(cauri.DashboardSessionLifetime)
-	token := accounts.NewToken()
-	if err := s.Store.CreateDashboardSession(r.Context(), token, d, s.Now()); err != nil {
-		return err
-	}
+// startSession gives the browser a dashboard session's cookie and sends
+// it to the dashboard.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, token string) error {
 	s.setCookie(w, sessionCookie, token, cauri.DashboardSessionLifetime, http.SameSiteLaxMode)
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	return nil
@@ -149,7 +126,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		if err := s.Store.DeleteDashboardSession(r.Context(), c.Value); err != nil {
+		if err := s.Accounts.SignOut(r.Context(), c.Value); err != nil {
 			return err
 		}
 	}
@@ -172,7 +149,7 @@ func (s *Server) selectWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Store.SetDashboardWorkspace(r.Context(), token, r.PostForm.Get("workspace"), r.PostForm.Get("mode") != "test"); err != nil {
+	if err := s.Accounts.Select(r.Context(), token, r.PostForm.Get("workspace"), r.PostForm.Get("mode") != "test"); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)

@@ -45,7 +45,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, newKey strin
 	if !ok {
 		return err
 	}
-	keys, err := s.Store.Keys(r.Context(), ws.ID, s.Now())
+	keys, err := s.Accounts.Keys(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request) error {
 	if gerr != nil || !offered || (mode != "live" && mode != "test") || (kind != string(cauri.KeySecret) && kind != string(cauri.KeyPublic)) {
 		return s.renderKeys(w, r, "", cauri.Errorf(cauri.EInvalid, "Pick the key to roll (live or test, secret or public) and a grace period among those offered"))
 	}
-	k, err := s.Store.RollKey(r.Context(), ws.ID, cauri.KeyKind(kind), mode == "live", time.Duration(grace)*time.Second, s.Now())
+	k, err := s.Accounts.RollKey(r.Context(), ws.ID, cauri.KeyKind(kind), mode == "live", time.Duration(grace)*time.Second)
 	if err != nil {
 		return err
 	}

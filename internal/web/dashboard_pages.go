@@ -31,7 +31,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (string, *stor
 	}
 	// The page's changes are the user's: the audit log records them so.
 	*r = *r.WithContext(store.WithActor(r.Context(), "user:"+d.UserID))
-	ws, err := s.Store.Workspace(r.Context(), d.WorkspaceID)
+	ws, err := s.Accounts.Workspace(r.Context(), d.WorkspaceID)
 	return token, d, ws, err == nil, err
 }
 

@@ -5,7 +5,6 @@ import (
 	"net/url"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -35,11 +34,7 @@ func (s *Server) renderTeam(w http.ResponseWriter, r *http.Request, link string,
 	if !ok {
 		return err
 	}
-	members, err := s.Store.Members(r.Context(), ws.ID)
-	if err != nil {
-		return err
-	}
-	pending, err := s.Store.PendingInvitations(r.Context(), ws.ID, s.Now())
+	members, pending, err := s.Accounts.Team(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -63,15 +58,8 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	email, err := cauri.NormalizeEmail(r.PostForm.Get("email"))
+	token, err := s.Accounts.Invite(r.Context(), ws.ID, d.UserID, r.PostForm.Get("email"))
 	if err != nil {
-		return s.renderTeam(w, r, "", err)
-	}
-	now := s.Now()
-	token := accounts.NewToken()
-	inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: ws.ID, Email: email, InvitedBy: d.UserID, CreatedAt: now,
-		ExpiresAt: now.Add(cauri.InvitationLifetime)}
-	if err := s.Store.CreateInvitation(r.Context(), inv, token); err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
@@ -86,7 +74,7 @@ func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request) error 
 	if !ok {
 		return err
 	}
-	if err := s.Store.RevokeInvitation(r.Context(), ws.ID, r.PathValue("id"), s.Now()); err != nil {
+	if err := s.Accounts.Revoke(r.Context(), ws.ID, r.PathValue("id")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/team", http.StatusSeeOther)
@@ -125,7 +113,7 @@ func (s *Server) renderInvitation(w http.ResponseWriter, r *http.Request, refuse
 	lang, t := pickLanguage(r)
 	setPageHeaders(w)
 	data := invitationData{T: t, Lang: lang, CSRF: s.csrfToken(w, r)}
-	inv, workspace, hasAccount, err := s.Store.InvitationByToken(r.Context(), r.PathValue("token"), s.Now())
+	inv, workspace, hasAccount, err := s.Accounts.Invitation(r.Context(), r.PathValue("token"))
 	switch {
 	case cauri.ErrorCode(err) == cauri.ENotFound:
 		data.Error = t["invitation_gone"]
@@ -158,7 +146,7 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 		return s.renderInvitation(w, r, err)
 	}
 	token := r.PathValue("token")
-	inv, _, hasAccount, err := s.Store.InvitationByToken(r.Context(), token, s.Now())
+	inv, _, _, err := s.Accounts.Invitation(r.Context(), token)
 	if err != nil {
 		return s.renderInvitation(w, r, nil) // 410 (or the error) from the page
 	}
@@ -167,30 +155,13 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 			return s.renderInvitation(w, r, err)
 		}
 	}
-	password := r.PostForm.Get("password")
-	u := &cauri.User{ID: cauri.NewID("usr_"), Email: inv.Email, CreatedAt: s.Now()}
-	var hash string
-	if hasAccount {
-		_, known, err := s.Store.UserByEmail(r.Context(), inv.Email)
-		if err != nil {
-			return err
-		}
-		if !accounts.PasswordMatches(known, password) {
-			return s.renderInvitation(w, r, cauri.Errorf(cauri.EUnauthorized, "Wrong password for %s", inv.Email))
-		}
-	} else {
-		if hash, err = accounts.HashPassword(password, inv.Email); cauri.ErrorCode(err) == cauri.EInvalid {
-			return s.renderInvitation(w, r, err)
-		} else if err != nil {
-			return err
-		}
-	}
-	userID, err := s.Store.AcceptInvitation(r.Context(), token, u, hash, s.Now())
-	if err != nil {
-		if cauri.ErrorCode(err) == cauri.EInternal {
-			return err
-		}
+	session, err := s.Accounts.Accept(r.Context(), token, r.PostForm.Get("password"))
+	switch {
+	case err == nil:
+	case cauri.ErrorCode(err) == cauri.EInternal:
+		return err
+	default:
 		return s.renderInvitation(w, r, err)
 	}
-	return s.signIn(w, r, store.DashboardSession{UserID: userID, WorkspaceID: inv.WorkspaceID, Livemode: true})
+	return s.startSession(w, r, session)
 }

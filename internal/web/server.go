@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/partner"
@@ -41,8 +42,9 @@ type Deps struct {
 	Limiter        ratelimit.Limiter
 	Logger         *slog.Logger
 	PayURL         string
-	BaseURL        string           // where the dashboard is served ("": the pay URL's origin)
-	Partners       *partner.Service // the partner API (/v1/partner)
+	BaseURL        string            // where the dashboard is served ("": the pay URL's origin)
+	Accounts       *accounts.Service // API keys, the dashboard's sign-in, sessions and team
+	Partners       *partner.Service  // the partner API (/v1/partner)
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it, to the

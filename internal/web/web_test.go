@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
@@ -103,6 +104,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 			Connectors: connectors, Failures: failures, Route: router},
 		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
 			Failures: failures, Route: router},
+		Accounts: &accounts.Service{Store: st, Now: clk.Now},
 		Partners: &partner.Service{Store: st, Guard: guard, Now: clk.Now},
 		Router:   router,
 		Guard:    guard,

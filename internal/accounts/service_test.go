@@ -1,0 +1,139 @@
+package accounts
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// clock is the service's injected time, moved by the tests.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+func newWorkspace(t *testing.T, st *store.Store, name string, now time.Time) *cauri.Workspace {
+	t.Helper()
+	ws, err := cauri.NewWorkspace(name, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := cauri.KeySet(ws.ID, now)
+	if err := st.CreateWorkspace(context.Background(), ws, keys); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestSignInAndSessions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := newWorkspace(t, st, "Boutique Adjoa", clk.t)
+		hash, err := HashPassword("correct horse battery")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "awa@example.com", CreatedAt: clk.t}, hash, ws.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ email, password string }{
+			{"awa@example.com", "wrong password"},
+			{"nobody@example.com", "correct horse battery"},
+			{"not an address", "correct horse battery"},
+		} {
+			if _, err := s.SignIn(ctx, tc.email, tc.password); err != errWrongSignIn {
+				t.Errorf("SignIn(%q, %q) = %v; want the one wrong-sign-in error", tc.email, tc.password, err)
+			}
+		}
+		token, err := s.SignIn(ctx, "awa@example.com", "correct horse battery")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.Session(ctx, token)
+		if err != nil || d.WorkspaceID != ws.ID || !d.Livemode {
+			t.Fatalf("session = %+v, %v; want the one workspace selected, live", d, err)
+		}
+		if err := s.Select(ctx, token, ws.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := s.Session(ctx, token); d.Livemode {
+			t.Fatal("after selecting test data, the session still shows live data")
+		}
+		clk.t = clk.t.Add(cauri.DashboardSessionLifetime + time.Second)
+		if _, err := s.Session(ctx, token); cauri.ErrorCode(err) != cauri.EUnauthorized {
+			t.Fatalf("an expired session: %v; want %s", err, cauri.EUnauthorized)
+		}
+		token, _ = s.SignIn(ctx, "awa@example.com", "correct horse battery")
+		if err := s.SignOut(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Session(ctx, token); cauri.ErrorCode(err) != cauri.EUnauthorized {
+			t.Fatalf("a signed-out session: %v; want %s", err, cauri.EUnauthorized)
+		}
+	})
+}
+
+func TestInvitations(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := newWorkspace(t, st, "Boutique Adjoa", clk.t)
+		other := newWorkspace(t, st, "Kofi Store", clk.t)
+		hash, _ := HashPassword("kofi's own long password")
+		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "kofi@example.com", CreatedAt: clk.t}, hash, other.ID)
+
+		if _, err := s.Invite(ctx, ws.ID, "usr_owner", "not an address"); cauri.ErrorCode(err) != cauri.EInvalid {
+			t.Fatalf("invite a non-address: %v", err)
+		}
+		newcomer, err := s.Invite(ctx, ws.ID, "usr_owner", " Yao@Example.com ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inv, name, hasAccount, err := s.Invitation(ctx, newcomer); err != nil || inv.Email != "yao@example.com" || name != "Boutique Adjoa" || hasAccount {
+			t.Fatalf("invitation = %+v %q %v %v", inv, name, hasAccount, err)
+		}
+		if _, err := s.Accept(ctx, newcomer, "password12"); cauri.ErrorCode(err) != cauri.EInvalid {
+			t.Fatalf("a weak password: %v; want %s", err, cauri.EInvalid)
+		}
+		session, err := s.Accept(ctx, newcomer, "a long and unguessable phrase")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := s.Session(ctx, session); err != nil || d.WorkspaceID != ws.ID {
+			t.Fatalf("after accepting: %+v, %v; want signed in on the workspace", d, err)
+		}
+		if _, err := s.Accept(ctx, newcomer, "a long and unguessable phrase"); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("an invitation used twice: %v; want %s", err, cauri.ENotFound)
+		}
+
+		existing, _ := s.Invite(ctx, ws.ID, "usr_owner", "kofi@example.com")
+		if _, _, hasAccount, _ := s.Invitation(ctx, existing); !hasAccount {
+			t.Fatal("an address with an account: hasAccount false")
+		}
+		if _, err := s.Accept(ctx, existing, "a guess"); cauri.ErrorCode(err) != cauri.EUnauthorized {
+			t.Fatalf("the account's wrong password: %v; want %s", err, cauri.EUnauthorized)
+		}
+		revoked, _ := s.Invite(ctx, ws.ID, "usr_owner", "ama@example.com")
+		members, pending, err := s.Team(ctx, ws.ID)
+		if err != nil || len(members) != 1 || len(pending) != 2 {
+			t.Fatalf("team = %d members, %d pending, %v; want 1 and 2", len(members), len(pending), err)
+		}
+		inv, _, _, _ := s.Invitation(ctx, revoked)
+		if err := s.Revoke(ctx, ws.ID, inv.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := s.Invitation(ctx, revoked); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("a revoked invitation: %v", err)
+		}
+		clk.t = clk.t.Add(cauri.InvitationLifetime + time.Second)
+		if _, err := s.Accept(ctx, existing, "kofi's own long password"); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("an expired invitation: %v; want %s", err, cauri.ENotFound)
+		}
+	})
+}
