@@ -118,7 +118,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
 		// A transfer's control call goes to the transfers' book; the rest
 		// (payments, faults) to the payments'.
-		key := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		key := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/_sim/"), "settle/"), "callback/")
 		if _, payment := s.View(key); !payment {
 			if _, transfer := s.transfers.View(key); transfer {
 				s.transfers.Intercept(w, r)
