@@ -31,20 +31,43 @@ const simTokenLife = 5 * time.Minute
 // codes by country).
 var simNumberLength = map[string]int{"225": 10, "223": 8, "221": 9, "228": 8, "226": 8, "237": 9}
 
-// simTransfer is a transfer as the simulator holds it.
+// simTransfer is CinetPay's own of a transfer (its id is the
+// movement's, client_transaction_id its alias).
 type simTransfer struct {
-	id, clientID, lot               string
-	amount, prefix, phone, operator string
-	notifyURL                       string
-	treatment, sending, comment     string // treatment_status NEW, VAL or REJ; sending_status; comment
-	validatedAt                     string
+	clientID, lot            string
+	amount, prefix, operator string
+	notifyURL                string
+	sending, comment         string // sending_status; comment
+	validatedAt              string
 }
 
-// object is the transfer as the check and the notification show it.
-func (t *simTransfer) object() map[string]string {
-	return map[string]string{"transaction_id": t.id, "client_transaction_id": t.clientID, "lot": t.lot, "amount": t.amount,
-		"receiver": t.phone, "receiver_e164": "+" + t.prefix + t.phone, "operator": t.operator, "sending_status": t.sending,
-		"treatment_status": t.treatment, "comment": t.comment, "validated_at": t.validatedAt}
+// transferLifecycle is a transfer's treatment_status (docs.cinetpay.com/
+// api/1.0-en/transfert/statuts): NEW waits to be processed, REC is being
+// processed, NOS awaits confirmation or rejection (both reached only by a
+// control call: CinetPay says not when), VAL and REJ are final and
+// notified. A stuck number stays NEW.
+func transferLifecycle(s *Simulator) sim.Lifecycle[simTransfer] {
+	return sim.Lifecycle[simTransfer]{
+		Pending: "NEW", Steps: []string{"REC", "NOS"}, Succeeded: "VAL", Failed: "REJ",
+		End: func(m *sim.Movement[simTransfer]) {
+			t := &m.Data
+			if m.Status == "REJ" {
+				t.sending, t.comment = "REJECTED", "The recipient's wallet refused the transfer"
+				return
+			}
+			t.sending, t.comment = "CONFIRM", "Transfer completed"
+			t.validatedAt = s.now().UTC().Format("2006-01-02 15:04:05")
+		},
+		Notify: transferNotification,
+	}
+}
+
+// transferObject is the transfer as the check and the notification show it.
+func transferObject(m *sim.Movement[simTransfer]) map[string]string {
+	t := &m.Data
+	return map[string]string{"transaction_id": m.ID, "client_transaction_id": t.clientID, "lot": t.lot, "amount": t.amount,
+		"receiver": m.Phone, "receiver_e164": "+" + t.prefix + m.Phone, "operator": t.operator, "sending_status": t.sending,
+		"treatment_status": m.Status, "comment": t.comment, "validated_at": t.validatedAt}
 }
 
 // simItem is one contact or transfer of a request's data.
@@ -62,11 +85,7 @@ type simItem struct {
 
 // Payouts counts the transfers the simulator accepted (refusals and
 // resent client_transaction_ids aside): each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.payouts
-}
+func (s *Simulator) Payouts() int { return s.transfers.Payouts() }
 
 // Logins counts the tokens the simulator gave.
 func (s *Simulator) Logins() int {
@@ -181,9 +200,8 @@ func (s *Simulator) addContacts(w http.ResponseWriter, r *http.Request) {
 		s.contacts = map[string]bool{}
 	}
 	for _, c := range list {
-		s.nextID++
 		o := map[string]any{"prefix": c.Prefix, "phone": c.Phone, "name": c.Name, "surname": c.Surname, "email": c.Email,
-			"code": 0, "status": "success", "lot": fmt.Sprintf("%022d", s.nextID)}
+			"code": 0, "status": "success", "lot": fmt.Sprintf("%022d", s.transfers.Next())}
 		key := string(c.Prefix + c.Phone)
 		switch {
 		case !validNumber(string(c.Prefix), string(c.Phone)):
@@ -228,18 +246,16 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var settle []string
 	out := make([]map[string]any, 0, len(list))
-	s.mu.Lock()
-	if s.transfers == nil {
-		s.transfers = map[string]*simTransfer{}
-	}
 	for _, t := range list {
 		o := map[string]any{"prefix": t.Prefix, "phone": t.Phone, "amount": t.Amount, "client_transaction_id": t.ClientTransactionID,
 			"notify_url": t.NotifyURL, "code": 0, "status": "success"}
 		amount, err := strconv.ParseInt(string(t.Amount), 10, 64)
 		refuse, _, _ := sim.Outcome(string(t.Phone))
 		id := string(t.ClientTransactionID)
+		s.mu.Lock()
+		contact := s.contacts[string(t.Prefix+t.Phone)]
+		s.mu.Unlock()
 		switch {
 		case t.NotifyURL == "":
 			o["code"], o["status"] = 725, "MISSING_NOTIFY_URL"
@@ -251,31 +267,24 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 			o["code"], o["status"] = 720, "AMOUNT_TOO_LARGE"
 		case t.PaymentMethod != "" && !knownMethod(string(t.PaymentMethod)):
 			o["code"], o["status"] = 721, "OPERATOR_NOT_AVAILABLE"
-		case !s.contacts[string(t.Prefix+t.Phone)]:
+		case !contact:
 			o["code"], o["status"] = 724, "ERROR_PHONE_NOT_MY_CONTACT"
 		case refuse:
 			o["code"], o["status"] = 802, "INVALID_PHONE"
 		case id == "":
 			o["code"], o["status"] = 704, "INVALID_PARAM"
-		case s.transfers[id] != nil:
-			o["code"], o["status"] = 805, "CLIENT_TRANSACTION_ID_EXIST"
 		default:
-			s.nextID++
-			tr := &simTransfer{id: fmt.Sprintf("SIM%s.X%06d", s.now().UTC().Format("060102.150405"), s.nextID), clientID: id,
-				lot: fmt.Sprintf("%022d", s.nextID), amount: string(t.Amount), prefix: string(t.Prefix), phone: string(t.Phone),
-				operator: string(t.PaymentMethod), notifyURL: string(t.NotifyURL), treatment: "NEW", sending: "PENDING"}
-			s.transfers[id] = tr
-			s.payouts++
-			o["treatment_status"], o["transaction_id"], o["lot"] = tr.treatment, tr.id, tr.lot
-			settle = append(settle, id)
+			n := s.transfers.Next()
+			m, added := s.transfers.Add(&sim.Movement[simTransfer]{ID: fmt.Sprintf("SIM%s.X%06d", s.now().UTC().Format("060102.150405"), n),
+				Payout: true, Phone: string(t.Phone), Data: simTransfer{clientID: id, lot: fmt.Sprintf("%022d", n), amount: string(t.Amount),
+					prefix: string(t.Prefix), operator: string(t.PaymentMethod), notifyURL: string(t.NotifyURL), sending: "PENDING"}}, id)
+			if !added {
+				o["code"], o["status"] = 805, "CLIENT_TRANSACTION_ID_EXIST"
+				break
+			}
+			o["treatment_status"], o["transaction_id"], o["lot"] = m.Status, m.ID, m.Data.lot
 		}
 		out = append(out, o)
-	}
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		for _, id := range settle {
-			time.AfterFunc(s.SettleAfter, func() { s.settleTransfer(id, "") })
-		}
 	}
 	transferReply(w, "0", "OPERATION_SUCCES", "", [][]map[string]any{out})
 }
@@ -284,63 +293,38 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 // transaction_id; 723 NOT_FOUND when no transfer has it.
 func (s *Simulator) checkTransfer(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	s.mu.Lock()
-	var found map[string]string
-	for _, t := range s.transfers {
-		if id := q.Get("client_transaction_id"); id != "" && t.clientID == id || q.Get("transaction_id") != "" && t.id == q.Get("transaction_id") {
-			found = t.object()
-		}
+	var m sim.Movement[simTransfer]
+	found := false
+	if id := q.Get("client_transaction_id"); id != "" {
+		m, found = s.transfers.View(id)
+		found = found && m.Data.clientID == id
 	}
-	s.mu.Unlock()
-	if found == nil {
+	if id := q.Get("transaction_id"); !found && id != "" {
+		m, found = s.transfers.View(id)
+		found = found && m.ID == id
+	}
+	if !found {
 		transferReply(w, "723", "NOT_FOUND", "No results for this search", []any{})
 		return
 	}
-	transferReply(w, "0", "OPERATION_SUCCES", "", []map[string]string{found})
+	transferReply(w, "0", "OPERATION_SUCCES", "", []map[string]string{transferObject(&m)})
 }
 
-// settleTransfer ends a waiting transfer: as the number asks, or as status
-// (VAL or REJ) says, and notifies it. It reports whether the transfer exists.
-func (s *Simulator) settleTransfer(id, status string) bool {
-	s.mu.Lock()
-	t := s.transfers[id]
-	if t == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(t.phone)
-	if t.treatment != "NEW" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	if status == "REJ" || status == "" && fails {
-		t.treatment, t.sending, t.comment = "REJ", "REJECTED", "The recipient's wallet refused the transfer"
-	} else {
-		t.treatment, t.sending, t.comment = "VAL", "CONFIRM", "Transfer completed"
-		t.validatedAt = s.now().UTC().Format("2006-01-02 15:04:05")
-	}
-	s.mu.Unlock()
-	s.notifyTransfer(t, "")
-	return true
-}
-
-// notifyTransfer posts the documented form (transfert/notification),
+// transferNotification is the documented form (transfert/notification),
 // unsigned as CinetPay documents it; claiming status when given.
-func (s *Simulator) notifyTransfer(t *simTransfer, status string) {
-	s.mu.Lock()
-	o := t.object()
+func transferNotification(m *sim.Movement[simTransfer], claim string) (string, []byte, http.Header) {
+	o := transferObject(m)
 	form := url.Values{}
 	for _, k := range []string{"transaction_id", "client_transaction_id", "lot", "amount", "receiver", "sending_status",
 		"comment", "treatment_status", "validated_at"} {
 		form.Set(k, o[k])
 	}
 	form.Set("operator_transaction_id", "")
-	if t.treatment == "VAL" {
-		form.Set("operator_transaction_id", "OP"+t.lot)
+	if m.Status == "VAL" {
+		form.Set("operator_transaction_id", "OP"+m.Data.lot)
 	}
-	s.mu.Unlock()
-	if status != "" {
-		form.Set("treatment_status", status)
+	if claim != "" {
+		form.Set("treatment_status", claim)
 	}
-	sim.PostCallback(t.notifyURL, []byte(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return m.Data.notifyURL, []byte(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
 }

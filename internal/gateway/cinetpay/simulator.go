@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
@@ -19,69 +21,114 @@ import (
 // 100 XOF/XAF, 624 for a card payment without the card holder's details),
 // unique transaction ids, a payment page at /_sim/pay/{transaction_id}
 // (pay or decline, then back to return_url with a POST, as CinetPay does),
-// outcomes by the locked number (sim.Outcome), settlement
-// after SettleAfter or on POST /_sim/settle/{transaction_id}[?status=
-// REFUSED|623|663|664] (the numbers: CinetPay's intermediate waiting
-// codes; a stuck number waits at 664), and the signed form notification
-// to the payment's notify_url. A check of a waiting payment answers its
-// waiting code with data.status WAITING_FOR_CUSTOMER. POST
-// /_sim/callback/{id}[?status=] sends the notification again (claiming
-// status in cpm_error_message); POST /_sim/fault injects faults.
+// outcomes by the locked number (sim.Outcome: 600 PAYMENT_FAILED, 602
+// INSUFFICIENT_BALANCE; a stuck number waits at 664), settlement after
+// SettleAfter or on POST /_sim/settle/{transaction_id}[?status=], and the
+// signed form notification to the payment's notify_url.
 //
-// It also stands in for the transfer API v1 under /v1 (payout_sim.go):
-// login with the apikey and TransferPassword (tokens expire after 5
-// minutes of Now), contacts, sending to a contact (unique
-// client_transaction_id, 805 otherwise), its check and the form
-// notification to the transfer's notify_url. The control calls settle
-// and notify a transfer by its client_transaction_id (?status=VAL|REJ).
+// A payment's status is the code a check answers (checkout/tableau): it
+// starts at 662 WAITING_CUSTOMER_PAYMENT; ?status=623, 663 or 664 moves it
+// to CinetPay's other waiting codes (the customer's confirmation, the
+// Orange Money OTP code, the operator) and notifies it, as CinetPay calls
+// notify_url "after each update"; ?status=00, 600, 602, 604 (a wrong OTP
+// code), 606 (Orange Money's INCORRECT_SETTINGS) or 627 ends it so, as do
+// their messages (SUCCES, TRANSACTION_CANCEL...) and ACCEPTED or REFUSED
+// (627, a declined payment). A check of a waiting payment answers its
+// code with data.status WAITING_FOR_CUSTOMER. POST /_sim/callback/{id}
+// [?status=] sends the notification again (claiming status in
+// cpm_error_message); POST /_sim/fault injects faults.
+//
+// It also stands in for the transfer API v1 under /v1 (payout_sim.go),
+// on a book of its own: the control calls settle and notify a transfer by
+// its client_transaction_id (?status=REC|NOS|VAL|REJ).
 type Simulator struct {
 	APIKey, SiteID, SecretKey string
 	TransferPassword          string // the transfer API's; none refuses every login
 	SettleAfter               time.Duration
 	Now                       func() time.Time // the tokens' clock; time.Now when nil
 
+	// Book holds the payments, by transaction_id; it counts the calls and
+	// injects the faults of both APIs.
+	sim.Book[simPayment]
+	transfers sim.Book[simTransfer] // by CinetPay's transaction_id and client_transaction_id
+	once      sync.Once
+
 	mu       sync.Mutex
-	payments map[string]*simPayment
-	nextID   int
-	faults   sim.Faults
-
-	transfers map[string]*simTransfer // by client_transaction_id
-	contacts  map[string]bool         // prefix+phone
-	tokens    map[string]time.Time    // when each token was given
-	logins    int
-	payouts   int
+	contacts map[string]bool      // prefix+phone
+	tokens   map[string]time.Time // when each token was given
+	logins   int
 }
 
+// simPayment is CinetPay's own of a payment.
 type simPayment struct {
-	id, token, amount, currency string
-	phone, channels             string
-	notifyURL, returnURL        string
-	status, code, message       string // CREATED, ACCEPTED or REFUSED; the check's code and message
-	created                     time.Time
+	amount, currency     string
+	notifyURL, returnURL string
 }
 
-var currencies = map[string]bool{"XOF": true, "XAF": true, "CDF": true, "GNF": true, "USD": true}
+// The codes of CinetPay's code table (docs.cinetpay.com/api/1.0-en/
+// checkout/tableau) a simulated payment takes, and their messages.
+const (
+	codeWaiting  = "662" // WAITING_CUSTOMER_PAYMENT
+	codeOperator = "664" // WAITING_CUSTOMER_PAYMENT_AT_OPERATOR_SIDE
+	codeCancel   = "627" // TRANSACTION_CANCEL: a declined payment
+)
 
-// simWaiting are the waiting codes a settle control may move a payment to
-// (status=623|663|664): CinetPay's intermediate states.
-var simWaiting = map[string][2]string{"623": {"623", "WAITING_CUSTOMER_TO_VALIDATE"}, "663": {"663", "WAITING_CUSTOMER_OTP_CODE"},
-	"664": {"664", "WAITING_CUSTOMER_PAYMENT_AT_OPERATOR_SIDE"}}
+var simMessages = map[string]string{
+	"00": "SUCCES", "600": "PAYMENT_FAILED", "602": "INSUFFICIENT_BALANCE",
+	// OTP_CODE_ERROR: "The OTP code entered is incorrect"; INCORRECT_SETTINGS:
+	// Orange Money's refusal (a wrong OTP code, a low balance, or the same
+	// number and amount again too soon), both in checkout/tableau.
+	"604": "OTP_CODE_ERROR", "606": "INCORRECT_SETTINGS",
+	"623": "WAITING_CUSTOMER_TO_VALIDATE", "627": "TRANSACTION_CANCEL", "662": "WAITING_CUSTOMER_PAYMENT",
+	"663": "WAITING_CUSTOMER_OTP_CODE", "664": "WAITING_CUSTOMER_PAYMENT_AT_OPERATOR_SIDE",
+}
 
+// ready sets the books to CinetPay's lifecycles on the first request.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: codeWaiting, Succeeded: successCode, Failed: "600",
+			Steps: []string{"623", "663", codeOperator}, Finals: []string{"602", "604", "606", codeCancel}, Stuck: codeOperator,
+			Outcome: func(m *sim.Movement[simPayment]) (string, bool) {
+				_, fails, stuck := sim.Outcome(m.Phone)
+				switch {
+				case fails && sim.LowBalance(m.Phone):
+					return "602", stuck
+				case fails:
+					return "600", stuck
+				}
+				return "", stuck
+			},
+			Notify: s.notification,
+		}
+		s.Book.SettleAfter = s.SettleAfter
+		s.transfers.Lifecycle = transferLifecycle(s)
+		s.transfers.SettleAfter = s.SettleAfter
+	})
+}
+
+// ServeHTTP answers the checkout API v2, the transfer API under /v1, the
+// payment page and the control calls.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.ready()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		sim.Page{Settle: s.settle, Declined: "REFUSED", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: func(id, status string) bool { return s.Settle(id, status) == nil }, Declined: codeCancel, Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults,
-			func(id, status string) bool { return s.settle(id, status) || s.settleTransfer(id, status) },
-			func(id, status string) bool {
-				return sim.ResendCallback(&s.mu, s.payments, id, status, s.notify) ||
-					sim.ResendCallback(&s.mu, s.transfers, id, status, s.notifyTransfer)
-			})
+		// A transfer's control call goes to the transfers' book; the rest
+		// (payments, faults) to the payments'.
+		key := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/_sim/"), "settle/"), "callback/")
+		if _, payment := s.View(key); !payment {
+			if _, transfer := s.transfers.View(key); transfer {
+				s.transfers.Intercept(w, r)
+				return
+			}
+		}
+		control(&s.Book, w, r, simStatus)
 		return
 	}
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	switch {
@@ -93,6 +140,44 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveTransfer(w, r)
 	default:
 		http.NotFound(w, r)
+	}
+}
+
+// simStatus is the code a control call's status names: a code, its
+// message, or ACCEPTED and REFUSED (a declined payment, 627).
+func simStatus(status string) string {
+	switch status {
+	case "ACCEPTED":
+		return successCode
+	case "REFUSED":
+		return codeCancel
+	}
+	for code, message := range simMessages {
+		if message == status {
+			return code
+		}
+	}
+	return status
+}
+
+// control answers a control call on b, a settle's status first
+// translated by code: a settle to a waiting step is notified too (CinetPay calls
+// notify_url "after each update to notify you of status changes during a
+// transaction", checkout/notification), a settle to a final status is
+// notified by b.
+func control[D any](b *sim.Book[D], w http.ResponseWriter, r *http.Request, code func(string) string) {
+	id, settle := strings.CutPrefix(r.URL.Path, "/_sim/settle/")
+	if status := r.URL.Query().Get("status"); settle && status != "" {
+		q := r.URL.Query()
+		q.Set("status", code(status))
+		r.URL.RawQuery = q.Encode()
+	}
+	b.Intercept(w, r)
+	if step := r.URL.Query().Get("status"); !settle || !slices.Contains(b.Steps, step) {
+		return
+	}
+	if m, ok := b.View(id); ok && m.Status == r.URL.Query().Get("status") {
+		b.Notify(id, "")
 	}
 }
 
@@ -119,7 +204,7 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 		req.LockPhoneNumber && req.CustomerPhone == "":
 		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "A required field is missing or invalid", []any{})
 		return
-	case !currencies[req.Currency]:
+	case !checkoutCurrencies[cauri.Currency(req.Currency)]:
 		reply(w, http.StatusOK, "612", "ERROR_CURRENCY_NOTVALID", "The currency must be XOF, XAF, CDF, GNF or USD", []any{})
 		return
 	case err != nil:
@@ -128,37 +213,30 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 	case amount%5 != 0:
 		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "The amount must be a multiple of 5", []any{})
 		return
-	case amount < 100 && (req.Currency == "XOF" || req.Currency == "XAF"):
+	case amount < minimumFCFA && (req.Currency == "XOF" || req.Currency == "XAF"):
 		reply(w, http.StatusOK, "641", "ERROR_AMOUNT_TOO_LOW", "The amount is below the minimum", []any{})
 		return
 	case req.Channels == "CREDIT_CARD" && len(cardFields(req)) > 0:
+		// checkout/tableau, 624: "Some credit card parameters are supplied
+		// without customer_address and customer_city".
 		reply(w, http.StatusOK, "624", "UNKNOWN_ERROR", "A card payment needs "+strings.Join(cardFields(req), ", "), []any{})
 		return
 	case refuse:
 		reply(w, http.StatusOK, "635", "ERROR_PHONE_NUMBER_NOT_FOUND", "This number cannot pay", []any{})
 		return
 	}
-	s.mu.Lock()
-	if s.payments == nil {
-		s.payments = map[string]*simPayment{}
-	}
-	if s.payments[req.TransactionID] != nil {
-		s.mu.Unlock()
+	m, added := s.Add(&sim.Movement[simPayment]{ID: req.TransactionID, Phone: req.CustomerPhone, Data: simPayment{amount: req.Amount.String(),
+		currency: req.Currency, notifyURL: req.NotifyURL, returnURL: req.ReturnURL}})
+	if !added {
 		reply(w, http.StatusOK, "608", "MINIMUM_REQUIRED_FIELDS", "transaction_id already used", []any{})
 		return
 	}
-	s.nextID++
-	p := &simPayment{id: req.TransactionID, token: fmt.Sprintf("sim%08d", s.nextID), amount: req.Amount.String(), currency: req.Currency,
-		phone: req.CustomerPhone, channels: req.Channels, notifyURL: req.NotifyURL, returnURL: req.ReturnURL,
-		status: "CREATED", code: "662", message: "WAITING_CUSTOMER_PAYMENT", created: time.Now()}
-	s.payments[p.id] = p
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(p.id, "") })
-	}
 	reply(w, http.StatusOK, "201", "CREATED", "Transaction created with success", map[string]string{
-		"payment_token": p.token, "payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(p.id)})
+		"payment_token": simToken(m), "payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(m.ID)})
 }
+
+// simToken is a payment's payment_token.
+func simToken(m *sim.Movement[simPayment]) string { return fmt.Sprintf("sim%08d", m.Seq) }
 
 func (s *Simulator) check(w http.ResponseWriter, r *http.Request) {
 	var req checkRequest
@@ -170,92 +248,42 @@ func (s *Simulator) check(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, "609", "AUTH_NOT_FOUND", "Invalid apikey or site_id", []any{})
 		return
 	}
-	s.mu.Lock()
-	p := s.payments[req.TransactionID]
-	var code, message string
-	var data map[string]any
-	if p != nil {
-		code, message = p.code, p.message
-		data = map[string]any{"amount": p.amount, "currency": p.currency, "status": p.status, "payment_method": "OM",
-			"description": "", "metadata": p.id, "operator_id": "", "payment_date": p.created.Format("2006-01-02 15:04:05")}
-		if p.status == "ACCEPTED" {
-			data["operator_id"] = "MP" + p.token
-		}
-		if p.status == "CREATED" { // waiting: CinetPay's word for it (checkout/notification)
-			data["status"] = "WAITING_FOR_CUSTOMER"
-		}
-	}
-	s.mu.Unlock()
-	if p == nil {
+	m, ok := s.View(req.TransactionID)
+	if !ok {
 		reply(w, http.StatusNotFound, "404", "TRANSACTION_NOT_FOUND", "No transaction with this id", []any{})
 		return
 	}
-	reply(w, http.StatusOK, code, message, "", data)
+	data := map[string]any{"amount": m.Data.amount, "currency": m.Data.currency, "status": "REFUSED", "payment_method": "OM",
+		"description": "", "metadata": m.ID, "operator_id": "", "payment_date": m.Created.Format("2006-01-02 15:04:05")}
+	switch {
+	case m.Status == successCode:
+		data["status"], data["operator_id"] = "ACCEPTED", "MP"+simToken(&m)
+	case !s.Final(m.Status): // waiting: CinetPay's word for it (checkout/notification)
+		data["status"] = "WAITING_FOR_CUSTOMER"
+	}
+	reply(w, http.StatusOK, m.Status, simMessages[m.Status], "", data)
 }
 
 func (s *Simulator) returnTo(id string) (string, url.Values) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payments[id]
-	if p == nil {
+	m, ok := s.View(id)
+	if !ok {
 		return "", nil
 	}
-	return p.returnURL, url.Values{"transaction_id": {p.id}, "token": {p.token}}
+	return m.Data.returnURL, url.Values{"transaction_id": {m.ID}, "token": {simToken(&m)}}
 }
 
-// settle ends a waiting payment: as the locked number asks, or as status
-// (ACCEPTED or REFUSED) says. It reports whether the payment exists.
-func (s *Simulator) settle(id, status string) bool {
-	s.mu.Lock()
-	p := s.payments[id]
-	if p == nil {
-		s.mu.Unlock()
-		return false
+// notification is CinetPay's form notification of m, signed in x-token;
+// claiming status in cpm_error_message when given.
+func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+	message := simMessages[m.Status]
+	if claim != "" {
+		message = claim
 	}
-	_, fails, stuck := sim.Outcome(p.phone)
-	if p.status != "CREATED" {
-		s.mu.Unlock()
-		return true
-	}
-	if w, ok := simWaiting[status]; ok || status == "" && stuck {
-		// Still waiting, further on: the customer's confirmation (623, 663)
-		// or the operator (664, where a stuck number stays).
-		if !ok {
-			w = simWaiting["664"]
-		}
-		p.code, p.message = w[0], w[1]
-		s.mu.Unlock()
-		return true
-	}
-	switch {
-	case status == "REFUSED" || status == "" && fails && sim.LowBalance(p.phone):
-		p.status, p.code, p.message = "REFUSED", "602", "INSUFFICIENT_BALANCE"
-		if status == "REFUSED" {
-			p.code, p.message = "627", "TRANSACTION_CANCEL"
-		}
-	case status == "" && fails:
-		p.status, p.code, p.message = "REFUSED", "600", "PAYMENT_FAILED"
-	default:
-		p.status, p.code, p.message = "ACCEPTED", "00", "SUCCES"
-	}
-	s.mu.Unlock()
-	s.notify(p, "")
-	return true
-}
-
-// notify posts CinetPay's form notification, signed in x-token; claiming
-// status in cpm_error_message when given.
-func (s *Simulator) notify(p *simPayment, status string) {
-	s.mu.Lock()
-	form := url.Values{"cpm_site_id": {s.SiteID}, "cpm_trans_id": {p.id}, "cpm_trans_date": {p.created.Format("2006-01-02 15:04:05")},
-		"cpm_amount": {p.amount}, "cpm_currency": {p.currency}, "signature": {p.token}, "payment_method": {"OM"},
-		"cel_phone_num": {strings.TrimPrefix(p.phone, "+")}, "cpm_phone_prefixe": {""}, "cpm_language": {"fr"}, "cpm_version": {"V4"},
-		"cpm_payment_config": {"SINGLE"}, "cpm_page_action": {"PAYMENT"}, "cpm_custom": {p.id}, "cpm_designation": {""},
-		"cpm_error_message": {p.message}}
-	s.mu.Unlock()
-	if status != "" {
-		form.Set("cpm_error_message", status)
-	}
-	sim.PostCallback(p.notifyURL, []byte(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}})
+	form := url.Values{"cpm_site_id": {s.SiteID}, "cpm_trans_id": {m.ID}, "cpm_trans_date": {m.Created.Format("2006-01-02 15:04:05")},
+		"cpm_amount": {m.Data.amount}, "cpm_currency": {m.Data.currency}, "signature": {simToken(m)}, "payment_method": {"OM"},
+		"cel_phone_num": {strings.TrimPrefix(m.Phone, "+")}, "cpm_phone_prefixe": {""}, "cpm_language": {"fr"}, "cpm_version": {"V4"},
+		"cpm_payment_config": {"SINGLE"}, "cpm_page_action": {"PAYMENT"}, "cpm_custom": {m.ID}, "cpm_designation": {""},
+		"cpm_error_message": {message}}
+	return m.Data.notifyURL, []byte(form.Encode()),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}}
 }

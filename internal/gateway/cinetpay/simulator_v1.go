@@ -23,36 +23,66 @@ import (
 // SUCCESS (100), FAILED (2010), INSUFFICIENT_BALANCE (2005) or EXPIRED
 // (2003). The page /_sim/pay/{id} pays or declines and sends the customer
 // to success_url or failed_url; outcomes follow the client's number
-// (sim.Outcome); settlement after SettleAfter or on POST
-// /_sim/settle/{id}[?status=FAILED|EXPIRED|PENDING]; each change is
-// notified to notify_url (JSON {merchant_transaction_id,
-// transaction_id, status}: the v1 notification's shape is not
-// documented); POST /_sim/callback/{id} sends it again; /_sim/fault
-// injects faults.
+// (sim.Outcome; a stuck number waits PENDING, unnotified); settlement
+// after SettleAfter or on POST /_sim/settle/{id}[?status=SUCCESS|FAILED|
+// INSUFFICIENT_BALANCE|EXPIRED|PENDING]; each change is notified to
+// notify_url (JSON {merchant_transaction_id, transaction_id, status}: the
+// v1 notification's shape is not documented); POST /_sim/callback/{id}
+// sends it again; /_sim/fault injects faults.
 type V1Simulator struct {
 	APIKey, APIPassword string
 	SettleAfter         time.Duration
 	TokenLife           time.Duration    // 24 hours when 0
 	Now                 func() time.Time // the tokens' clock; time.Now when nil
 
-	mu       sync.Mutex
-	payments map[string]*v1SimPayment
-	tokens   map[string]time.Time // when each token expires
-	nextID   int
-	logins   int
-	faults   sim.Faults
+	// Book holds the payments, by merchant_transaction_id.
+	sim.Book[v1SimPayment]
+	once sync.Once
+
+	mu     sync.Mutex
+	tokens map[string]time.Time // when each token expires
+	logins int
 }
 
+// v1SimPayment is CinetPay's own of an API v1 payment.
 type v1SimPayment struct {
-	id, transactionID, token string
-	phone                    string
-	successURL, failedURL    string
-	notifyURL                string
-	status                   string // INITIATED, PENDING, SUCCESS, FAILED, INSUFFICIENT_BALANCE, EXPIRED
+	successURL, failedURL, notifyURL string
 }
 
 // v1SimCodes are the statuses' codes (cinetpay-seamless src/checkout.ts).
 var v1SimCodes = map[string]int{"SUCCESS": 100, "INITIATED": 2001, "PENDING": 2002, "EXPIRED": 2003, "INSUFFICIENT_BALANCE": 2005, "FAILED": 2010}
+
+// ready sets the book to the API v1's lifecycle on the first request.
+func (s *V1Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[v1SimPayment]{
+			Pending: "INITIATED", Steps: []string{"PENDING"}, Stuck: "PENDING",
+			Succeeded: "SUCCESS", Failed: "FAILED", Finals: []string{"INSUFFICIENT_BALANCE", "EXPIRED"},
+			Outcome: func(m *sim.Movement[v1SimPayment]) (string, bool) {
+				_, fails, stuck := sim.Outcome(m.Phone)
+				switch {
+				case fails && sim.LowBalance(m.Phone):
+					return "INSUFFICIENT_BALANCE", stuck
+				case fails:
+					return "FAILED", stuck
+				}
+				return "", stuck
+			},
+			Notify: func(m *sim.Movement[v1SimPayment], claim string) (string, []byte, http.Header) {
+				body := map[string]any{"merchant_transaction_id": m.ID, "transaction_id": v1TransactionID(m), "status": m.Status}
+				if claim != "" {
+					body["status"] = claim
+				}
+				b, _ := json.Marshal(body)
+				return m.Data.notifyURL, b, nil
+			},
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
+}
+
+// v1TransactionID is CinetPay's transaction_id of a payment.
+func v1TransactionID(m *sim.Movement[v1SimPayment]) string { return fmt.Sprintf("%032x", m.Seq) }
 
 // Logins counts the tokens the simulator gave.
 func (s *V1Simulator) Logins() int {
@@ -68,18 +98,18 @@ func (s *V1Simulator) now() time.Time {
 	return time.Now()
 }
 
+// ServeHTTP answers the API v1, the payment page and the control calls.
 func (s *V1Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.ready()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		sim.Page{Settle: s.settle, Declined: "FAILED", Return: s.returnTo}.Serve(w, r)
+		sim.Page{Settle: func(id, status string) bool { return s.Settle(id, status) == nil }, Declined: "FAILED", Return: s.returnTo}.Serve(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults, s.settle, func(id, status string) bool {
-			return sim.ResendCallback(&s.mu, s.payments, id, status, s.notify)
-		})
+		control(&s.Book, w, r, func(status string) string { return status })
 		return
 	}
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	switch {
@@ -151,96 +181,34 @@ func (s *V1Simulator) create(w http.ResponseWriter, r *http.Request) {
 		bad("The amount is invalid")
 		return
 	}
-	s.mu.Lock()
-	if s.payments == nil {
-		s.payments = map[string]*v1SimPayment{}
-	}
-	if s.payments[in.MerchantTransactionID] != nil {
-		s.mu.Unlock()
+	m, added := s.Add(&sim.Movement[v1SimPayment]{ID: in.MerchantTransactionID, Phone: in.ClientPhoneNumber,
+		Data: v1SimPayment{successURL: in.SuccessURL, failedURL: in.FailedURL, notifyURL: in.NotifyURL}})
+	if !added {
 		bad("merchant_transaction_id already used")
 		return
 	}
-	s.nextID++
-	p := &v1SimPayment{id: in.MerchantTransactionID, transactionID: fmt.Sprintf("%032x", s.nextID), token: fmt.Sprintf("simpt%010d", s.nextID),
-		phone: in.ClientPhoneNumber, successURL: in.SuccessURL, failedURL: in.FailedURL, notifyURL: in.NotifyURL, status: "INITIATED"}
-	s.payments[p.id] = p
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(p.id, "") })
-	}
-	sim.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "payment_token": p.token,
-		"payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(p.id)})
+	sim.Reply(w, http.StatusOK, map[string]any{"code": 200, "status": "OK", "payment_token": fmt.Sprintf("simpt%010d", m.Seq),
+		"payment_url": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(m.ID)})
 }
 
 func (s *V1Simulator) check(w http.ResponseWriter, id string) {
 	id, _ = url.PathUnescape(id)
-	s.mu.Lock()
-	p := s.payments[id]
-	var out map[string]any
-	if p != nil {
-		out = map[string]any{"code": v1SimCodes[p.status], "status": p.status, "merchant_transaction_id": p.id, "transaction_id": p.transactionID}
-	}
-	s.mu.Unlock()
-	if out == nil {
+	m, ok := s.View(id)
+	if !ok {
 		sim.Reply(w, http.StatusNotFound, map[string]any{"code": 404, "status": "NOT_FOUND", "description": "No payment with this merchant_transaction_id"})
 		return
 	}
-	sim.Reply(w, http.StatusOK, out)
+	sim.Reply(w, http.StatusOK, map[string]any{"code": v1SimCodes[m.Status], "status": m.Status, "merchant_transaction_id": m.ID,
+		"transaction_id": v1TransactionID(&m)})
 }
 
 func (s *V1Simulator) returnTo(id string) (string, url.Values) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payments[id]
+	m, ok := s.View(id)
 	switch {
-	case p == nil:
+	case !ok:
 		return "", nil
-	case p.status == "SUCCESS" || p.status == "INITIATED" || p.status == "PENDING":
-		return p.successURL, nil
+	case m.Status == "SUCCESS" || !s.Final(m.Status):
+		return m.Data.successURL, nil
 	}
-	return p.failedURL, nil
-}
-
-// settle moves a waiting payment on: as the number asks, or as status
-// (FAILED, EXPIRED, PENDING) says. It reports whether the payment exists.
-func (s *V1Simulator) settle(id, status string) bool {
-	s.mu.Lock()
-	p := s.payments[id]
-	if p == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(p.phone)
-	if p.status != "INITIATED" && p.status != "PENDING" {
-		s.mu.Unlock()
-		return true
-	}
-	switch {
-	case status == "PENDING" || status == "" && stuck:
-		p.status = "PENDING"
-	case status == "FAILED" || status == "EXPIRED":
-		p.status = status
-	case status == "" && fails && sim.LowBalance(p.phone):
-		p.status = "INSUFFICIENT_BALANCE"
-	case status == "" && fails:
-		p.status = "FAILED"
-	default:
-		p.status = "SUCCESS"
-	}
-	s.mu.Unlock()
-	s.notify(p, "")
-	return true
-}
-
-// notify posts the payment's state to its notify_url (claiming status
-// when given).
-func (s *V1Simulator) notify(p *v1SimPayment, status string) {
-	s.mu.Lock()
-	body := map[string]any{"merchant_transaction_id": p.id, "transaction_id": p.transactionID, "status": p.status}
-	s.mu.Unlock()
-	if status != "" {
-		body["status"] = status
-	}
-	b, _ := json.Marshal(body)
-	sim.PostCallback(p.notifyURL, b, http.Header{"Content-Type": {"application/json"}})
+	return m.Data.failedURL, nil
 }
