@@ -111,7 +111,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 // retries), then accepts the resend.
 func TestBrowser_DashboardResend(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		e := newEnv(t, st, func(d *Deps) { d.Worker.Schedule = nil })
+		e := newEnv(t, st, func(d *Deps) { d.Webhooks.Worker.Schedule = nil })
 		key := e.keys["test_secret"]
 		var mu sync.Mutex
 		failing := true

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -43,7 +44,7 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused 
 	if !ok {
 		return err
 	}
-	cfg, err := s.Store.WebhookConfig(r.Context(), ws.ID)
+	cfg, err := s.Webhooks.Config(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -51,11 +52,11 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused 
 	if !slices.Contains([]string{"pending", "delivered", "failed"}, status) {
 		status = ""
 	}
-	list, err := s.Store.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{Status: status, Limit: 50})
+	list, err := s.Webhooks.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{Status: status, Limit: 50})
 	if err != nil {
 		return err
 	}
-	notes, err := s.Store.Notifications(r.Context(), ws.ID)
+	notes, err := s.Webhooks.Notifications(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -100,22 +101,12 @@ func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	url, testURL := strings.TrimSpace(r.PostForm.Get("url")), strings.TrimSpace(r.PostForm.Get("test_url"))
-	for _, u := range []string{url, testURL} {
-		if u != "" {
-			if err := s.Guard.CheckURL(r.Context(), u); err != nil {
-				return s.renderWebhooks(w, r, err)
-			}
-		}
-	}
-	events, err := cauri.ParseEvents(r.PostForm["events"])
-	if err != nil || len(events) == 0 {
+	events := r.PostForm["events"]
+	if len(events) == 0 {
 		return s.renderWebhooks(w, r, cauri.Errorf(cauri.EInvalid, "Choose at least one event"))
 	}
-	if _, err := s.Store.UpdateWebhookConfig(r.Context(), ws.ID, func(cfg *cauri.WebhookConfig) error {
-		cfg.URL, cfg.TestURL = url, testURL
-		cfg.SetEvents(d.Livemode, events) // the events of the mode the dashboard shows
-		return nil
-	}); err != nil {
+	// The events of the mode the dashboard shows.
+	if _, err := s.Webhooks.Configure(r.Context(), ws.ID, delivery.Setting{URL: &url, TestURL: &testURL, Events: events, EventsLive: d.Livemode}); err != nil {
 		return s.renderWebhooks(w, r, err)
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
@@ -132,10 +123,7 @@ func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) err
 	if err := s.limit(w, r, limitResend, "per workspace", ws.ID, "rate_limited"); err != nil {
 		return err
 	}
-	if _, err := s.Store.Delivery(r.Context(), ws.ID, d.Livemode, r.PathValue("id")); err != nil {
-		return err
-	}
-	if _, err := s.Worker.Resend(r.Context(), r.PathValue("id")); err != nil {
+	if _, err := s.Webhooks.Resend(r.Context(), ws.ID, d.Livemode, r.PathValue("id")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
@@ -148,7 +136,7 @@ func (s *Server) acknowledge(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	if err := s.Store.AcknowledgeNotification(r.Context(), ws.ID, r.PathValue("id"), s.Now()); err != nil {
+	if err := s.Webhooks.Acknowledge(r.Context(), ws.ID, r.PathValue("id")); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)

@@ -36,15 +36,14 @@ type Deps struct {
 	Store          *store.Store
 	Checkout       *checkout.Service
 	Transfers      *transfer.Service
-	Router         *routing.Router  // ranks providers (POST and GET /v1/route)
-	Guard          *delivery.Guard  // webhook address policy
-	Worker         *delivery.Worker // sends deliveries; resends go through it
+	Router         *routing.Router // ranks providers (POST and GET /v1/route)
 	Limiter        ratelimit.Limiter
 	Logger         *slog.Logger
 	PayURL         string
 	BaseURL        string            // where the dashboard is served ("": the pay URL's origin)
 	Accounts       *accounts.Service // API keys, the dashboard's sign-in, sessions and team
 	Partners       *partner.Service  // the partner API (/v1/partner)
+	Webhooks       *delivery.Service // webhook configuration, the delivery log, resends
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it, to the

@@ -67,16 +67,17 @@ func guardWith(resolver delivery.Resolver, exempt ...string) envOption {
 		for _, c := range exempt {
 			prefixes = append(prefixes, netip.MustParsePrefix(c))
 		}
-		d.Guard = delivery.NewGuard(prefixes, resolver)
-		d.Worker.Client = d.Guard.Client(d.Worker.Timeout)
+		d.Webhooks.Guard = delivery.NewGuard(prefixes, resolver)
+		d.Partners.Guard = d.Webhooks.Guard
+		d.Webhooks.Worker.Client = d.Webhooks.Guard.Client(d.Webhooks.Worker.Timeout)
 	}
 }
 
 // workerWith changes the webhook worker's bounds.
 func workerWith(concurrency, perEndpoint int, timeout time.Duration) envOption {
 	return func(d *Deps) {
-		d.Worker.Concurrency, d.Worker.PerEndpoint, d.Worker.Timeout = concurrency, perEndpoint, timeout
-		d.Worker.Client = d.Guard.Client(timeout)
+		d.Webhooks.Worker.Concurrency, d.Webhooks.Worker.PerEndpoint, d.Webhooks.Worker.Timeout = concurrency, perEndpoint, timeout
+		d.Webhooks.Worker.Client = d.Webhooks.Guard.Client(timeout)
 	}
 }
 
@@ -106,9 +107,8 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 			Failures: failures, Route: router},
 		Accounts: &accounts.Service{Store: st, Now: clk.Now},
 		Partners: &partner.Service{Store: st, Guard: guard, Now: clk.Now},
+		Webhooks: &delivery.Service{Store: st, Guard: guard, Worker: worker, Now: clk.Now},
 		Router:   router,
-		Guard:    guard,
-		Worker:   worker,
 		Limiter:  ratelimit.NewMemory(clk.Now),
 		Logger:   logger,
 		PayURL:   ts.URL + "/pay",

@@ -355,7 +355,7 @@ func TestWebhookDelivery_SignedPerMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.srv.Worker.Wake()
+			e.srv.Webhooks.Worker.Wake()
 			req := liveRC.wait(2)[1]
 			if req.event["livemode"] != true {
 				t.Fatalf("body = %s", req.body)
@@ -415,13 +415,13 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 				t.Fatalf("after attempt %d: %s; want pending, next at %s", n, d.raw, want)
 			}
 			e.clock.Add(step - time.Second)
-			e.srv.Worker.Wake()
+			e.srv.Webhooks.Worker.Wake()
 			time.Sleep(30 * time.Millisecond)
 			if got := len(rc.requests()); got != n {
 				t.Fatalf("attempt %d came %v early", n+1, time.Second)
 			}
 			e.clock.Add(time.Second)
-			e.srv.Worker.Wake()
+			e.srv.Webhooks.Worker.Wake()
 			rc.wait(n + 1)
 		}
 		var d response
@@ -526,7 +526,7 @@ func TestWebhookDelivery_RetryAfter(t *testing.T) {
 				t.Fatalf("after answer %d: next at %s; want %s (Retry-After, at most twice the schedule's step)", n+1, d.str("next_attempt_at"), want)
 			}
 			e.clock.Add(wantStep)
-			e.srv.Worker.Wake()
+			e.srv.Webhooks.Worker.Wake()
 			rc.wait(n + 2)
 		}
 	})
@@ -767,7 +767,7 @@ func TestWebhookDelivery_AddressReadAtEveryAttempt(t *testing.T) {
 		waitFor(t, "first attempt recorded", func() bool { return e.delivery(key, did).body["attempts"] == 1.0 })
 		e.setWebhook(key, map[string]any{"webhookUrl": newRC.url})
 		e.clock.Add(time.Minute)
-		e.srv.Worker.Wake()
+		e.srv.Webhooks.Worker.Wake()
 		got := newRC.wait(1)[0]
 		if got.header.Get("X-Service-Delivery") != did {
 			t.Fatalf("the new address got delivery %q; want %s", got.header.Get("X-Service-Delivery"), did)

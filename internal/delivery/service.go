@@ -1,0 +1,145 @@
+package delivery
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// Service is the webhooks' rules for the merchant (SPEC section 4,
+// Webhooks): the addresses and events of each mode, the delivery log of
+// the caller's mode, resends, and the dashboard's notices of deliveries
+// that failed.
+type Service struct {
+	Store  ServiceStore
+	Guard  *Guard  // the address policy, checked when an address is set
+	Worker *Worker // sends resends at once
+	Now    func() time.Time
+}
+
+// ServiceStore is what the service keeps and reads (*store.Store).
+type ServiceStore interface {
+	WebhookConfig(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error)
+	UpdateWebhookConfig(ctx context.Context, workspaceID string, fn func(*cauri.WebhookConfig) error) (*cauri.WebhookConfig, error)
+	Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error)
+	Delivery(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
+	Notifications(ctx context.Context, workspaceID string) ([]store.Notification, error)
+	AcknowledgeNotification(ctx context.Context, workspaceID, id string, now time.Time) error
+}
+
+// Config reads a workspace's webhook configuration, both modes.
+func (s *Service) Config(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error) {
+	return s.Store.WebhookConfig(ctx, workspaceID)
+}
+
+// Setting is a change to a workspace's webhooks; nil fields stay as they
+// are, "" removes an address.
+type Setting struct {
+	URL, TestURL *string
+	Events       []string
+	// EventsLive says which mode's selection Events sets.
+	EventsLive bool
+}
+
+// Configure checks every address (Guard) and event of a change, then
+// saves it whole.
+func (s *Service) Configure(ctx context.Context, workspaceID string, c Setting) (*cauri.WebhookConfig, error) {
+	for _, u := range []*string{c.URL, c.TestURL} {
+		if u != nil && *u != "" {
+			if err := s.Guard.CheckURL(ctx, *u); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var events []string
+	if c.Events != nil {
+		var err error
+		if events, err = cauri.ParseEvents(c.Events); err != nil {
+			return nil, err
+		}
+	}
+	return s.Store.UpdateWebhookConfig(ctx, workspaceID, func(cfg *cauri.WebhookConfig) error {
+		if c.URL != nil {
+			cfg.URL = *c.URL
+		}
+		if c.TestURL != nil {
+			cfg.TestURL = *c.TestURL
+		}
+		if c.Events != nil {
+			cfg.SetEvents(c.EventsLive, events)
+		}
+		return nil
+	})
+}
+
+// ConfigureMode is an API key's change (PATCH /v1/config/webhook): the
+// address and the events of one mode, the key's unless mode says ("live",
+// "test"); a test key sets only the test mode's. It returns the
+// configuration and the mode changed.
+func (s *Service) ConfigureMode(ctx context.Context, workspaceID string, keyLive bool, mode string, url *string, events []string) (*cauri.WebhookConfig, bool, error) {
+	live := keyLive
+	switch mode {
+	case "":
+	case "live":
+		if !keyLive {
+			return nil, false, cauri.Errorf(cauri.EForbidden, "A test key sets only the test webhook URL; use mode test, or a production key")
+		}
+	case "test":
+		live = false
+	default:
+		return nil, false, cauri.Errorf(cauri.EInvalid, "mode must be \"live\" or \"test\"")
+	}
+	c := Setting{Events: events, EventsLive: live}
+	if live {
+		c.URL = url
+	} else {
+		c.TestURL = url
+	}
+	cfg, err := s.Configure(ctx, workspaceID, c)
+	return cfg, live, err
+}
+
+// Deliveries lists the deliveries of one mode, newest first, filtered (a
+// status among pending, delivered and failed; an event name; a limit of 1
+// to 200).
+func (s *Service) Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error) {
+	if f.Status != "" && !slices.Contains([]string{"pending", "delivered", "failed"}, f.Status) {
+		return nil, cauri.Errorf(cauri.EInvalid, "status must be pending, delivered or failed")
+	}
+	if f.Event != "" && !slices.Contains(cauri.EventNames, f.Event) {
+		return nil, cauri.Errorf(cauri.EInvalid, "event %q is not an event", f.Event)
+	}
+	if f.Limit < 1 || f.Limit > 200 {
+		return nil, cauri.Errorf(cauri.EInvalid, "limit must be a whole number from 1 to 200")
+	}
+	return s.Store.Deliveries(ctx, workspaceID, livemode, f)
+}
+
+// Delivery reads one delivery of the mode.
+func (s *Service) Delivery(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error) {
+	return s.Store.Delivery(ctx, workspaceID, livemode, id)
+}
+
+// Resend makes one attempt of a delivery of the mode now, with a fresh
+// signature, to the current address, whatever its state; it returns once
+// the receiver has answered (or the worker's timeout).
+func (s *Service) Resend(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error) {
+	if _, err := s.Store.Delivery(ctx, workspaceID, livemode, id); err != nil {
+		return nil, err
+	}
+	return s.Worker.Resend(ctx, id)
+}
+
+// Notifications lists the dashboard's notices of a workspace's deliveries
+// that failed.
+func (s *Service) Notifications(ctx context.Context, workspaceID string) ([]store.Notification, error) {
+	return s.Store.Notifications(ctx, workspaceID)
+}
+
+// Acknowledge marks a notice read.
+func (s *Service) Acknowledge(ctx context.Context, workspaceID, id string) error {
+	return s.Store.AcknowledgeNotification(ctx, workspaceID, id, s.Now())
+}
