@@ -18,6 +18,7 @@ import (
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // ref1 is a reference as the service makes them (a UUID); orderID1 its
@@ -796,5 +797,62 @@ func TestSimulator_SettlesAfterDelay(t *testing.T) {
 	}
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: ref1, ProviderRef: st.ProviderRef}); err != nil || st.Outcome != gateway.Succeeded {
 		t.Fatalf("after the delay = %+v, %v", st, err)
+	}
+}
+
+// TestSimulator_Lifecycle checks OM's statuses as the simulator runs them:
+// PENDING is a step (no notification), a lost payment stays PENDING, a page
+// left alone past PageLifetime is EXPIRED when read, and only an end is
+// notified, unless a notification claims a status.
+func TestSimulator_Lifecycle(t *testing.T) {
+	omSim, srv, c := newSim(t)
+	hook := gatewaytest.NewReceiver(t)
+	ctx := context.Background()
+	collect := func(ref string) gateway.Ref {
+		col := collection(ref)
+		col.NotifyURL = hook.URL + "/cb"
+		st, err := c.Collect(ctx, col)
+		if err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("collect = %+v, %v", st, err)
+		}
+		return gateway.Ref{Reference: ref, ProviderRef: st.ProviderRef}
+	}
+	status := func(ref gateway.Ref) string {
+		t.Helper()
+		token, amount, _ := parseProviderRef(ref.ProviderRef)
+		m, ok := omSim.View(token)
+		if !ok || m.Data.amount != amount {
+			t.Fatalf("no payment %s", ref.ProviderRef)
+		}
+		return m.Status
+	}
+	ref := collect(ref1)
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+OrderID(ref1)+"?status=PENDING")
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+OrderID(ref1)) // nothing to say yet
+	if st, err := c.CollectionStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending || status(ref) != "PENDING" {
+		t.Fatalf("after a step = %+v, %v (%s)", st, err, status(ref))
+	}
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+OrderID(ref1)+"?status=SUCCESS")
+	if _, bodies := waitNotifications(t, hook, 1); !strings.Contains(string(bodies[0]), `"status":"SUCCESS"`) {
+		t.Fatalf("notification = %s", bodies[0])
+	}
+
+	// Left alone past PageLifetime: EXPIRED, not notified, and it cannot
+	// be paid any more.
+	const ref2 = "22222222-3333-4444-8555-666666666666"
+	old := collect(ref2)
+	token, _, _ := parseProviderRef(old.ProviderRef)
+	omSim.Update(token, func(m *sim.Movement[simPayment]) { m.Created = m.Created.Add(-PageLifetime - time.Second) })
+	if st, err := c.CollectionStatus(ctx, old); err != nil || st.Outcome != gateway.Failed || status(old) != "EXPIRED" {
+		t.Fatalf("an old page = %+v, %v (%s)", st, err, status(old))
+	}
+	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+token+"?status=SUCCESS")
+	gatewaytest.Control(t, srv.URL, "/_sim/callback/"+token)
+	if status(old) != "EXPIRED" {
+		t.Fatalf("paid after its expiry: %s", status(old))
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, _, n := hook.Last(); n != 1 {
+		t.Fatalf("%d notifications; want only the first payment's", n)
 	}
 }

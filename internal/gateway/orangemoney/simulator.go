@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
@@ -43,10 +44,12 @@ import (
 //
 // A payment settles on the page, after SettleAfter (as if paid without a
 // number), or on POST /_sim/settle/{pay_token or order_id}[?status=SUCCESS|
-// FAILED|EXPIRED]. Its end (SUCCESS or FAILED; none for EXPIRED) is POSTed
-// to its notif_url, exactly as given (query included), as {status,
-// notif_token, txnid}. POST /_sim/callback/{pay_token or order_id}[?status=]
-// sends it again, claiming status when given; POST /_sim/fault injects
+// FAILED|EXPIRED, or PENDING: it only moves there]. Its end (SUCCESS or
+// FAILED; none for EXPIRED) is POSTed to its notif_url, exactly as given
+// (query included), as {status, notif_token, txnid}. POST
+// /_sim/callback/{pay_token or order_id}[?status=] sends it again (none
+// for a payment not ended or EXPIRED), claiming status when given; POST
+// /_sim/fault injects
 // faults into the API (the OAuth endpoint aside; 500-initiate fails the web
 // payment only, though the status read is a POST too).
 type Simulator struct {
@@ -56,14 +59,14 @@ type Simulator struct {
 	Country      string        // the path's country it serves; Sandbox when empty
 	SettleAfter  time.Duration // 0: only the page or the control call settles
 
-	mu       sync.Mutex
-	tokens   map[string]time.Time   // access token -> expiry
-	payments map[string]*simPayment // by pay_token
-	orders   map[string]*simPayment // by order_id
-	faults   sim.Faults
-	seq      int
-	calls    int
-	issued   int // tokens given
+	// Book holds the web payments, by pay_token, found by order_id too.
+	sim.Book[simPayment]
+	once    sync.Once
+	seq     atomic.Int64 // txnids
+	mu      sync.Mutex
+	tokens  map[string]time.Time // access token -> expiry
+	issued  int                  // tokens given
+	unfaced atomic.Int64         // requests counted but not faulted: tokens, unknown paths and methods
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in 3600:
@@ -74,17 +77,25 @@ const TokenLifetime = time.Hour
 // the payment is EXPIRED.
 const PageLifetime = 10 * time.Minute
 
-// simPayment is a web payment and where it stands.
+// The statuses of a web payment, in OM's words (research notes; the
+// integration memo of testdata/SOURCES.md): INITIATED until its page is
+// opened, PENDING after, ending SUCCESS, FAILED or EXPIRED.
+const (
+	omInitiated = "INITIATED"
+	omPending   = "PENDING"
+	omSuccess   = "SUCCESS"
+	omFailed    = "FAILED"
+	omExpired   = "EXPIRED"
+)
+
+// simPayment is OM's own of a web payment.
 type simPayment struct {
-	payToken, notifToken, orderID string
-	amount                        int64
-	currency                      string
-	returnURL, cancelURL          string
-	notifURL                      string
-	status                        string // INITIATED, PENDING, SUCCESS, FAILED, EXPIRED
-	txnID                         string
-	payer                         string // the number typed on the page
-	created                       time.Time
+	notifToken, orderID  string
+	amount               int64
+	currency             string
+	returnURL, cancelURL string
+	notifURL             string
+	txnID                string
 }
 
 var (
@@ -92,20 +103,28 @@ var (
 	simCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
+// ready sets the book to OM's lifecycle on the first request: INITIATED,
+// PENDING once the page is opened (or the payment never ends), then
+// SUCCESS or FAILED, notified, or EXPIRED, not notified.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: omInitiated, Steps: []string{omPending}, Succeeded: omSuccess, Failed: omFailed,
+			Finals: []string{omExpired}, Stuck: omPending,
+			Outcome: simOutcome, End: s.end, Notify: simNotification,
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
+}
+
 // Calls counts the API requests the simulator answered, token requests
 // included (the control calls and the payment page aside).
-func (s *Simulator) Calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
+func (s *Simulator) Calls() int { return s.Book.Calls() + int(s.unfaced.Load()) }
 
 // Payments counts the web payments the simulator created: each is a page
 // where money can be paid.
 func (s *Simulator) Payments() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.payments)
+	return len(s.Find(func(*sim.Movement[simPayment]) bool { return true }))
 }
 
 // Tokens counts the access tokens the simulator gave.
@@ -133,29 +152,30 @@ func badRequest(w http.ResponseWriter, description string) {
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
-		return
-	case strings.HasPrefix(r.URL.Path, "/pay/"):
+	s.ready()
+	s.expire()
+	if strings.HasPrefix(r.URL.Path, "/pay/") {
 		s.page(w, r, strings.TrimPrefix(r.URL.Path, "/pay/"))
 		return
 	}
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
-	if r.URL.Path == tokenPath {
-		s.issueToken(w, r)
-		return
-	}
 	webpay, status := fmt.Sprintf(webpayPath, s.country()), fmt.Sprintf(statusPath, s.country())
-	if r.URL.Path != webpay && r.URL.Path != status {
-		refuse(w, http.StatusNotFound, 60, "Resource not found", "The requested URI or the requested resource does not exist.")
-		return
-	}
-	if r.Method != http.MethodPost {
-		refuse(w, http.StatusMethodNotAllowed, 61, "Method not allowed", "The requested method is not allowed on this resource.")
-		return
+	if !strings.HasPrefix(r.URL.Path, "/_sim/") {
+		// The OAuth endpoint, unknown paths and methods: counted, never
+		// faulted.
+		switch {
+		case r.URL.Path == tokenPath:
+			s.unfaced.Add(1)
+			s.issueToken(w, r)
+			return
+		case r.URL.Path != webpay && r.URL.Path != status:
+			s.unfaced.Add(1)
+			refuse(w, http.StatusNotFound, 60, "Resource not found", "The requested URI or the requested resource does not exist.")
+			return
+		case r.Method != http.MethodPost:
+			s.unfaced.Add(1)
+			refuse(w, http.StatusMethodNotAllowed, 61, "Method not allowed", "The requested method is not allowed on this resource.")
+			return
+		}
 	}
 	faulted := r
 	if r.URL.Path == status {
@@ -163,7 +183,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet
 	}
-	if s.faults.Apply(w, faulted) {
+	if s.Intercept(w, faulted) {
 		return
 	}
 	if code, msg, desc := s.authorized(r); code != 0 {
@@ -177,8 +197,6 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// issueToken is POST /oauth/v3/token with the client id and secret (Basic)
-// and grant_type=client_credentials in a form.
 func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request) {
 	id, secret, ok := r.BasicAuth()
 	switch {
@@ -295,33 +313,25 @@ func (s *Simulator) webPayment(w http.ResponseWriter, r *http.Request) {
 	case len([]rune(p.Reference)) > referenceMax:
 		badRequest(w, "Invalid reference: at most 30 characters")
 	default:
-		s.accept(w, r, &simPayment{orderID: p.OrderID, amount: amount, currency: p.Currency, returnURL: p.ReturnURL,
-			cancelURL: p.CancelURL, notifURL: p.NotifURL, status: "INITIATED", created: time.Now()})
+		s.accept(w, r, simPayment{orderID: p.OrderID, amount: amount, currency: p.Currency, returnURL: p.ReturnURL,
+			cancelURL: p.CancelURL, notifURL: p.NotifURL})
 	}
 }
 
 // accept records a web payment, unless its order_id was used already, and
+// accept records a web payment, unless its order_id was used already, and
 // answers OM's 201.
-func (s *Simulator) accept(w http.ResponseWriter, r *http.Request, p *simPayment) {
+func (s *Simulator) accept(w http.ResponseWriter, r *http.Request, p simPayment) {
 	b := make([]byte, 24)
 	rand.Read(b)
-	p.payToken, p.notifToken = "v1"+hex.EncodeToString(b[:16]), hex.EncodeToString(b[16:])
-	s.mu.Lock()
-	if s.payments == nil {
-		s.payments, s.orders = map[string]*simPayment{}, map[string]*simPayment{}
-	}
-	if s.orders[p.orderID] != nil {
-		s.mu.Unlock()
+	token := "v1" + hex.EncodeToString(b[:16])
+	p.notifToken = hex.EncodeToString(b[16:])
+	if _, added := s.Add(&sim.Movement[simPayment]{ID: token, Data: p}, p.orderID); !added {
 		badRequest(w, "Duplicate order_id "+p.orderID)
 		return
 	}
-	s.payments[p.payToken], s.orders[p.orderID] = p, p
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(p.payToken, "") })
-	}
-	sim.Reply(w, http.StatusCreated, map[string]any{"status": http.StatusCreated, "message": "OK", "pay_token": p.payToken,
-		"payment_url": "http://" + r.Host + "/pay/" + p.payToken, "notif_token": p.notifToken})
+	sim.Reply(w, http.StatusCreated, map[string]any{"status": http.StatusCreated, "message": "OK", "pay_token": token,
+		"payment_url": "http://" + r.Host + "/pay/" + token, "notif_token": p.notifToken})
 }
 
 // status is POST .../transactionstatus: the payment of a pay_token, whose
@@ -332,159 +342,103 @@ func (s *Simulator) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount, _ := strconv.ParseInt(q.Amount.String(), 10, 64)
-	s.mu.Lock()
-	p := s.payments[q.PayToken]
-	var answer map[string]string
-	if p != nil && p.orderID == q.OrderID && p.amount == amount {
-		s.expire(p)
-		answer = map[string]string{"status": p.status, "order_id": p.orderID, "txnid": p.txnID}
-	}
-	s.mu.Unlock()
-	if answer == nil {
+	m, found := s.View(q.PayToken)
+	if !found || m.ID != q.PayToken || m.Data.orderID != q.OrderID || m.Data.amount != amount {
 		badRequest(w, "No transaction with this pay_token, order_id and amount")
 		return
 	}
-	sim.Reply(w, http.StatusCreated, answer)
+	sim.Reply(w, http.StatusCreated, map[string]string{"status": m.Status, "order_id": m.Data.orderID, "txnid": m.Data.txnID})
 }
 
-// expire ends a payment left alone past PageLifetime; s.mu is held.
-func (s *Simulator) expire(p *simPayment) {
-	if (p.status == "INITIATED" || p.status == "PENDING") && time.Since(p.created) > PageLifetime {
-		p.status = "EXPIRED"
+// expire ends the payments left alone past PageLifetime, as EXPIRED.
+func (s *Simulator) expire() {
+	for _, m := range s.Find(func(m *sim.Movement[simPayment]) bool {
+		return (m.Status == omInitiated || m.Status == omPending) && time.Since(m.Created) > PageLifetime
+	}) {
+		s.Settle(m.ID, omExpired)
 	}
-}
-
-// lookup finds a payment by its pay_token or order_id; s.mu is held.
-func (s *Simulator) lookup(key string) *simPayment {
-	if p := s.payments[key]; p != nil {
-		return p
-	}
-	return s.orders[key]
 }
 
 // page is the payment page, GET /pay/{pay_token}: the customer pays there
 // (POST do=pay, with the number typed in msisdn, if any) or cancels (POST
 // do=cancel), then goes back to return_url or cancel_url.
 func (s *Simulator) page(w http.ResponseWriter, r *http.Request, token string) {
-	s.mu.Lock()
-	p := s.payments[token]
-	var amount int64
-	var currency, status string
-	if p != nil {
-		s.expire(p)
-		if p.status == "INITIATED" && r.Method != http.MethodPost {
-			p.status = "PENDING"
+	found := s.Update(token, func(m *sim.Movement[simPayment]) {
+		if m.Status == omInitiated && r.Method != http.MethodPost {
+			m.Status = omPending
 		}
-		amount, currency, status = p.amount, p.currency, p.status
-	}
-	s.mu.Unlock()
-	if p == nil {
+	})
+	m, _ := s.View(token)
+	if !found || m.ID != token {
 		http.NotFound(w, r)
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if status != "PENDING" {
-			fmt.Fprintf(w, `<!doctype html><title>Orange Money (simulated)</title><p id="sim-ended">This payment is %s.</p>`, html.EscapeString(status))
+		if m.Status != omPending {
+			fmt.Fprintf(w, `<!doctype html><title>Orange Money (simulated)</title><p id="sim-ended">This payment is %s.</p>`, html.EscapeString(m.Status))
 			return
 		}
 		fmt.Fprintf(w, `<!doctype html><title>Orange Money (simulated)</title><h1>Pay %d %s to the merchant</h1>
 <form method="post" action="/pay/%s"><label>Orange Money number <input name="msisdn" id="sim-msisdn"></label>
 <button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="cancel" id="sim-cancel">Cancel</button></form>`,
-			amount, html.EscapeString(currency), url.PathEscape(token))
+			m.Data.amount, html.EscapeString(m.Data.currency), url.PathEscape(token))
 		return
 	}
-	want := ""
 	if r.FormValue("do") == "cancel" {
-		want = "FAILED"
+		s.Settle(token, omFailed)
+	} else {
+		payer := strings.TrimSpace(r.FormValue("msisdn"))
+		s.Update(token, func(m *sim.Movement[simPayment]) {
+			if !s.Final(m.Status) {
+				m.Phone = payer
+			}
+		})
+		s.Settle(token, "")
 	}
-	payer := strings.TrimSpace(r.FormValue("msisdn"))
-	s.settlePayment(token, want, &payer)
-	s.mu.Lock()
-	status, back := p.status, p.cancelURL
-	if status == "SUCCESS" {
-		back = p.returnURL
-	}
-	s.mu.Unlock()
-	if status == "PENDING" || status == "INITIATED" {
+	m, _ = s.View(token)
+	back := m.Data.cancelURL
+	switch m.Status {
+	case omInitiated, omPending:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusAccepted)
 		fmt.Fprint(w, `<!doctype html><title>Orange Money (simulated)</title><p id="sim-processing">Payment processing…</p>`)
 		return
+	case omSuccess:
+		back = m.Data.returnURL
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// settle ends a payment (by pay_token or order_id) now, as status says or
-// as its number asks. It reports whether the payment exists.
-func (s *Simulator) settle(key, status string) bool { return s.settlePayment(key, status, nil) }
-
-// settlePayment ends a waiting payment as status says (SUCCESS, FAILED,
-// EXPIRED) or, without one, as the payer's number asks (payer, when given,
-// is the number typed on the page), and POSTs its notification. It reports
-// whether the payment exists.
-func (s *Simulator) settlePayment(key, status string, payer *string) bool {
-	s.mu.Lock()
-	p := s.lookup(key)
-	if p == nil {
-		s.mu.Unlock()
-		return false
+// simOutcome is how a payment ends when nothing says how: as the number
+// typed on the page asks (refused or failing: FAILED; lost: it stays
+// PENDING), else SUCCESS.
+func simOutcome(m *sim.Movement[simPayment]) (string, bool) {
+	refused, fails, stuck := sim.Outcome(m.Phone)
+	if refused || fails {
+		return omFailed, false
 	}
-	if payer != nil {
-		p.payer = *payer
-	}
-	s.expire(p)
-	var body []byte
-	if p.status == "INITIATED" || p.status == "PENDING" {
-		refused, fails, stuck := sim.Outcome(p.payer)
-		switch status = strings.ToUpper(strings.TrimSpace(status)); {
-		case status == "EXPIRED":
-			p.status = "EXPIRED"
-		case status == "" && stuck:
-			p.status = "PENDING"
-		case status == "SUCCESS" || status == "" && !refused && !fails:
-			s.seq++
-			p.status, p.txnID = "SUCCESS", fmt.Sprintf("MP%s.%04d.S%05d", time.Now().Format("060102"), time.Now().Hour()*100+time.Now().Minute(), s.seq)
-			body = p.notification("")
-		default:
-			p.status = "FAILED"
-			body = p.notification("")
-		}
-	}
-	notif := p.notifURL
-	s.mu.Unlock()
-	if body != nil {
-		sim.PostCallback(notif, body, nil)
-	}
-	return true
+	return "", stuck
 }
 
-// resend sends a payment's notification again (or early), claiming status
-// when given.
-func (s *Simulator) resend(key, status string) bool {
-	s.mu.Lock()
-	p := s.lookup(key)
-	var body []byte
-	var notif string
-	if p != nil {
-		body, notif = p.notification(strings.ToUpper(strings.TrimSpace(status))), p.notifURL
+// end gives a paid payment its txnid.
+func (s *Simulator) end(m *sim.Movement[simPayment]) {
+	if m.Status == omSuccess {
+		now := time.Now()
+		m.Data.txnID = fmt.Sprintf("MP%s.%04d.S%05d", now.Format("060102"), now.Hour()*100+now.Minute(), s.seq.Add(1))
 	}
-	s.mu.Unlock()
-	if p != nil {
-		sim.PostCallback(notif, body, nil)
-	}
-	return p != nil
 }
 
-// notification is the payment's notification, claiming status when given,
-// else its own (SUCCESS, or FAILED for any other); s.mu is held.
-func (p *simPayment) notification(status string) []byte {
-	if status == "" {
-		status = p.status
-		if status != "SUCCESS" {
-			status = "FAILED"
-		}
+// simNotification is what OM POSTs to the payment's notif_url: {status,
+// notif_token, txnid}, claiming status when given, else its own end
+// (SUCCESS or FAILED; none for a payment not ended or EXPIRED).
+func simNotification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+	status := m.Status
+	if claim != "" {
+		status = claim
+	} else if status != omSuccess && status != omFailed {
+		return "", nil, nil
 	}
-	b, _ := json.Marshal(map[string]string{"status": status, "notif_token": p.notifToken, "txnid": p.txnID})
-	return b
+	b, _ := json.Marshal(map[string]string{"status": status, "notif_token": m.Data.notifToken, "txnid": m.Data.txnID})
+	return m.Data.notifURL, b, nil
 }

@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
@@ -21,14 +21,17 @@ import (
 // codes), input checks (400 request-validation-error, Wave's {code,
 // message} shape), checkout sessions with their launch page at GET
 // /c/{id} (the wave_launch_url, on the simulator's own host), reads by id
-// and searches by client_reference ({"result": [...]}), and payouts that
-// honour the idempotency-key (the same key answers the same payout, never
-// a second one; another request under it is 409 idempotency-mismatch).
+// and searches by client_reference ({"result": [...]}), a session expired
+// on request (POST /v1/checkout/sessions/{id}/expire), payouts that honour
+// the idempotency-key (the same key answers the same payout, never a
+// second one; another request under it is 409 idempotency-mismatch) and
+// their reversal (POST /v1/payout/{id}/reverse).
 //
 // On the launch page the customer pays (with the Wave number typed there,
-// if any) or cancels, and goes back to success_url or error_url. The
-// payer's or the recipient's number decides the outcome
-// (sim.Outcome):
+// if any) or cancels, and goes back to success_url or error_url. A session
+// created with restrict_payer_mobile fails (payer-mobile-mismatch) when
+// another number pays it. The payer's or the recipient's number decides
+// the outcome (sim.Outcome):
 //
 //	...0039  a payment fails; a payout is refused (400 invalid-wallet)
 //	...0029  a payment fails; a payout fails once settled
@@ -38,60 +41,66 @@ import (
 //	other    succeeds (a session paid without a number too)
 //
 // A session or payout settles after SettleAfter (a session as if paid
-// without a number), on the page, or on POST /_sim/settle/{id or
-// client_reference}[?status=succeeded|cancelled|expired for a session,
-// succeeded|failed|reversed for a payout]. A session's end is POSTed to
-// CallbackURL as checkout.session.completed or
-// checkout.session.payment_failed, signed (Wave-Signature) with
-// WebhookSecret when set; payouts send none (Wave documents no payout
-// event). POST /_sim/callback/{session id or client_reference}[?status=]
-// sends a session's webhook again, claiming payment_status status when
-// given; POST /_sim/fault injects faults into the API.
+// without a number), on the page, or on POST /_sim/settle/{id, client_reference
+// or a payout's idempotency-key}[?status=succeeded|cancelled|expired for a
+// session, succeeded|failed|reversed for a payout; reversed takes back a
+// succeeded payout]. A session's end is POSTed to CallbackURL as
+// checkout.session.completed or checkout.session.payment_failed, signed
+// (Wave-Signature) with WebhookSecret when set; an expired session and
+// payouts send none (Wave documents no such event). POST
+// /_sim/callback/{session id or client_reference}[?status=] sends a
+// session's webhook again, claiming payment_status status when given; POST
+// /_sim/fault injects faults into the API.
 type Simulator struct {
 	APIKey        string
 	WebhookSecret string        // signs the webhooks; none: sent unsigned
 	CallbackURL   string        // the account's webhook URL
 	SettleAfter   time.Duration // 0: only the page or the control call settles
 
-	mu       sync.Mutex
-	sessions map[string]*simSession // by id
-	payouts  map[string]*simPayout  // by id
-	keys     map[string]*simPayout  // by idempotency-key
-	seq      int                    // ids, transaction ids and event ids
-	calls    int
-	paid     int // payouts created: money sent
-	faults   sim.Faults
+	// Book holds the checkout sessions and the payouts (Payout), by
+	// Wave's id; a session is found by its client_reference too, a payout
+	// by its idempotency-key and client_reference.
+	sim.Book[simData]
+	once sync.Once
+	seq  atomic.Int64 // ids, transaction ids and event ids
 }
 
 // SessionLifetime is how long a simulated checkout session stays open, as
 // Wave's (when_expires, 30 minutes after when_created in a webhook Wave sent).
 const SessionLifetime = 30 * time.Minute
 
+// ReversalWindow is how long after it was sent a payout can be reversed
+// (three days: docs.wave.com/payout, as public integrations quote it).
+const ReversalWindow = 72 * time.Hour
+
+// The statuses, in Wave's words: a session's payment_status (processing,
+// succeeded, cancelled; expired is its checkout_status) and a payout's
+// status (processing, succeeded, failed, reversed).
+const (
+	simProcessing = "processing"
+	simSucceeded  = "succeeded"
+	simFailed     = "failed"    // a payout's
+	simCancelled  = "cancelled" // a session's
+	simExpired    = "expired"   // a session's
+	simReversed   = "reversed"  // a payout's, after succeeded
+)
+
 type simError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
-type simSession struct {
-	seq                           int
-	id, amount, currency          string
-	successURL, errorURL, launch  string
-	clientReference               string
-	checkoutStatus, paymentStatus string
-	transactionID                 string
-	payer                         string // the Wave number typed on the page
-	lastError                     *simError
-	created, expires, completed   time.Time
-}
-
-type simPayout struct {
-	seq                           int
-	id, key                       string
-	currency, amount, fee         string
-	mobile, name, clientReference string
-	paymentReason, status         string
+// simData is Wave's own of a checkout session or a payout.
+type simData struct {
+	amount, currency, clientReference string
+	// a session's
+	successURL, errorURL, launch string
+	restrictPayer, transactionID string
+	lastError                    *simError
+	expires                      time.Time
+	// a payout's
+	key, fee, name, paymentReason string
 	errCode, errMessage           string
-	created                       time.Time
 }
 
 var (
@@ -99,35 +108,38 @@ var (
 	mobileRE = regexp.MustCompile(`^\+[1-9][0-9]{7,14}$`) // E.164
 )
 
-// Calls counts the API requests the simulator answered (the control calls
-// and the launch page aside).
-func (s *Simulator) Calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
-
-// Payouts counts the payouts the simulator created (one per
-// idempotency-key): each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.paid
+// ready sets the book to Wave's lifecycle on the first request: a session
+// or payout is processing, then succeeded, or cancelled (a session),
+// expired (a session), failed (a payout), with a webhook for a session's
+// payment.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simData]{
+			Pending: simProcessing, Succeeded: simSucceeded, Failed: simFailed,
+			Finals:  []string{simCancelled, simExpired, simReversed},
+			Outcome: simOutcome, End: s.end, Notify: s.webhook,
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.ready()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/c/"):
 		s.page(w, r, strings.TrimPrefix(r.URL.Path, "/c/"))
 		return
-	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+	case strings.HasPrefix(r.URL.Path, "/_sim/settle/") && r.URL.Query().Get("status") == simReversed && r.Method == http.MethodPost:
+		// A payout's reversal follows its success: not an end the Book
+		// knows.
+		if _, found := s.reverse(strings.TrimPrefix(r.URL.Path, "/_sim/settle/"), true); !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	switch auth := r.Header.Get("Authorization"); {
@@ -139,19 +151,24 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := r.URL.Path
+	id, action, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(path, "/v1/checkout/sessions/"), "/v1/payout/"), "/")
 	switch {
 	case r.Method == http.MethodPost && path == "/v1/checkout/sessions":
 		s.createSession(w, r)
 	case r.Method == http.MethodGet && path == "/v1/checkout/sessions/search":
-		s.searchSessions(w, r)
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/checkout/sessions/"):
-		s.getSession(w, strings.TrimPrefix(path, "/v1/checkout/sessions/"))
+		s.search(w, r, false)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1/checkout/sessions/") && action == "expire":
+		s.expireSession(w, id)
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/checkout/sessions/") && action == "" && id != "":
+		s.answerOne(w, id, false, "checkout-session-not-found", "No checkout session with this id.")
 	case r.Method == http.MethodPost && path == "/v1/payout":
 		s.createPayout(w, r)
 	case r.Method == http.MethodGet && path == "/v1/payouts/search":
-		s.searchPayouts(w, r)
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/payout/"):
-		s.getPayout(w, strings.TrimPrefix(path, "/v1/payout/"))
+		s.search(w, r, true)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1/payout/") && action == "reverse":
+		s.reversePayout(w, id)
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/payout/") && action == "" && id != "":
+		s.answerOne(w, id, true, "payout-not-found", "No payout with this id.")
 	default:
 		refuse(w, http.StatusNotFound, "not-found", "No such endpoint.")
 	}
@@ -173,18 +190,15 @@ func webURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// nextSeq numbers ids and events; s.mu is held.
-func (s *Simulator) nextSeq() int {
-	if s.sessions == nil {
-		s.sessions, s.payouts, s.keys = map[string]*simSession{}, map[string]*simPayout{}, map[string]*simPayout{}
-	}
-	s.seq++
-	return s.seq
-}
-
 // createSession is POST /v1/checkout/sessions.
 func (s *Simulator) createSession(w http.ResponseWriter, r *http.Request) {
-	var req checkoutRequest
+	var req struct {
+		checkoutRequest
+		// A session only this Wave account may pay: docs.wave.com/checkout
+		// (apis.io's summary: "restrict_payer_mobile for phone-locked
+		// payments"; 0xc007b/wave-api-client src/api/checkout/types.ts).
+		RestrictPayerMobile string `json:"restrict_payer_mobile"`
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
 		invalid(w, "body", "is not the JSON of a checkout session (amount is a string)")
 		return
@@ -200,38 +214,67 @@ func (s *Simulator) createSession(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "error_url", "must be an absolute URL")
 	case len(req.ClientReference) > 255:
 		invalid(w, "client_reference", "is longer than 255 characters")
+	case req.RestrictPayerMobile != "" && !mobileRE.MatchString(req.RestrictPayerMobile):
+		invalid(w, "restrict_payer_mobile", "must be a number in E.164 format")
 	default:
-		s.mu.Lock()
-		n, now := s.nextSeq(), time.Now().UTC()
-		ss := &simSession{seq: n, id: fmt.Sprintf("cos-sim%08d", n), amount: req.Amount, currency: req.Currency,
+		now := time.Now().UTC()
+		id := fmt.Sprintf("cos-sim%08d", s.seq.Add(1))
+		m := &sim.Movement[simData]{ID: id, Created: now, Data: simData{amount: req.Amount, currency: req.Currency,
 			successURL: req.SuccessURL, errorURL: req.ErrorURL, clientReference: req.ClientReference,
-			checkoutStatus: "open", paymentStatus: "processing", created: now, expires: now.Add(SessionLifetime)}
-		ss.launch = "http://" + r.Host + "/c/" + ss.id
-		s.sessions[ss.id] = ss
-		obj := s.sessionObject(ss)
-		s.mu.Unlock()
-		if s.SettleAfter > 0 {
-			time.AfterFunc(s.SettleAfter, func() { s.settle(ss.id, "") })
+			restrictPayer: req.RestrictPayerMobile, launch: "http://" + r.Host + "/c/" + id, expires: now.Add(SessionLifetime)}}
+		s.Add(m)
+		if req.ClientReference != "" {
+			s.Alias(req.ClientReference, id) // the latest session of a reference
 		}
-		sim.Reply(w, http.StatusOK, obj)
+		v, _ := s.View(id)
+		sim.Reply(w, http.StatusOK, sessionObject(&v))
 	}
 }
 
-// sessionObject is a session as Wave shows it; s.mu is held.
-func (s *Simulator) sessionObject(ss *simSession) map[string]any {
-	s.expire(ss)
-	o := map[string]any{"id": ss.id, "amount": ss.amount, "currency": ss.currency, "business_name": "Cauri Simulator",
-		"checkout_status": ss.checkoutStatus, "payment_status": ss.paymentStatus, "client_reference": nullable(ss.clientReference),
-		"success_url": ss.successURL, "error_url": ss.errorURL, "wave_launch_url": ss.launch,
-		"transaction_id": nullable(ss.transactionID), "last_payment_error": nil,
-		"when_created": ss.created.Format(time.RFC3339), "when_expires": ss.expires.Format(time.RFC3339), "when_completed": nil}
-	if ss.lastError != nil {
-		o["last_payment_error"] = *ss.lastError
+// sessionObject is a session as Wave shows it.
+func sessionObject(m *sim.Movement[simData]) map[string]any {
+	d := &m.Data
+	checkout, payment := "complete", m.Status
+	switch m.Status {
+	case simProcessing:
+		checkout = "open"
+	case simExpired:
+		checkout, payment = simExpired, simProcessing
 	}
-	if !ss.completed.IsZero() {
-		o["when_completed"] = ss.completed.Format(time.RFC3339)
+	o := map[string]any{"id": m.ID, "amount": d.amount, "currency": d.currency, "business_name": "Cauri Simulator",
+		"checkout_status": checkout, "payment_status": payment, "client_reference": nullable(d.clientReference),
+		"success_url": d.successURL, "error_url": d.errorURL, "wave_launch_url": d.launch,
+		"transaction_id": nullable(d.transactionID), "last_payment_error": nil,
+		"when_created": m.Created.Format(time.RFC3339), "when_expires": d.expires.Format(time.RFC3339), "when_completed": nil}
+	if d.restrictPayer != "" {
+		o["restrict_payer_mobile"] = d.restrictPayer
+	}
+	if d.lastError != nil {
+		o["last_payment_error"] = *d.lastError
+	}
+	if !m.Ended.IsZero() {
+		o["when_completed"] = m.Ended.UTC().Format(time.RFC3339)
 	}
 	return o
+}
+
+// payoutObject is a payout as Wave shows it.
+func payoutObject(m *sim.Movement[simData]) map[string]any {
+	d := &m.Data
+	o := map[string]any{"id": m.ID, "currency": d.currency, "receive_amount": d.amount, "fee": d.fee, "mobile": m.Phone,
+		"name": nullable(d.name), "client_reference": nullable(d.clientReference), "payment_reason": nullable(d.paymentReason),
+		"status": m.Status, "timestamp": m.Created.UTC().Format(time.RFC3339)}
+	if d.errCode != "" {
+		o["payout_error"] = map[string]string{"error_code": d.errCode, "error_message": d.errMessage}
+	}
+	return o
+}
+
+func object(m *sim.Movement[simData]) map[string]any {
+	if m.Payout {
+		return payoutObject(m)
+	}
+	return sessionObject(m)
 }
 
 func nullable(s string) any {
@@ -241,90 +284,72 @@ func nullable(s string) any {
 	return s
 }
 
-// expire closes an open session past its when_expires; s.mu is held.
-func (s *Simulator) expire(ss *simSession) {
-	if ss.checkoutStatus == "open" && ss.paymentStatus == "processing" && time.Now().After(ss.expires) {
-		ss.checkoutStatus, ss.completed = "expired", ss.expires
+// expire closes the open sessions past their when_expires, as Wave's
+// expire of their own: no webhook.
+func (s *Simulator) expire() {
+	now := time.Now()
+	for _, m := range s.Find(func(m *sim.Movement[simData]) bool {
+		return !m.Payout && m.Status == simProcessing && now.After(m.Data.expires)
+	}) {
+		s.Settle(m.ID, simExpired)
 	}
 }
 
-func (s *Simulator) getSession(w http.ResponseWriter, id string) {
-	s.answerOne(w, func() map[string]any {
-		if ss := s.sessions[id]; ss != nil {
-			return s.sessionObject(ss)
-		}
-		return nil
-	}, "checkout-session-not-found", "No checkout session with this id.")
-}
-
-func (s *Simulator) searchSessions(w http.ResponseWriter, r *http.Request) {
-	simSearch(s, w, r, s.sessions, func(ss *simSession) (string, int) { return ss.clientReference, ss.seq }, s.sessionObject)
-}
-
-// answerOne answers the object find returns (read under s.mu), or 404
-// with Wave's code when there is none.
-func (s *Simulator) answerOne(w http.ResponseWriter, find func() map[string]any, code, message string) {
-	s.mu.Lock()
-	obj := find()
-	s.mu.Unlock()
-	if obj == nil {
+// answerOne answers the session or payout of Wave's id, or 404 with
+// Wave's code when there is none.
+func (s *Simulator) answerOne(w http.ResponseWriter, id string, payout bool, code, message string) {
+	s.expire()
+	m, ok := s.View(id)
+	if !ok || m.ID != id || m.Payout != payout {
 		refuse(w, http.StatusNotFound, code, message)
 		return
 	}
-	sim.Reply(w, http.StatusOK, obj)
+	sim.Reply(w, http.StatusOK, object(&m))
 }
 
-// simSearch answers Wave's search by client_reference over all (sessions or
-// payouts), oldest first, as {"result": [...]}.
-func simSearch[T any](s *Simulator, w http.ResponseWriter, r *http.Request, all map[string]*T, key func(*T) (ref string, seq int), object func(*T) map[string]any) {
+// search answers Wave's search by client_reference over the sessions or
+// the payouts, oldest first, as {"result": [...]}.
+func (s *Simulator) search(w http.ResponseWriter, r *http.Request, payouts bool) {
 	ref := r.URL.Query().Get("client_reference")
 	if ref == "" {
 		invalid(w, "client_reference", "is required")
 		return
 	}
-	s.mu.Lock()
-	var found []*T
-	for _, x := range all {
-		if r, _ := key(x); r == ref {
-			found = append(found, x)
-		}
-	}
-	sort.Slice(found, func(i, j int) bool { _, a := key(found[i]); _, b := key(found[j]); return a < b })
+	s.expire()
 	result := []map[string]any{}
-	for _, x := range found {
-		result = append(result, object(x))
+	for _, m := range s.Find(func(m *sim.Movement[simData]) bool { return m.Payout == payouts && m.Data.clientReference == ref }) {
+		result = append(result, object(&m))
 	}
-	s.mu.Unlock()
 	sim.Reply(w, http.StatusOK, map[string]any{"result": result})
 }
 
-// lookupSession finds a session by its id or our reference; s.mu is held.
-func (s *Simulator) lookupSession(key string) *simSession {
-	if ss := s.sessions[key]; ss != nil {
-		return ss
+// expireSession is POST /v1/checkout/sessions/{id}/expire: an open
+// session ends expired, answered with an empty body, as
+// docs.wave.com/checkout lists the endpoint and 0xc007b/wave-api-client
+// (src/api/checkout/index.ts, expireSession) reads it. A session already
+// complete or expired is refused with the simulator's own code: Wave's
+// was not found.
+func (s *Simulator) expireSession(w http.ResponseWriter, id string) {
+	s.expire()
+	m, ok := s.View(id)
+	switch {
+	case !ok || m.ID != id || m.Payout:
+		refuse(w, http.StatusNotFound, "checkout-session-not-found", "No checkout session with this id.")
+	case m.Status != simProcessing:
+		refuse(w, http.StatusConflict, "checkout-session-not-open", "Only an open checkout session can be expired.")
+	default:
+		s.Settle(id, simExpired)
+		w.WriteHeader(http.StatusOK)
 	}
-	var last *simSession
-	for _, ss := range s.sessions {
-		if ss.clientReference == key && key != "" && (last == nil || ss.seq > last.seq) {
-			last = ss
-		}
-	}
-	return last
 }
 
 // page is Wave's launch page, GET /c/{id}: the customer pays there (POST
 // do=pay, with the Wave number typed in mobile, if any) or cancels (POST
 // do=decline), then goes back to success_url or error_url.
 func (s *Simulator) page(w http.ResponseWriter, r *http.Request, id string) {
-	s.mu.Lock()
-	ss := s.sessions[id]
-	var amount, currency string
-	if ss != nil {
-		s.expire(ss)
-		amount, currency = ss.amount, ss.currency
-	}
-	s.mu.Unlock()
-	if ss == nil {
+	s.expire()
+	m, ok := s.View(id)
+	if !ok || m.ID != id || m.Payout {
 		http.NotFound(w, r)
 		return
 	}
@@ -333,131 +358,111 @@ func (s *Simulator) page(w http.ResponseWriter, r *http.Request, id string) {
 		fmt.Fprintf(w, `<!doctype html><title>Wave (simulated)</title><h1>Pay %s %s to Cauri Simulator</h1>
 <form method="post" action="/c/%s"><label>Wave number <input name="mobile" id="sim-mobile"></label>
 <button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="decline" id="sim-decline">Cancel</button></form>`,
-			html.EscapeString(amount), html.EscapeString(currency), url.PathEscape(id))
+			html.EscapeString(m.Data.amount), html.EscapeString(m.Data.currency), url.PathEscape(id))
 		return
 	}
-	status := ""
 	if r.FormValue("do") == "decline" {
-		status = "cancelled"
+		s.Settle(id, simCancelled)
+	} else {
+		mobile := strings.TrimSpace(r.FormValue("mobile"))
+		s.Update(id, func(m *sim.Movement[simData]) {
+			if m.Status == simProcessing {
+				m.Phone = mobile
+			}
+		})
+		s.Settle(id, "")
 	}
-	mobile := strings.TrimSpace(r.FormValue("mobile"))
-	s.settleSession(id, status, &mobile)
-	s.mu.Lock()
-	paid, waiting, back := ss.paymentStatus == "succeeded", ss.paymentStatus == "processing" && ss.checkoutStatus == "open", ss.errorURL
-	if paid {
-		back = ss.successURL
-	}
-	s.mu.Unlock()
-	if waiting {
+	m, _ = s.View(id)
+	back := m.Data.errorURL
+	switch m.Status {
+	case simProcessing:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusAccepted)
 		fmt.Fprint(w, `<!doctype html><title>Wave (simulated)</title><p id="sim-processing">Payment processing…</p>`)
 		return
+	case simSucceeded:
+		back = m.Data.successURL
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// settle ends a session or a payout (by id or our reference) now.
-func (s *Simulator) settle(key, status string) bool {
-	return s.settleSession(key, status, nil) || s.settlePayout(key, status)
-}
-
-// settleSession ends an open session as status says (succeeded, cancelled,
-// expired) or, without one, as the payer's number asks (payer, when given,
-// is the number typed on the page), and sends its webhook. It reports
-// whether the session exists.
-func (s *Simulator) settleSession(key, status string, payer *string) bool {
-	s.mu.Lock()
-	ss := s.lookupSession(key)
-	if ss == nil {
-		s.mu.Unlock()
-		return false
-	}
-	if payer != nil {
-		ss.payer = *payer
-	}
-	var body []byte
-	if event := s.end(ss, status); event != "" {
-		body = s.event(ss, event, "")
-	}
-	s.mu.Unlock()
-	s.post(body)
-	return true
-}
-
-// end moves an open session to its end and names the webhook it sends
-// ("" for none); s.mu is held.
-func (s *Simulator) end(ss *simSession, status string) string {
-	s.expire(ss)
-	if ss.checkoutStatus != "open" || ss.paymentStatus != "processing" {
-		return ""
-	}
-	refused, fails, stuck := sim.Outcome(ss.payer)
-	now := time.Now().UTC()
+// simOutcome is how a session or payout ends when nothing says how: by the
+// payer's number typed on the page, or the recipient's. A failed payment
+// gets its last_payment_error in Wave's codes (docs.wave.com/checkout's
+// payment errors, as public integrations list them: insufficient-funds,
+// payer-mobile-mismatch, payment-failure).
+func simOutcome(m *sim.Movement[simData]) (string, bool) {
+	refused, fails, stuck := sim.Outcome(m.Phone)
 	switch {
-	case status == "expired":
-		ss.checkoutStatus, ss.completed = "expired", now
-		return ""
-	case status == "" && stuck:
-		return ""
-	case status == "succeeded" || status == "" && !refused && !fails:
-		ss.paymentStatus, ss.checkoutStatus, ss.completed = "succeeded", "complete", now
-		ss.transactionID = fmt.Sprintf("TSIM%010d", s.nextSeq())
-		return "checkout.session.completed"
-	}
-	ss.paymentStatus, ss.checkoutStatus, ss.completed = "cancelled", "complete", now
-	switch {
-	case status != "":
-		ss.lastError = &simError{"payment-cancelled", "The payer cancelled the payment."}
-	case sim.LowBalance(ss.payer):
-		ss.lastError = &simError{"insufficient-funds", "The payer's balance is too low."}
+	case m.Payout && fails:
+		return simFailed, false
+	case m.Payout:
+		return "", stuck
+	case m.Data.restrictPayer != "" && m.Phone != "" && m.Phone != m.Data.restrictPayer:
+		m.Data.lastError = &simError{"payer-mobile-mismatch", "This checkout session can only be paid by another Wave account."}
+	case stuck:
+		return "", true
+	case sim.LowBalance(m.Phone):
+		m.Data.lastError = &simError{"insufficient-funds", "The payer's balance is too low."}
+	case refused || fails:
+		m.Data.lastError = &simError{"payment-failure", "The payment failed."}
 	default:
-		ss.lastError = &simError{"payment-failed", "The payment failed."}
+		return "", false
 	}
-	return "checkout.session.payment_failed"
+	return simCancelled, false
 }
 
-// event is a webhook's body about ss, claiming payment_status status when
-// given; s.mu is held.
-func (s *Simulator) event(ss *simSession, kind, status string) []byte {
-	data := s.sessionObject(ss)
-	if status != "" {
-		data["payment_status"] = status
+// end completes a session or payout as it ends: a paid session has its
+// transaction id, a cancelled one its last_payment_error (cancelled by the
+// payer unless its number said otherwise), a failed payout its
+// payout_error. A session's failure is cancelled, a payout's failed.
+func (s *Simulator) end(m *sim.Movement[simData]) {
+	d := &m.Data
+	switch {
+	case m.Payout && (m.Status == simCancelled || m.Status == simExpired):
+		m.Status = simFailed
+	case !m.Payout && m.Status == simFailed:
+		m.Status = simCancelled
 	}
-	body, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("AE_sim_%08d", s.nextSeq()), "type": kind, "data": data})
-	return body
+	switch {
+	case m.Status == simSucceeded && !m.Payout:
+		d.transactionID = fmt.Sprintf("TSIM%010d", s.seq.Add(1))
+	case m.Status == simCancelled && d.lastError == nil:
+		d.lastError = &simError{"payment-cancelled", "The payer cancelled the payment."}
+	case m.Status == simExpired && time.Now().After(d.expires):
+		m.Ended = d.expires
+	case m.Status == simFailed && d.errCode == "":
+		// recipient-account-blocked: one of the payout errors of
+		// docs.wave.com/payout, as public integrations list them.
+		d.errCode, d.errMessage = "recipient-account-blocked", "The recipient's account cannot receive money."
+	}
 }
 
-// post sends a webhook to CallbackURL, signed when the simulator has a
-// signing secret.
-func (s *Simulator) post(body []byte) {
-	if s.CallbackURL == "" || body == nil {
-		return
+// webhook is the event a session's end sends, or, with claim, one
+// claiming that payment_status (succeeded: completed; other: failed). An
+// open or expired session sends none of its own, nor does a payout.
+func (s *Simulator) webhook(m *sim.Movement[simData], claim string) (string, []byte, http.Header) {
+	status := m.Status
+	if claim != "" {
+		status = claim
 	}
+	if m.Payout || s.CallbackURL == "" || status == simProcessing || status == simExpired {
+		return "", nil, nil
+	}
+	kind := "checkout.session.payment_failed"
+	if status == simSucceeded {
+		kind = "checkout.session.completed"
+	}
+	data := sessionObject(m)
+	if claim != "" {
+		data["payment_status"] = claim
+	}
+	body, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("AE_sim_%08d", s.seq.Add(1)), "type": kind, "data": data})
 	h := http.Header{}
 	if s.WebhookSecret != "" {
 		h.Set("Wave-Signature", Sign(s.WebhookSecret, time.Now().Unix(), body))
 	}
-	sim.PostCallback(s.CallbackURL, body, h)
-}
-
-// resend sends a session's webhook again: the one its end sent, or one
-// claiming payment_status status (succeeded: completed; other: failed).
-func (s *Simulator) resend(key, status string) bool {
-	s.mu.Lock()
-	ss := s.lookupSession(key)
-	if ss == nil {
-		s.mu.Unlock()
-		return false
-	}
-	kind := "checkout.session.payment_failed"
-	if status == "succeeded" || status == "" && ss.paymentStatus == "succeeded" {
-		kind = "checkout.session.completed"
-	}
-	body := s.event(ss, kind, status)
-	s.mu.Unlock()
-	s.post(body)
-	return true
+	return s.CallbackURL, body, h
 }
 
 // createPayout is POST /v1/payout, under its idempotency-key.
@@ -485,97 +490,78 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 		invalid(w, "client_reference", "is longer than 255 characters")
 		return
 	}
-	s.mu.Lock()
-	if p := s.keys[key]; p != nil {
-		same := p.currency == req.Currency && p.amount == req.ReceiveAmount && p.mobile == req.Mobile && p.clientReference == req.ClientReference
-		obj := payoutObject(p)
-		s.mu.Unlock()
-		if !same {
-			refuse(w, http.StatusConflict, "idempotency-mismatch", "This idempotency-key was used for another payout.")
-			return
-		}
-		sim.Reply(w, http.StatusOK, obj)
+	byKey := "idempotency-key:" + key
+	if old, ok := s.View(byKey); ok {
+		s.answerKey(w, &old, req)
 		return
 	}
 	if refused, _, _ := sim.Outcome(req.Mobile); refused {
-		s.mu.Unlock()
 		refuse(w, http.StatusBadRequest, "invalid-wallet", "The recipient has no Wave account that can receive this payout.")
 		return
 	}
 	if sim.LowBalance(req.Mobile) {
-		s.mu.Unlock()
 		refuse(w, http.StatusBadRequest, "insufficient-funds", "The wallet does not have enough funds for this payout.")
 		return
 	}
 	amount, _ := strconv.ParseInt(req.ReceiveAmount, 10, 64)
-	n := s.nextSeq()
-	p := &simPayout{seq: n, id: fmt.Sprintf("pt-sim%08d", n), key: key, currency: req.Currency, amount: req.ReceiveAmount,
-		fee: strconv.FormatInt((amount+99)/100, 10), mobile: req.Mobile, name: req.Name, clientReference: req.ClientReference,
-		paymentReason: req.PaymentReason, status: "processing", created: time.Now().UTC()}
-	s.payouts[p.id], s.keys[key] = p, p
-	s.paid++
-	obj := payoutObject(p)
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settlePayout(p.id, "") })
+	m := &sim.Movement[simData]{ID: fmt.Sprintf("pt-sim%08d", s.seq.Add(1)), Payout: true, Phone: req.Mobile, Created: time.Now().UTC(),
+		Data: simData{key: key, currency: req.Currency, amount: req.ReceiveAmount, fee: strconv.FormatInt((amount+99)/100, 10),
+			name: req.Name, clientReference: req.ClientReference, paymentReason: req.PaymentReason}}
+	if old, added := s.Add(m, byKey); !added { // the same key in between
+		s.answerKey(w, old, req)
+		return
 	}
-	sim.Reply(w, http.StatusOK, obj)
+	s.Alias(key, m.ID)
+	if req.ClientReference != "" {
+		s.Alias(req.ClientReference, m.ID)
+	}
+	v, _ := s.View(m.ID)
+	sim.Reply(w, http.StatusOK, payoutObject(&v))
 }
 
-// payoutObject is a payout as Wave shows it; s.mu is held.
-func payoutObject(p *simPayout) map[string]any {
-	o := map[string]any{"id": p.id, "currency": p.currency, "receive_amount": p.amount, "fee": p.fee, "mobile": p.mobile,
-		"name": nullable(p.name), "client_reference": nullable(p.clientReference), "payment_reason": nullable(p.paymentReason),
-		"status": p.status, "timestamp": p.created.Format(time.RFC3339)}
-	if p.errCode != "" {
-		o["payout_error"] = map[string]string{"error_code": p.errCode, "error_message": p.errMessage}
+// answerKey answers a payout request whose idempotency-key names old: the
+// same payout if it is the same request, else 409.
+func (s *Simulator) answerKey(w http.ResponseWriter, old *sim.Movement[simData], req payoutRequest) {
+	v, _ := s.View(old.ID)
+	d := &v.Data
+	if d.currency != req.Currency || d.amount != req.ReceiveAmount || v.Phone != req.Mobile || d.clientReference != req.ClientReference {
+		refuse(w, http.StatusConflict, "idempotency-mismatch", "This idempotency-key was used for another payout.")
+		return
 	}
-	return o
+	sim.Reply(w, http.StatusOK, payoutObject(&v))
 }
 
-func (s *Simulator) getPayout(w http.ResponseWriter, id string) {
-	s.answerOne(w, func() map[string]any {
-		if p := s.payouts[id]; p != nil {
-			return payoutObject(p)
-		}
-		return nil
-	}, "payout-not-found", "No payout with this id.")
-}
-
-func (s *Simulator) searchPayouts(w http.ResponseWriter, r *http.Request) {
-	simSearch(s, w, r, s.payouts, func(p *simPayout) (string, int) { return p.clientReference, p.seq }, payoutObject)
-}
-
-// settlePayout ends a processing payout (by id, our reference or its
-// idempotency-key) as status says (succeeded, failed; reversed takes back
-// a succeeded one) or as the recipient's number asks. It reports whether
-// the payout exists.
-func (s *Simulator) settlePayout(key, status string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.payouts[key]
-	if p == nil {
-		p = s.keys[key]
+// reversePayout is POST /v1/payout/{id}/reverse (docs.wave.com/payout
+// lists it): a succeeded payout is taken back, within ReversalWindow
+// (after it: 400 payout-reversal-time-limit-exceeded, a code of Wave's
+// payout API as 0xc007b/wave-api-client src/common/types.ts lists it),
+// answered with an empty body (the same client's reversePayout); again,
+// the same. One not succeeded is refused with the simulator's own code.
+func (s *Simulator) reversePayout(w http.ResponseWriter, id string) {
+	m, ok := s.View(id)
+	if !ok || m.ID != id || !m.Payout {
+		refuse(w, http.StatusNotFound, "payout-not-found", "No payout with this id.")
+		return
 	}
-	for _, q := range s.payouts {
-		if p == nil && q.clientReference == key && key != "" {
-			p = q
-		}
-	}
-	if p == nil {
-		return false
-	}
-	_, fails, stuck := sim.Outcome(p.mobile)
-	switch {
-	case status == "reversed":
-		if p.status == "succeeded" {
-			p.status = "reversed"
-		}
-	case p.status != "processing", status == "" && stuck:
-	case status == "failed" || status == "" && fails:
-		p.status, p.errCode, p.errMessage = "failed", "recipient-account-blocked", "The recipient's account cannot receive money."
+	switch status, _ := s.reverse(id, false); status {
+	case simReversed:
+		w.WriteHeader(http.StatusOK)
+	case simSucceeded:
+		refuse(w, http.StatusBadRequest, "payout-reversal-time-limit-exceeded", "This payout is too old to be reversed.")
 	default:
-		p.status = "succeeded"
+		refuse(w, http.StatusConflict, "payout-not-reversible", "Only a succeeded payout can be reversed.")
 	}
-	return true
+}
+
+// reverse takes back the succeeded payout found by key (any time when
+// anytime, else within ReversalWindow): it answers the payout's status
+// after, and whether key names anything.
+func (s *Simulator) reverse(key string, anytime bool) (status string, found bool) {
+	found = s.Update(key, func(m *sim.Movement[simData]) {
+		if m.Payout && m.Status == simSucceeded && (anytime || time.Since(m.Created) <= ReversalWindow) {
+			m.Status = simReversed
+		}
+		status = m.Status
+	})
+	return status, found
 }
