@@ -80,8 +80,8 @@ type simRecipient struct {
 }
 
 // transferEvents are the transfer webhooks Paystack documents
-// (doc-code-snippets webhooks/events: transfer-successful, transfer-failed,
-// transfer-reversed).
+// (doc-code-snippets src/doc/payments/webhooks/events: transfer-successful,
+// transfer-failed, transfer-reversed).
 var transferEvents = map[string]bool{"success": true, "failed": true, "reversed": true}
 
 // ready sets the book to Paystack's lifecycle on the first request: a
