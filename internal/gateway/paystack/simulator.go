@@ -27,41 +27,51 @@ import (
 // tells a charge's step, GET /transaction/verify/{reference} its
 // transaction (ongoing while a voucher is awaited, pending while the
 // customer approves). Outcomes go by the payer's or the recipient's number
-// (sim.Outcome): settlement after SettleAfter (once the
-// voucher is in, for Telecel) or on POST /_sim/settle/{reference}[?status=],
-// and webhooks signed with the secret key (x-paystack-signature) to
-// WebhookURL: charge.success, and transfer.success, transfer.failed or
-// transfer.reversed. A transfer to a number ending 0039 is refused ("can't
-// make the transfer to this recipient"), one ending 0049 is refused for want
-// of balance, one ending 0029 fails once settled, one ending 0129 never
-// settles. POST /_sim/callback/{reference}[?status=] sends a webhook
-// whatever the payment's status (stale, early or out of order):
-// charge.success for a charge; for a transfer, the one its status or the
-// status asked names (success while it is pending). POST /_sim/fault
-// injects faults (sim.Faults). Paystack publishes no mobile money test
-// numbers that this simulator could follow: the number endings are the
-// project's own, shared by every simulator.
+// (sim.Outcome): settlement after SettleAfter (once the voucher is in, for
+// Telecel) or on POST /_sim/settle/{reference}[?status=], and webhooks
+// signed with the secret key (x-paystack-signature) to WebhookURL:
+// charge.success, and transfer.success, transfer.failed or
+// transfer.reversed, the only events Paystack documents for them. A
+// transfer to a number ending 0039 is refused ("can't make the transfer to
+// this recipient"), one ending 0049 is refused for want of balance, one
+// ending 0029 fails once settled, one ending 0129 never settles.
+//
+// Control calls (sim.Book) take a payment's reference, Paystack's id or a
+// transfer's transfer_code. ?status= takes Paystack's words: a charge's
+// steps send_otp and pay_offline, a transfer's otp and received (openapi
+// paths/transfer.yaml), pending, and the final success, failed,
+// abandoned, reversed, blocked and rejected. POST /_sim/callback/{reference}
+// [?status=] sends a webhook whatever the payment's status (stale, early
+// or out of order): charge.success for a charge that has not failed (or
+// with any status asked); for a transfer, the event its status or the
+// status asked names (success while it is not final). POST /_sim/fault
+// injects faults (sim.Faults). Paystack's own sample numbers
+// (doc-code-snippets: 0551234987 for Ghana, 254700000000 for Kenya) pay;
+// the number endings are the project's own, shared by every simulator:
+// Paystack's material at hand publishes no mobile money test numbers.
 type Simulator struct {
 	SecretKey   string
 	WebhookURL  string
 	SettleAfter time.Duration
 
+	// Book holds the charges and the transfers (Payout), by Paystack's
+	// id, found by their reference too.
+	sim.Book[simPayment]
+	once       sync.Once
 	mu         sync.Mutex
-	charges    map[string]*simCharge
 	recipients map[string]*simRecipient // by recipient_code
-	transfers  map[string]*simTransfer  // by reference
-	nextID     int64
-	payouts    int
-	faults     sim.Faults
 }
 
-// simCharge is a charge at one of its steps: send_otp, pay_offline,
-// pending, success or failed.
-type simCharge struct {
-	id                      int64
-	reference, phone        string
-	status, gatewayResponse string
-	displayText             string
+// simPayment is Paystack's own of a charge or a transfer.
+type simPayment struct {
+	id              int64
+	reference       string
+	amount          int64
+	currency        string
+	gatewayResponse string
+	displayText     string       // a charge's instructions to the customer
+	code, reason    string       // a transfer's transfer_code and reason
+	recipient       simRecipient // a transfer's
 }
 
 // simRecipient is a transfer recipient: a mobile money wallet.
@@ -69,13 +79,82 @@ type simRecipient struct {
 	code, name, account, bank, currency string
 }
 
-// simTransfer is a transfer from the merchant's balance to a recipient.
-type simTransfer struct {
-	id                      int64
-	reference, code, reason string
-	amount                  int64
-	recipient               *simRecipient
-	status, gatewayResponse string
+// transferEvents are the transfer webhooks Paystack documents
+// (doc-code-snippets src/doc/payments/webhooks/events: transfer-successful,
+// transfer-failed, transfer-reversed).
+var transferEvents = map[string]bool{"success": true, "failed": true, "reversed": true}
+
+// ready sets the book to Paystack's lifecycle on the first request: a
+// charge starts at send_otp or pay_offline (pending once its voucher is
+// in), a transfer pending; both end success or failed, or abandoned,
+// reversed, blocked or rejected.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: "pending", Succeeded: "success", Failed: "failed",
+			Steps:   []string{"send_otp", "pay_offline", "otp", "received"},
+			Finals:  []string{"abandoned", "reversed", "blocked", "rejected"},
+			Outcome: simOutcome, End: simEnd, Notify: s.webhook,
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
+}
+
+// simOutcome is how a payment ends by its number; a charge waiting for its
+// voucher cannot be approved yet.
+func simOutcome(m *sim.Movement[simPayment]) (string, bool) {
+	_, fails, stuck := sim.Outcome(m.Phone)
+	switch {
+	case m.Status == "send_otp" || stuck:
+		return "", true
+	case fails:
+		return "failed", false
+	}
+	return "", false
+}
+
+// simEnd gives a payment the processor's words as it ends.
+func simEnd(m *sim.Movement[simPayment]) {
+	p := &m.Data
+	switch {
+	case p.gatewayResponse != "":
+	case m.Payout && (m.Status == "failed" || m.Status == "reversed"):
+		p.gatewayResponse = "The recipient's wallet could not be credited"
+	case m.Payout:
+	case m.Status == "success":
+		p.gatewayResponse = "Approved"
+	case sim.LowBalance(m.Phone):
+		p.gatewayResponse = "Insufficient Funds"
+	default:
+		p.gatewayResponse = "Declined"
+	}
+}
+
+// webhook is the payment's webhook, claiming status when given, signed as
+// Paystack signs: hex HMAC-SHA512 of the raw body under the secret key.
+func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+	var body []byte
+	switch status := cmp.Or(claim, m.Status); {
+	case m.Payout:
+		if !s.Final(status) {
+			status = "success"
+		}
+		if transferEvents[status] {
+			data := transferOf(m)
+			data["status"] = status
+			body, _ = json.Marshal(map[string]any{"event": "transfer." + status, "data": data})
+		}
+	case claim != "" || !s.Final(status) || status == "success":
+		data := transaction(m)
+		data["status"], data["gateway_response"] = "success", "Approved"
+		body, _ = json.Marshal(map[string]any{"event": "charge.success", "data": data})
+	}
+	if s.WebhookURL == "" || body == nil {
+		return "", nil, nil
+	}
+	mac := hmac.New(sha512.New, []byte(s.SecretKey))
+	mac.Write(body)
+	return s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}
 }
 
 // providers are the mobile money providers a charge may name, by currency
@@ -109,19 +188,9 @@ var momoBanks = map[string]map[string]bool{"GHS": {"MTN": true, "ATL": true, "VO
 // alphanumerics, - and _, at least 16 of them.
 var transferRef = regexp.MustCompile(`^[a-z0-9_-]{16,100}$`)
 
-// Payouts counts the transfers the simulator accepted: each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.payouts
-}
-
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.claimedWebhook)
-		return
-	}
-	if s.faults.Apply(w, r) {
+	s.ready()
+	if s.Intercept(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
@@ -134,66 +203,69 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/charge/submit_otp":
 		s.submitOTP(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/charge/"):
-		s.mu.Lock()
-		var out any = map[string]any{"status": false, "message": "Charge not found"}
-		code := http.StatusNotFound
-		if c := s.charges[strings.TrimPrefix(r.URL.Path, "/charge/")]; c != nil {
-			out, code = map[string]any{"status": true, "message": "Reference check successful", "data": c.step()}, http.StatusOK
+		if m, ok := s.find(strings.TrimPrefix(r.URL.Path, "/charge/"), false); ok {
+			sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Reference check successful", "data": step(&m)})
+			return
 		}
-		s.mu.Unlock()
-		sim.Reply(w, code, out)
+		sim.Reply(w, http.StatusNotFound, map[string]any{"status": false, "message": "Charge not found"})
 	case r.Method == http.MethodPost && r.URL.Path == "/transferrecipient":
 		s.recipient(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/transfer":
 		s.transfer(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transfer/verify/"):
-		s.mu.Lock()
-		var out any = map[string]any{"status": false, "message": "Transfer not found"}
-		code := http.StatusNotFound
-		if t := s.transfers[strings.TrimPrefix(r.URL.Path, "/transfer/verify/")]; t != nil {
-			out, code = map[string]any{"status": true, "message": "Transfer retrieved", "data": t.object()}, http.StatusOK
-		}
-		s.mu.Unlock()
-		sim.Reply(w, code, out)
-	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transaction/verify/"):
-		s.mu.Lock()
-		c := s.charges[strings.TrimPrefix(r.URL.Path, "/transaction/verify/")]
-		s.mu.Unlock()
-		if c == nil {
-			sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found",
-				"type": "validation_error", "code": "transaction_not_found"})
+		if m, ok := s.find(strings.TrimPrefix(r.URL.Path, "/transfer/verify/"), true); ok {
+			sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Transfer retrieved", "data": transferOf(&m)})
 			return
 		}
-		sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": s.data(c)})
+		sim.Reply(w, http.StatusNotFound, map[string]any{"status": false, "message": "Transfer not found"})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transaction/verify/"):
+		if m, ok := s.find(strings.TrimPrefix(r.URL.Path, "/transaction/verify/"), false); ok {
+			sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Verification successful", "data": transaction(&m)})
+			return
+		}
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference not found",
+			"type": "validation_error", "code": "transaction_not_found"})
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-// data is the charge's transaction as Verify Transaction shows it.
-func (s *Simulator) data(c *simCharge) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	status := c.status
+// find returns the charge, or the transfer, Paystack knows by this
+// reference (not by its id, which only control calls take).
+func (s *Simulator) find(reference string, transfer bool) (sim.Movement[simPayment], bool) {
+	m, ok := s.View(reference)
+	return m, ok && m.Payout == transfer && m.Data.reference == reference
+}
+
+// transaction is the charge's transaction as Verify Transaction shows it.
+func transaction(m *sim.Movement[simPayment]) map[string]any {
+	status := m.Status
 	switch status {
 	case "send_otp":
 		status = "ongoing"
 	case "pay_offline":
 		status = "pending"
 	}
-	return map[string]any{"id": c.id, "reference": c.reference, "status": status, "gateway_response": c.gatewayResponse, "channel": "mobile_money"}
+	p := &m.Data
+	data := map[string]any{"id": p.id, "reference": p.reference, "status": status, "gateway_response": p.gatewayResponse,
+		"channel": "mobile_money", "amount": p.amount, "currency": p.currency}
+	if status == "success" {
+		data["paid_at"] = m.Ended.UTC().Format(time.RFC3339)
+	}
+	return data
 }
 
-// step is the charge as the Charge API shows it (the caller holds the lock).
-func (c *simCharge) step() map[string]any {
-	data := map[string]any{"reference": c.reference, "status": c.status}
-	switch c.status {
+// step is the charge as the Charge API shows it.
+func step(m *sim.Movement[simPayment]) map[string]any {
+	p := &m.Data
+	data := map[string]any{"reference": p.reference, "status": m.Status}
+	switch m.Status {
 	case "send_otp", "pay_offline":
-		data["display_text"] = c.displayText
+		data["display_text"] = p.displayText
 	case "failed":
-		data["message"] = c.gatewayResponse
+		data["message"] = p.gatewayResponse
 	case "success":
-		data["id"], data["gateway_response"] = c.id, c.gatewayResponse
+		data["id"], data["gateway_response"] = p.id, p.gatewayResponse
 	}
 	return data
 }
@@ -221,150 +293,56 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	case refuse || !chargePhones[req.Currency].MatchString(req.MobileMoney.Phone):
 		bad = "Invalid phone number"
 	}
-	s.mu.Lock()
-	if s.charges == nil {
-		s.charges = map[string]*simCharge{}
-	}
-	if bad == "" && s.charges[req.Reference] != nil {
-		bad = "Duplicate Transaction Reference"
-	}
 	if bad != "" {
-		s.mu.Unlock()
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
-	s.nextID++
-	c := &simCharge{id: 4000000 + s.nextID, reference: req.Reference, phone: req.MobileMoney.Phone, status: "pay_offline", displayText: approveText}
+	id := int64(4000000 + s.Next())
+	m := &sim.Movement[simPayment]{ID: fmt.Sprint(id), Phone: req.MobileMoney.Phone, Status: "pay_offline",
+		Data: simPayment{id: id, reference: req.Reference, amount: req.Amount, currency: req.Currency, displayText: approveText}}
 	if provider == "vod" {
-		c.status, c.displayText = "send_otp", voucherText
+		m.Status, m.Data.displayText = "send_otp", voucherText
 	}
-	s.charges[req.Reference] = c
-	data := c.step()
-	s.mu.Unlock()
-	if c.status == "pay_offline" {
-		s.settleLater(req.Reference)
+	if _, added := s.Add(m, req.Reference); !added {
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Duplicate Transaction Reference"})
+		return
 	}
-	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
-}
-
-// settleLater settles a charge after SettleAfter, when set.
-func (s *Simulator) settleLater(reference string) {
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settleCharge(reference, "") })
-	}
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": step(m)})
 }
 
 // submitOTP is POST /charge/submit_otp: the voucher of a charge at
-// send_otp. A wrong one fails the charge; a right one sends it pending.
+// send_otp. A wrong one fails the charge; a right one sends it pending,
+// to settle after SettleAfter.
 func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
 	var req submitOTP
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
 		return
 	}
-	s.mu.Lock()
-	c := s.charges[req.Reference]
-	if c == nil || c.status != "send_otp" {
-		s.mu.Unlock()
+	waiting, wrong := false, req.OTP == wrongVoucher || !voucher.MatchString(req.OTP)
+	s.Update(req.Reference, func(m *sim.Movement[simPayment]) {
+		if waiting = !m.Payout && m.Data.reference == req.Reference && m.Status == "send_otp"; !waiting {
+			return
+		}
+		if wrong {
+			m.Data.gatewayResponse = "The voucher is invalid or has expired"
+		} else {
+			m.Status = "pending"
+		}
+	})
+	switch {
+	case !waiting:
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Transaction reference is invalid"})
 		return
+	case wrong:
+		s.Settle(req.Reference, "failed")
+	case s.SettleAfter > 0:
+		// The book settles after SettleAfter from the charge's creation,
+		// when no approval could come yet: the voucher starts the wait.
+		time.AfterFunc(s.SettleAfter, func() { s.Settle(req.Reference, "") })
 	}
-	if req.OTP == wrongVoucher || !voucher.MatchString(req.OTP) {
-		c.status, c.gatewayResponse = "failed", "The voucher is invalid or has expired"
-	} else {
-		c.status = "pending"
-	}
-	data := c.step()
-	s.mu.Unlock()
-	if c.status == "pending" {
-		s.settleLater(req.Reference)
-	}
-	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": data})
-}
-
-// settle settles the charge or the transfer with this reference.
-func (s *Simulator) settle(reference, status string) bool {
-	return s.settleCharge(reference, status) || s.settleTransfer(reference, status)
-}
-
-// settleCharge ends a charge waiting for the customer's approval (or, with
-// status failed, one still waiting for its voucher) as the payer's number
-// says, or as status (success, failed) says.
-func (s *Simulator) settleCharge(reference, status string) bool {
-	s.mu.Lock()
-	c := s.charges[reference]
-	if c == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(c.phone)
-	waiting := c.status == "pay_offline" || c.status == "pending" || c.status == "send_otp" && status == "failed"
-	if !waiting || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	if status == "failed" || status == "" && fails {
-		c.status, c.gatewayResponse = "failed", "Declined"
-		if sim.LowBalance(c.phone) {
-			c.gatewayResponse = "Insufficient Funds"
-		}
-	} else {
-		c.status, c.gatewayResponse = "success", "Approved"
-	}
-	success := c.status == "success"
-	s.mu.Unlock()
-	if success {
-		s.webhook(c, false)
-	}
-	return true
-}
-
-// claimedWebhook sends a charge.success webhook for a charge whatever its
-// status (the status asked is ignored: Paystack's only charge event is
-// success), or a transfer's webhook claiming status (by default its own,
-// success while it is pending).
-func (s *Simulator) claimedWebhook(reference, status string) bool {
-	s.mu.Lock()
-	c, t := s.charges[reference], s.transfers[reference]
-	var body []byte
-	if t != nil {
-		if status == "" && t.status == "pending" {
-			status = "success"
-		}
-		body = t.event(status)
-	}
-	s.mu.Unlock()
-	if c != nil {
-		s.webhook(c, true)
-	}
-	s.post(body)
-	return c != nil || t != nil
-}
-
-// webhook sends charge.success, signed as Paystack signs: hex HMAC-SHA512
-// of the raw body under the secret key; claimed: whatever the charge's
-// status (a stale, early or out-of-order webhook).
-func (s *Simulator) webhook(c *simCharge, claimed bool) {
-	if s.WebhookURL == "" {
-		return
-	}
-	data := s.data(c)
-	if claimed {
-		data["status"], data["gateway_response"] = "success", "Approved"
-	}
-	body, _ := json.Marshal(map[string]any{"event": "charge.success", "data": data})
-	s.post(body)
-}
-
-// post sends a webhook body, if any, signed as Paystack signs: hex
-// HMAC-SHA512 of the raw body under the secret key.
-func (s *Simulator) post(body []byte) {
-	if s.WebhookURL == "" || body == nil {
-		return
-	}
-	mac := hmac.New(sha512.New, []byte(s.SecretKey))
-	mac.Write(body)
-	sim.PostCallback(s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}})
+	m, _ := s.View(req.Reference)
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": step(&m)})
 }
 
 // recipient is POST /transferrecipient: a mobile money wallet, the same
@@ -401,8 +379,7 @@ func (s *Simulator) recipient(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if rec == nil {
-		s.nextID++
-		rec = &simRecipient{code: fmt.Sprintf("RCP_sim%08d", s.nextID), name: req.Name, account: req.AccountNumber, bank: req.BankCode, currency: req.Currency}
+		rec = &simRecipient{code: fmt.Sprintf("RCP_sim%08d", s.Next()), name: req.Name, account: req.AccountNumber, bank: req.BankCode, currency: req.Currency}
 		s.recipients[rec.code] = rec
 	}
 	data := rec.object()
@@ -419,8 +396,9 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	rec := s.recipients[req.Recipient]
+	s.mu.Unlock()
+	_, known := s.View(req.Reference)
 	bad := ""
 	switch {
 	case req.Source != "balance":
@@ -435,7 +413,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "Recipient specified is invalid"
 	case req.Currency != "" && req.Currency != rec.currency:
 		bad = "Currency does not match the recipient's"
-	case s.transfers[req.Reference] != nil:
+	case known:
 		bad = "Duplicate Transfer Reference"
 	case refused(rec.account):
 		bad = "Sorry, we can't make the transfer to this recipient at the moment"
@@ -446,44 +424,14 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": bad})
 		return
 	}
-	if s.transfers == nil {
-		s.transfers = map[string]*simTransfer{}
+	n := s.Next()
+	m := &sim.Movement[simPayment]{ID: fmt.Sprint(5000000 + n), Payout: true, Phone: rec.account, Data: simPayment{id: int64(5000000 + n),
+		reference: req.Reference, amount: req.Amount, currency: rec.currency, code: fmt.Sprintf("TRF_sim%08d", n), reason: req.Reason, recipient: *rec}}
+	if _, added := s.Add(m, req.Reference, m.Data.code); !added { // the same reference in between
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Duplicate Transfer Reference"})
+		return
 	}
-	s.nextID++
-	t := &simTransfer{id: 5000000 + s.nextID, reference: req.Reference, code: fmt.Sprintf("TRF_sim%08d", s.nextID), reason: req.Reason,
-		amount: req.Amount, recipient: rec, status: "pending"}
-	s.transfers[req.Reference] = t
-	s.payouts++
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settleTransfer(req.Reference, "") })
-	}
-	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Transfer has been queued", "data": t.object()})
-}
-
-// settleTransfer ends a pending transfer as its recipient's number says,
-// or as status (success, failed, reversed) says, and sends its webhook.
-func (s *Simulator) settleTransfer(reference, status string) bool {
-	s.mu.Lock()
-	t := s.transfers[reference]
-	if t == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(t.recipient.account)
-	if t.status != "pending" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	switch {
-	case status == "failed" || status == "reversed" || status == "" && fails:
-		t.status, t.gatewayResponse = cmp.Or(status, "failed"), "The recipient's wallet could not be credited"
-	default:
-		t.status = "success"
-	}
-	body := t.event("")
-	s.mu.Unlock()
-	s.post(body)
-	return true
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Transfer has been queued", "data": transferOf(m)})
 }
 
 func refused(phone string) bool { r, _, _ := sim.Outcome(phone); return r }
@@ -494,22 +442,13 @@ func (r *simRecipient) object() map[string]any {
 		"details": map[string]any{"account_number": r.account, "bank_code": r.bank}}
 }
 
-// object is the transfer as Paystack shows it (the caller holds the lock).
-func (t *simTransfer) object() map[string]any {
+// transferOf is the transfer as Paystack shows it.
+func transferOf(m *sim.Movement[simPayment]) map[string]any {
+	p := &m.Data
 	var words any
-	if t.gatewayResponse != "" {
-		words = t.gatewayResponse
+	if p.gatewayResponse != "" {
+		words = p.gatewayResponse
 	}
-	return map[string]any{"id": t.id, "reference": t.reference, "transfer_code": t.code, "status": t.status, "amount": t.amount,
-		"currency": t.recipient.currency, "source": "balance", "reason": t.reason, "gateway_response": words, "recipient": t.recipient.object()}
-}
-
-// event is the transfer's webhook body, claiming status when given (the
-// caller holds the lock).
-func (t *simTransfer) event(status string) []byte {
-	data := t.object()
-	status = cmp.Or(status, t.status)
-	data["status"] = status
-	body, _ := json.Marshal(map[string]any{"event": "transfer." + status, "data": data})
-	return body
+	return map[string]any{"id": p.id, "reference": p.reference, "transfer_code": p.code, "status": m.Status, "amount": p.amount,
+		"currency": p.currency, "source": "balance", "reason": p.reason, "gateway_response": words, "recipient": p.recipient.object()}
 }
