@@ -23,24 +23,28 @@ import (
 // every request (500 "Wrong credentials" for a Password that is not
 // base64(ShortCode+PassKey+Timestamp)), input checks answering Daraja's
 // {requestId, errorCode, errorMessage}, and the CheckoutRequestID it gives
-// each push. The customer's number decides the outcome
-// (sim.Outcome):
+// each push. A push's status is Daraja's: "being processed"
+// (500.001.1001) while it waits, then its ResultCode. The customer's
+// number decides the outcome (sim.Outcome):
 //
 //	...0039  refused at initiation (400 "Bad Request - Invalid PhoneNumber")
 //	...0029  fails once settled: 1032 "Request cancelled by user"
 //	...0049  fails once settled: 1 "The balance is insufficient for the transaction."
 //	...0129  never settles, no callback (a lost payment, for the reconciler)
+//	...1037  fails once settled: 1037 "DS timeout user cannot be reached"
+//	...2001  fails once settled: 2001 (a wrong PIN)
 //	other    succeeds (ResultCode 0, a receipt number)
 //
 // While a push waits, its query answers Daraja's "The transaction is being
 // processed" (500 500.001.1001). A push settles after SettleAfter, or when
 // POST /_sim/settle/{CheckoutRequestID}[?status=] says so (FAILED is 1032,
-// a number is that ResultCode, any other word succeeds); its stkCallback
-// is then POSTed to the push's CallBackURL. POST
+// a ResultCode of simResultDescs is itself, any other word succeeds); its
+// stkCallback is then POSTed to the push's CallBackURL. POST
 // /_sim/callback/{CheckoutRequestID}[?status=] sends it again, claiming
 // status when given (a duplicate, a stale or an early callback); POST
 // /_sim/fault?mode= injects faults into the API (the OAuth endpoint aside;
 // 500-initiate fails the push only, though the query is a POST too).
+// Calls counts the API's requests, the OAuth endpoint's aside.
 type Simulator struct {
 	ConsumerKey    string
 	ConsumerSecret string
@@ -48,31 +52,28 @@ type Simulator struct {
 	PassKey        string        // the passkey the Passwords are made with
 	SettleAfter    time.Duration // 0: only the control call settles
 
-	mu       sync.Mutex
-	tokens   map[string]time.Time   // access token -> expiry
-	payments map[string]*simPayment // by CheckoutRequestID
-	faults   sim.Faults
-	seq      int // pushes accepted
-	receipts int // payments made
-	calls    int
-	issued   int // tokens given
+	// Book holds the pushes, by CheckoutRequestID; their status is the
+	// query's errorCode while they wait, then their ResultCode.
+	sim.Book[simPayment]
+	once   sync.Once
+	mu     sync.Mutex
+	tokens map[string]time.Time // access token -> expiry
+	issued int                  // tokens given
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in "3599").
 const TokenLifetime = 3599 * time.Second
 
-// simPayment is an STK push and, once settled, its result.
+// simPayment is Daraja's own of an STK push and, once paid, its receipt.
 type simPayment struct {
-	merchantRequestID, checkoutRequestID string
-	amount                               int64  // whole shillings
-	phone                                string // 2547XXXXXXXX
-	callbackURL                          string
-	settled                              bool
-	resultCode                           int
-	receipt, date                        string // of a payment: MpesaReceiptNumber, TransactionDate
+	merchantRequestID string
+	amount            int64 // whole shillings
+	callbackURL       string
+	receipt, date     string // of a payment: MpesaReceiptNumber, TransactionDate
 }
 
-// Result descriptions, as Daraja words them (SOURCES.md).
+// Result descriptions, as Daraja words them (SOURCES.md): the ResultCodes
+// a push ends with.
 var simResultDescs = map[int]string{
 	0:    "The service request is processed successfully.",
 	1:    "The balance is insufficient for the transaction.",
@@ -89,20 +90,40 @@ var (
 	simAmountRE    = regexp.MustCompile(`^[0-9]{1,9}$`)
 )
 
-// Calls counts the API requests the simulator answered, token requests
-// included (control calls aside).
-func (s *Simulator) Calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
+// ready sets the book to Daraja's lifecycle on the first request: a push
+// is being processed (500.001.1001) until it ends with its ResultCode, 0
+// or a failure's, and its stkCallback.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: processing, Succeeded: "0", Failed: "1032", Finals: []string{"1", "1019", "1037", "2001"},
+			Outcome: func(m *sim.Movement[simPayment]) (string, bool) {
+				if _, _, stuck := sim.Outcome(m.Phone); stuck {
+					return "", true
+				}
+				return strconv.Itoa(resultCode("", m.Phone)), false
+			},
+			End: func(m *sim.Movement[simPayment]) {
+				if m.Status == "0" {
+					m.Data.receipt, m.Data.date = fmt.Sprintf("SIM%07d", m.Seq%10000000), m.Ended.In(eat).Format(timestampLayout)
+				}
+			},
+			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+				code, _ := strconv.Atoi(m.Status)
+				if claim != "" || m.Status == processing { // claimed, or early: as its number asks
+					code = resultCode(claim, m.Phone)
+				}
+				return m.Data.callbackURL, callback(m, code), nil
+			},
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
 }
 
 // Pushes counts the STK pushes the simulator accepted: each is a prompt on
 // a customer's phone.
 func (s *Simulator) Pushes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seq
+	return len(s.Find(func(*sim.Movement[simPayment]) bool { return true }))
 }
 
 // refuse answers an error in Daraja's {requestId, errorCode, errorMessage}.
@@ -118,41 +139,38 @@ func badRequest(w http.ResponseWriter, field string) {
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
-		return
-	}
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
+	s.ready()
 	if r.URL.Path == "/oauth/v1/generate" {
 		s.issueToken(w, r)
 		return
 	}
-	if r.URL.Path != pushPath && r.URL.Path != queryPath {
-		refuse(w, http.StatusNotFound, "404.001.01", "Resource not found")
-		return
-	}
-	if r.Method != http.MethodPost {
-		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
-		return
-	}
 	faulted := r
-	if r.URL.Path == queryPath {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/_sim/settle/"):
+		// The control call's status in the words the book knows: a ResultCode.
+		if st := r.URL.Query().Get("status"); st != "" {
+			q := r.URL.Query()
+			q.Set("status", strconv.Itoa(resultCode(st, "")))
+			r.URL.RawQuery = q.Encode()
+		}
+	case r.URL.Path == queryPath:
 		// A status read, not an initiation, though a POST.
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet
 	}
-	if s.faults.Apply(w, faulted) {
+	if s.Intercept(w, faulted) {
 		return
 	}
-	if !s.authorized(r) {
+	switch {
+	case r.URL.Path != pushPath && r.URL.Path != queryPath:
+		refuse(w, http.StatusNotFound, "404.001.01", "Resource not found")
+	case r.Method != http.MethodPost:
+		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
+	case !s.authorized(r):
 		refuse(w, http.StatusNotFound, invalidToken, "Invalid Access Token")
-		return
-	}
-	if r.URL.Path == pushPath {
+	case r.URL.Path == pushPath:
 		s.push(w, r)
-	} else {
+	default:
 		s.query(w, r)
 	}
 }
@@ -266,26 +284,18 @@ func (s *Simulator) push(w http.ResponseWriter, r *http.Request) {
 			badRequest(w, "PhoneNumber")
 			return
 		}
-		s.accept(w, &simPayment{amount: amount, phone: string(p.PhoneNumber), callbackURL: string(p.CallBackURL)})
+		s.accept(w, &sim.Movement[simPayment]{Phone: string(p.PhoneNumber), Data: simPayment{amount: amount, callbackURL: string(p.CallBackURL)}})
 	}
 }
 
 // accept records a push and answers Daraja's acknowledgement.
-func (s *Simulator) accept(w http.ResponseWriter, p *simPayment) {
-	s.mu.Lock()
-	if s.payments == nil {
-		s.payments = map[string]*simPayment{}
-	}
-	s.seq++
-	p.merchantRequestID = fmt.Sprintf("%d-%d-1", 10000+s.seq, time.Now().UnixNano()%100000000)
-	p.checkoutRequestID = fmt.Sprintf("ws_CO_%s%06d", time.Now().In(eat).Format("02012006150405"), s.seq)
-	s.payments[p.checkoutRequestID] = p
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(p.checkoutRequestID, "") })
-	}
+func (s *Simulator) accept(w http.ResponseWriter, m *sim.Movement[simPayment]) {
+	n := s.Next()
+	m.Data.merchantRequestID = fmt.Sprintf("%d-%d-1", 10000+n, time.Now().UnixNano()%100000000)
+	m.ID = fmt.Sprintf("ws_CO_%s%06d", time.Now().In(eat).Format("02012006150405"), n)
+	s.Add(m)
 	const accepted = "Success. Request accepted for processing"
-	sim.Reply(w, http.StatusOK, map[string]string{"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
+	sim.Reply(w, http.StatusOK, map[string]string{"MerchantRequestID": m.Data.merchantRequestID, "CheckoutRequestID": m.ID,
 		"ResponseCode": "0", "ResponseDescription": accepted, "CustomerMessage": accepted})
 }
 
@@ -295,22 +305,17 @@ func (s *Simulator) query(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.signed(w, q) {
 		return
 	}
-	s.mu.Lock()
-	p := s.payments[string(q.CheckoutRequestID)]
-	var answer map[string]string
-	if p != nil && p.settled {
-		answer = map[string]string{"ResponseCode": "0", "ResponseDescription": "The service request has been accepted successfully",
-			"MerchantRequestID": p.merchantRequestID, "CheckoutRequestID": p.checkoutRequestID,
-			"ResultCode": strconv.Itoa(p.resultCode), "ResultDesc": resultDesc(p.resultCode)}
-	}
-	s.mu.Unlock()
+	m, ok := s.View(string(q.CheckoutRequestID))
+	code, _ := strconv.Atoi(m.Status)
 	switch {
-	case p == nil:
+	case !ok:
 		badRequest(w, "CheckoutRequestID")
-	case answer == nil:
+	case m.Status == processing:
 		refuse(w, http.StatusInternalServerError, processing, "The transaction is being processed")
 	default:
-		sim.Reply(w, http.StatusOK, answer)
+		sim.Reply(w, http.StatusOK, map[string]string{"ResponseCode": "0", "ResponseDescription": "The service request has been accepted successfully",
+			"MerchantRequestID": m.Data.merchantRequestID, "CheckoutRequestID": m.ID,
+			"ResultCode": m.Status, "ResultDesc": resultDesc(code)})
 	}
 }
 
@@ -335,55 +340,22 @@ func resultCode(status, phone string) int {
 		return 1032
 	case status == "" && fails:
 		return 1
+	case status == "" && (strings.HasSuffix(phone, "1037") || strings.HasSuffix(phone, "2001")):
+		// Daraja publishes no test numbers: these are the simulator's, for
+		// the failures integrators meet most after 1032 and 1 (the research
+		// notes' section 7; api-evangelist/mpesa errors/mpesa-result-codes.yml:
+		// 1037 the phone did not answer, 2001 a wrong PIN).
+		return resultCode(phone[len(phone)-4:], "")
 	}
 	return 0
 }
 
-// settle ends a waiting push as status says or as its number asks, and
-// POSTs its callback. It reports whether the push exists.
-func (s *Simulator) settle(id, status string) bool {
-	s.mu.Lock()
-	p := s.payments[id]
-	if p == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, _, stuck := sim.Outcome(p.phone)
-	if p.settled || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	p.settled, p.resultCode = true, resultCode(status, p.phone)
-	if p.resultCode == 0 {
-		s.receipts++
-		p.receipt, p.date = fmt.Sprintf("SIM%07d", s.receipts%10000000), time.Now().In(eat).Format(timestampLayout)
-	}
-	body, callback := p.callback(p.resultCode), p.callbackURL
-	s.mu.Unlock()
-	sim.PostCallback(callback, body, nil)
-	return true
-}
-
-// resend sends a push's callback again (or early, with the outcome its
-// number asks for), claiming status when given.
-func (s *Simulator) resend(id, status string) bool {
-	return sim.ResendCallback(&s.mu, s.payments, id, status, func(p *simPayment, status string) {
-		s.mu.Lock()
-		code := p.resultCode
-		if status != "" || !p.settled {
-			code = resultCode(status, p.phone)
-		}
-		body, callback := p.callback(code), p.callbackURL
-		s.mu.Unlock()
-		sim.PostCallback(callback, body, nil)
-	})
-}
-
-// callback is the push's stkCallback claiming ResultCode code, with its
+// callback is m's stkCallback claiming ResultCode code, with its
 // CallbackMetadata for a payment.
-func (p *simPayment) callback(code int) []byte {
+func callback(m *sim.Movement[simPayment], code int) []byte {
+	p := &m.Data
 	var cb callbackBody
-	cb.Body.STKCallback = stkCallback{MerchantRequestID: p.merchantRequestID, CheckoutRequestID: p.checkoutRequestID,
+	cb.Body.STKCallback = stkCallback{MerchantRequestID: p.merchantRequestID, CheckoutRequestID: m.ID,
 		ResultCode: json.Number(strconv.Itoa(code)), ResultDesc: resultDesc(code)}
 	if code == 0 {
 		receipt, date := p.receipt, p.date
@@ -394,7 +366,7 @@ func (p *simPayment) callback(code int) []byte {
 			{Name: "Amount", Value: json.Number(strconv.FormatInt(p.amount, 10) + ".00")},
 			{Name: "MpesaReceiptNumber", Value: receipt},
 			{Name: "TransactionDate", Value: json.Number(date)},
-			{Name: "PhoneNumber", Value: json.Number(p.phone)},
+			{Name: "PhoneNumber", Value: json.Number(m.Phone)},
 		}}
 	}
 	b, _ := json.Marshal(cb)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
 // ref1 is the reference of the fixtures (requesttopay_request.json).
@@ -333,16 +334,8 @@ func newSim(t *testing.T) (sim *Simulator, srv *httptest.Server, c *Client, hook
 }
 
 // simCount counts the simulator's transactions of a kind.
-func simCount(sim *Simulator, kind string) int {
-	sim.mu.Lock()
-	defer sim.mu.Unlock()
-	n := 0
-	for _, p := range sim.payments {
-		if p.kind == kind {
-			n++
-		}
-	}
-	return n
+func simCount(s *Simulator, kind string) int {
+	return len(s.Find(func(m *sim.Movement[simPayment]) bool { return m.Data.kind == kind }))
 }
 
 // waitCallbacks waits until hook has n callbacks, for 3 s at most.

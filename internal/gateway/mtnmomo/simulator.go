@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -25,7 +27,8 @@ import (
 // known X-Target-Environment (403 NOT_ALLOWED_TARGET_ENVIRONMENT
 // otherwise), input checks answering MTN's {code, message}, and the
 // X-Reference-Id as the transaction's id: the same one again is 409
-// RESOURCE_ALREADY_EXIST, never a second payment or payout. The
+// RESOURCE_ALREADY_EXIST, never a second payment or payout. A transaction
+// is PENDING until it ends SUCCESSFUL or FAILED with a reason. The
 // customer's number decides the outcome (sim.Outcome):
 //
 //	...0039  refused at initiation (400 PAYER_NOT_FOUND, PAYEE_NOT_FOUND)
@@ -35,7 +38,9 @@ import (
 //	         payout is refused at initiation (400 NOT_ENOUGH_FUNDS): the
 //	         merchant's account lacks the funds
 //	...0129  never settles, no callback (a lost payment, for the reconciler)
-//	other    succeeds
+//
+// then MTN's own sandbox numbers (sandboxPayers, sandboxPayees); any
+// other number succeeds.
 //
 // A transaction settles after SettleAfter, or when POST
 // /_sim/settle/{reference}[?status=SUCCESSFUL|FAILED] says so; it is then
@@ -43,7 +48,8 @@ import (
 // (none without one). POST /_sim/callback/{reference}[?status=] sends it
 // again, claiming status when given (a duplicate, a stale or an early
 // callback); POST /_sim/fault?mode= injects faults into the API (the
-// token endpoints aside).
+// token endpoints aside). Calls counts the API's requests, the token
+// endpoints' aside.
 type Simulator struct {
 	APIUser         string
 	APIKey          string
@@ -51,14 +57,13 @@ type Simulator struct {
 	DisbursementKey string        // none: every disbursement call is refused (401)
 	SettleAfter     time.Duration // 0: only the control call settles
 
-	mu       sync.Mutex
-	tokens   map[string]simToken    // by access token
-	payments map[string]*simPayment // requests to pay and transfers, by X-Reference-Id
-	faults   sim.Faults
-	seq      int // financial transaction ids
-	calls    int
-	payouts  int // transfers accepted: money sent
-	issued   int // tokens given
+	// Book holds the requests to pay and the transfers, by X-Reference-Id
+	// (our reference).
+	sim.Book[simPayment]
+	once   sync.Once
+	mu     sync.Mutex
+	tokens map[string]simToken // by access token
+	issued int                 // tokens given
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in).
@@ -69,23 +74,55 @@ type simToken struct {
 	expires time.Time
 }
 
-// simPayment is a request to pay or a transfer (kind).
+// simPayment is MTN's own of a request to pay or a transfer (kind).
 type simPayment struct {
 	kind                         string // "requesttopay" or "transfer"
 	amount, currency, externalID string
 	party                        party
 	payerMessage, payeeNote      string
-	status                       string // PENDING, SUCCESSFUL, FAILED
 	financialTransactionID       string
 	reason                       string
 	callbackURL                  string
+	relay                        string // the simulator's own address, which PUTs the callback
+}
+
+// MTN's statuses of a transaction.
+const (
+	simPending    = "PENDING"
+	simSuccessful = "SUCCESSFUL"
+	simFailed     = "FAILED"
+)
+
+// ready sets the book to MTN's lifecycle (PENDING, ending SUCCESSFUL or
+// FAILED with its callback) on the first request.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
+			Pending: simPending, Succeeded: simSuccessful, Failed: simFailed,
+			Outcome: simOutcome, End: simEnd,
+			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+				if m.Data.callbackURL == "" {
+					return "", nil, nil
+				}
+				o := object(m)
+				if claim != "" {
+					o["status"] = strings.ToUpper(claim)
+				}
+				body, _ := json.Marshal(o)
+				// The book POSTs; MTN PUTs: the simulator's relay does.
+				return m.Data.relay + relayPath + m.ID, body, nil
+			},
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
 }
 
 // object is the transaction as its status read and its callback show it.
-func (p *simPayment) object() map[string]any {
+func object(m *sim.Movement[simPayment]) map[string]any {
+	p := &m.Data
 	o := map[string]any{"amount": p.amount, "currency": p.currency, "externalId": p.externalID,
-		"payerMessage": p.payerMessage, "payeeNote": p.payeeNote, "status": p.status}
-	if p.kind == "transfer" {
+		"payerMessage": p.payerMessage, "payeeNote": p.payeeNote, "status": m.Status}
+	if m.Payout {
 		o["payee"] = p.party
 	} else {
 		o["payer"] = p.party
@@ -104,22 +141,6 @@ var (
 	simCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
-// Calls counts the API requests the simulator answered, token requests
-// included (control calls aside).
-func (s *Simulator) Calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
-
-// Payouts counts the transfers the simulator accepted (one per
-// X-Reference-Id): each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.payouts
-}
-
 // refuse answers an error in MTN's {code, message} shape.
 func refuse(w http.ResponseWriter, status int, code, message string) {
 	sim.Reply(w, status, map[string]string{"code": code, "message": message})
@@ -132,36 +153,37 @@ func gatewayRefusal(w http.ResponseWriter, status int, message string) {
 }
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/_sim/") {
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resend)
+	s.ready()
+	if strings.HasPrefix(r.URL.Path, relayPath) {
+		s.relayCallback(w, r)
 		return
 	}
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
 	name, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	rest = "/" + rest
 	key := s.CollectionKey
-	switch name {
-	case "collection":
-	case "disbursement":
+	if name == "disbursement" {
 		key = s.DisbursementKey
-	default:
-		gatewayRefusal(w, http.StatusNotFound, "Resource not found")
-		return
 	}
-	if k := r.Header.Get("Ocp-Apim-Subscription-Key"); key == "" || k != key {
-		gatewayRefusal(w, http.StatusUnauthorized, "Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.")
-		return
-	}
-	if rest == "/token/" && r.Method == http.MethodPost {
+	subscribed := key != "" && r.Header.Get("Ocp-Apim-Subscription-Key") == key
+	if (name == "collection" || name == "disbursement") && rest == "/token/" && r.Method == http.MethodPost {
+		if !subscribed {
+			gatewayRefusal(w, http.StatusUnauthorized, badSubscription)
+			return
+		}
 		s.issueToken(w, r, name)
 		return
 	}
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
-	if !s.authorized(r, name) {
+	switch {
+	case name != "collection" && name != "disbursement":
+		gatewayRefusal(w, http.StatusNotFound, "Resource not found")
+		return
+	case !subscribed:
+		gatewayRefusal(w, http.StatusUnauthorized, badSubscription)
+		return
+	case !s.authorized(r, name):
 		gatewayRefusal(w, http.StatusUnauthorized, "Unauthorized. Access token is missing or invalid.")
 		return
 	}
@@ -182,6 +204,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		gatewayRefusal(w, http.StatusNotFound, "Resource not found")
 	}
 }
+
+const badSubscription = "Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription."
 
 // issueToken is POST /{product}/token/ with the API user and key.
 func (s *Simulator) issueToken(w http.ResponseWriter, r *http.Request, product string) {
@@ -264,13 +288,8 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		return
 	}
 	refused, _, _ := sim.Outcome(p.PartyID)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.payments == nil {
-		s.payments = map[string]*simPayment{}
-	}
 	switch {
-	case s.payments[ref] != nil:
+	case s.has(ref):
 		refuse(w, http.StatusConflict, "RESOURCE_ALREADY_EXIST", "Duplicated reference id. Creation of resource failed.")
 		return
 	case refused:
@@ -280,15 +299,19 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 		refuse(w, http.StatusBadRequest, notEnoughFunds, "The payer does not have enough funds.")
 		return
 	}
-	s.payments[ref] = &simPayment{kind: kind, amount: req.Amount, currency: req.Currency, externalID: req.ExternalID, party: *p,
-		payerMessage: req.PayerMessage, payeeNote: req.PayeeNote, status: "PENDING", callbackURL: callback}
-	if kind == "transfer" {
-		s.payouts++
-	}
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(ref, "") })
+	m := &sim.Movement[simPayment]{ID: ref, Payout: kind == "transfer", Phone: p.PartyID, Data: simPayment{kind: kind,
+		amount: req.Amount, currency: req.Currency, externalID: req.ExternalID, party: *p,
+		payerMessage: req.PayerMessage, payeeNote: req.PayeeNote, callbackURL: callback, relay: selfURL(r)}}
+	if _, added := s.Add(m); !added { // the same reference in between
+		refuse(w, http.StatusConflict, "RESOURCE_ALREADY_EXIST", "Duplicated reference id. Creation of resource failed.")
+		return
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+func (s *Simulator) has(ref string) bool {
+	_, ok := s.View(ref)
+	return ok
 }
 
 func webURL(s string) bool {
@@ -299,81 +322,121 @@ func webURL(s string) bool {
 // read is GET /collection/v1_0/requesttopay/{ref} or
 // /disbursement/v1_0/transfer/{ref} (kind).
 func (s *Simulator) read(w http.ResponseWriter, kind, ref string) {
-	s.mu.Lock()
-	var obj map[string]any
-	if p := s.payments[ref]; p != nil && p.kind == kind {
-		obj = p.object()
-	}
-	s.mu.Unlock()
-	if obj == nil {
+	m, ok := s.View(ref)
+	if !ok || m.Data.kind != kind {
 		refuse(w, http.StatusNotFound, notFound, "Requested resource was not found.")
 		return
 	}
-	sim.Reply(w, http.StatusOK, obj)
+	sim.Reply(w, http.StatusOK, object(&m))
 }
 
-// settle ends a pending transaction as status says (SUCCESSFUL, FAILED)
-// or as its number asks, and sends its callback. It reports whether the
-// transaction exists.
-func (s *Simulator) settle(ref, status string) bool {
-	s.mu.Lock()
-	p := s.payments[ref]
-	if p == nil {
-		s.mu.Unlock()
-		return false
-	}
-	status = strings.ToUpper(status)
-	_, fails, stuck := sim.Outcome(p.party.PartyID)
-	if p.status != "PENDING" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
+// sandboxPayers are MTN's sandbox numbers for a request to pay and the
+// reason each fails with once settled ("Sandbox Use Cases",
+// momodeveloper.mtn.com/api-documentation/testing, served as
+// momodeveloper.mtn.com/content/html_widgets/881wm.html: the
+// RequestToPayPayer... rows). The table names each case only; the reasons
+// are MTN's codes for them (testdata/SOURCES.md). PENDING: it stays
+// pending, no callback. 46733123453 ("Ongoing") succeeds: MTN's earlier
+// Testing page says it answers pending first, then successful.
+var sandboxPayers = map[string]string{
+	"46733123450": "INTERNAL_PROCESSING_ERROR", // Failed
+	"46733123451": "APPROVAL_REJECTED",         // Rejected
+	"46733123452": "EXPIRED",                   // Expired
+	"46733123454": simPending,                  // Delayed
+	"46733123455": "PAYER_NOT_FOUND",
+	"46733123456": "PAYEE_NOT_ALLOWED_TO_RECEIVE",
+	"46733123457": "NOT_ALLOWED",
+	"46733123461": "INTERNAL_PROCESSING_ERROR",
+	"46733123462": "SERVICE_UNAVAILABLE",
+	"46733123463": "COULD_NOT_PERFORM_TRANSACTION",
+}
+
+// sandboxPayees are the same page's numbers for a transfer (its
+// TransferPayee... rows), which differ from 46733123455 on.
+var sandboxPayees = map[string]string{
+	"46733123450": "INTERNAL_PROCESSING_ERROR", // Failed
+	"46733123451": "APPROVAL_REJECTED",         // Rejected
+	"46733123452": "EXPIRED",                   // Expired
+	"46733123454": simPending,                  // Delayed
+	"46733123455": notEnoughFunds,
+	"46733123456": "PAYER_LIMIT_REACHED",
+	"46733123457": "PAYEE_NOT_FOUND",
+	"46733123458": "NOT_ALLOWED",
+	"46733123462": "INTERNAL_PROCESSING_ERROR",
+	"46733123463": "SERVICE_UNAVAILABLE",
+}
+
+// simOutcome is how a transaction ends as its number asks: FAILED with
+// its reason, or stuck.
+func simOutcome(m *sim.Movement[simPayment]) (string, bool) {
+	_, fails, stuck := sim.Outcome(m.Phone)
+	reason := ""
 	switch {
-	case status == "FAILED" || status == "" && fails:
-		p.status, p.reason = "FAILED", "APPROVAL_REJECTED"
-		if p.kind == "transfer" {
-			p.reason = "PAYEE_NOT_ALLOWED_TO_RECEIVE"
-		} else if status == "" && sim.LowBalance(p.party.PartyID) {
-			p.reason = notEnoughFunds
-		}
+	case stuck:
+		return "", true
+	case fails && m.Payout:
+		reason = "PAYEE_NOT_ALLOWED_TO_RECEIVE"
+	case fails && sim.LowBalance(m.Phone):
+		reason = notEnoughFunds
+	case fails:
+		reason = "APPROVAL_REJECTED"
+	case m.Payout:
+		reason = sandboxPayees[m.Phone]
 	default:
-		s.seq++
-		p.status, p.financialTransactionID = "SUCCESSFUL", strconv.Itoa(400000000+s.seq)
+		reason = sandboxPayers[m.Phone]
 	}
-	body, _ := json.Marshal(p.object())
-	callback := p.callbackURL
-	s.mu.Unlock()
-	put(callback, body)
-	return true
+	switch reason {
+	case "":
+		return "", false
+	case simPending:
+		return "", true
+	}
+	m.Data.reason = reason
+	return simFailed, false
 }
 
-// resend sends a transaction's callback again, claiming status when given.
-func (s *Simulator) resend(ref, status string) bool {
-	return sim.ResendCallback(&s.mu, s.payments, ref, status, func(p *simPayment, status string) {
-		s.mu.Lock()
-		o := p.object()
-		if status != "" {
-			o["status"] = strings.ToUpper(status)
+// simEnd completes a transaction as it ends: a success has its financial
+// transaction id, a failure its reason (one settled FAILED on a control
+// call: the payer declined, or the payee may not receive).
+func simEnd(m *sim.Movement[simPayment]) {
+	switch {
+	case m.Status == simSuccessful:
+		m.Data.financialTransactionID = strconv.Itoa(400000000 + m.Seq)
+	case m.Data.reason == "" && m.Payout:
+		m.Data.reason = "PAYEE_NOT_ALLOWED_TO_RECEIVE"
+	case m.Data.reason == "":
+		m.Data.reason = "APPROVAL_REJECTED"
+	}
+}
+
+// relayPath is where the book POSTs a callback for the simulator to PUT
+// it to the transaction's X-Callback-Url, as MTN does: once, giving up
+// after 5 seconds.
+const relayPath = "/_sim/put/"
+
+// relayCallback is POST /_sim/put/{reference}.
+func (s *Simulator) relayCallback(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.View(strings.TrimPrefix(r.URL.Path, relayPath))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
+	if !ok || r.Method != http.MethodPost || err != nil || m.Data.callbackURL == "" {
+		http.NotFound(w, r)
+		return
+	}
+	req, err := http.NewRequest(http.MethodPut, m.Data.callbackURL, bytes.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
+			res.Body.Close()
 		}
-		body, _ := json.Marshal(o)
-		callback := p.callbackURL
-		s.mu.Unlock()
-		put(callback, body)
-	})
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
-// put sends a callback as MTN does: a PUT of the transaction's JSON to the
-// X-Callback-Url, once, giving up after 5 seconds.
-func put(callback string, body []byte) {
-	if callback == "" {
-		return
+// selfURL is the address the simulator answered r on, which it can reach
+// itself whatever name the client used.
+func selfURL(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return "http://" + a.String()
 	}
-	req, err := http.NewRequest(http.MethodPut, callback, bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
-		res.Body.Close()
-	}
+	return "http://" + r.Host
 }
