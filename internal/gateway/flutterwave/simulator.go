@@ -2,6 +2,7 @@ package flutterwave
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -27,9 +28,9 @@ import (
 //
 // As Flutterwave documents it, a charge in Uganda, Rwanda, Zambia or Ghana
 // answers only meta.authorization {mode "redirect", redirect}: no data, no
-// id; the customer authorizes on that page (here /_sim/pay/{tx_ref}: pay
-// or decline, then back to the charge's redirect_url), and the charge
-// waits for it. Tanzania and M-Pesa answer the pending charge in data;
+// id; the customer authorizes on that page (here /_sim/pay/{tx_ref}: the
+// test-mode OTP and pay, or decline, then back to the charge's
+// redirect_url), and the charge waits for it. Tanzania and M-Pesa answer the pending charge in data;
 // francophone charges answer it with meta.authorization mode "callback".
 // A charge is read back by tx_ref.
 //
@@ -165,7 +166,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		sim.Page{Settle: s.authorized, Declined: "failed", Return: s.returnTo}.Serve(w, r)
+		s.page(w, r)
 		return
 	case r.URL.Path == "/_sim/done":
 		w.Write([]byte("Payment page closed"))
@@ -217,9 +218,14 @@ const (
 // newID is a new charge's or transfer's id.
 func (s *Simulator) newID() string { return strconv.Itoa(7000000 + s.Next()) }
 
+// chargeData is a charge as Flutterwave shows it (initiation, verify,
+// webhook), with the fields of the SDK documentation's samples a merchant
+// checks (Node-v3 documentation/collections.md, Tanzania and M-Pesa:
+// flw_ref, amount and currency, created_at).
 func chargeData(m *sim.Movement[simObject]) map[string]any {
 	id, _ := strconv.ParseInt(m.ID, 10, 64)
-	return map[string]any{"id": id, "tx_ref": m.Data.ref, "status": m.Status, "processor_response": m.Data.reply}
+	return map[string]any{"id": id, "tx_ref": m.Data.ref, "flw_ref": "FLW-SIM-" + m.ID, "amount": m.Data.amount, "currency": m.Data.currency,
+		"status": m.Status, "processor_response": m.Data.reply, "created_at": m.Created.UTC().Format(time.RFC3339)}
 }
 
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
@@ -275,29 +281,57 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	sim.Reply(w, http.StatusOK, answer)
 }
 
-// authorized is the customer on the authorization page: paying settles the
-// charge as the number asks (or after SettleAfter), declining fails it.
-func (s *Simulator) authorized(txRef, status string) bool {
-	key := txRefKey + txRef
-	if !s.Update(key, func(m *sim.Movement[simObject]) { m.Data.authorized = true }) {
-		return false
+// testOTP is the one-time code Flutterwave's authorization page takes in
+// test mode: Node-v3 documentation/collections.md, after the Ghana,
+// Rwanda and Uganda samples ("OTP on staging (TEST MODE) is 123456");
+// Zambia's answer sends the customer to the same page.
+const testOTP = "123456"
+
+// page stands in for Flutterwave's authorization page of a redirect
+// charge, GET /_sim/pay/{tx_ref}: the customer enters the OTP and pays,
+// or declines (POST do=pay&otp= or do=decline), and goes back to the
+// charge's redirect_url. A wrong OTP is refused there (400), the charge
+// still pending: what Flutterwave's page says then is not documented.
+func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
+	txRef := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
+	m, ok := s.View(txRefKey + txRef)
+	if !ok || !m.Data.redirect {
+		http.NotFound(w, r)
+		return
 	}
-	if status != "" || s.SettleAfter <= 0 {
-		return s.Settle(key, status) == nil
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	form := `<form method="post"><label>OTP (test mode: ` + testOTP + `) <input name="otp" id="sim-otp" inputmode="numeric"></label>
+<button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="decline" id="sim-decline">Decline</button></form>`
+	switch {
+	case r.Method != http.MethodPost:
+		fmt.Fprint(w, `<!doctype html><title>Simulated Flutterwave authorization</title>`+form)
+		return
+	case r.FormValue("do") == "decline":
+		s.authorized(txRef, "failed")
+	case r.FormValue("otp") != testOTP:
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `<!doctype html><title>Simulated Flutterwave authorization</title><p id="sim-error">Invalid OTP</p>`+form)
+		return
+	default:
+		s.authorized(txRef, "")
 	}
-	time.AfterFunc(s.SettleAfter, func() { s.Settle(key, "") })
-	return true
+	back := m.Data.redirectURL
+	if back == "" {
+		back = "/_sim/done"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-func (s *Simulator) returnTo(txRef string) (string, url.Values) {
-	m, ok := s.View(txRefKey + txRef)
-	switch {
-	case !ok:
-		return "", nil
-	case m.Data.redirectURL == "":
-		return "/_sim/done", nil
+// authorized is the customer's authorization: paying settles the charge
+// as the number asks (or after SettleAfter), declining (status) fails it.
+func (s *Simulator) authorized(txRef, status string) {
+	key := txRefKey + txRef
+	s.Update(key, func(m *sim.Movement[simObject]) { m.Data.authorized = true })
+	if status != "" || s.SettleAfter <= 0 {
+		s.Settle(key, status)
+		return
 	}
-	return m.Data.redirectURL, nil
+	time.AfterFunc(s.SettleAfter, func() { s.Settle(key, "") })
 }
 
 // transferBanks are the account_bank values the simulator takes per
