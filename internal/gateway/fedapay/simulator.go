@@ -47,6 +47,11 @@ type Simulator struct {
 	WebhookSecret string
 	WebhookURL    string
 	SettleAfter   time.Duration
+	// CreatedWebhook sends transaction.created as a transaction is
+	// created, as FedaPay does (docs.fedapay.com/integration-api/en/
+	// webhooks-en, "Transaction Lifecycle"). Off unless set, so that tests
+	// counting webhooks see only the final ones.
+	CreatedWebhook bool
 
 	// Book holds the transactions and the payouts by FedaPay's id (one
 	// sequence for both), found by our reference (custom_metadata) and a
@@ -86,11 +91,17 @@ func (s *Simulator) ready() {
 				if claim != "" {
 					entity["status"] = claim
 				}
-				body, _ := json.Marshal(map[string]any{"name": kind + "." + fmt.Sprint(entity["status"]), "object": kind, "entity": entity})
-				return s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}
+				return s.webhook(kind, fmt.Sprint(entity["status"]), entity)
 			},
 		}
 	})
+}
+
+// webhook is the event <kind>.<name> about entity, signed as FedaPay signs
+// it: where it goes, its body and its headers.
+func (s *Simulator) webhook(kind, name string, entity map[string]any) (string, []byte, http.Header) {
+	body, _ := json.Marshal(map[string]any{"name": kind + "." + name, "object": kind, "entity": entity})
+	return s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}
 }
 
 // settleLater settles id after SettleAfter, when it is set.
@@ -100,12 +111,12 @@ func (s *Simulator) settleLater(id string) {
 	}
 }
 
-// simOutcome is how a transaction or a started payout ends as its number
-// asks; a payout not started yet waits.
+// simOutcome is how a transaction or a payout ends as its number asks; a
+// payout neither started nor scheduled waits.
 func simOutcome(m *sim.Movement[simObject]) (string, bool) {
 	_, fails, stuck := sim.Outcome(m.Phone)
 	switch {
-	case m.Data.payout && m.Status != "started", stuck:
+	case m.Data.payout && m.Status == "pending", stuck:
 		return "", true
 	case m.Data.payout && fails:
 		return "failed", false
@@ -232,20 +243,26 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 	if req.Customer != nil && req.Customer.PhoneNumber != nil {
 		m.Phone = req.Customer.PhoneNumber.Number
 	}
-	s.add(m)
-	sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": object(m)})
+	created := object(s.add(m))
+	if s.CreatedWebhook && s.WebhookURL != "" {
+		go sim.PostCallback(s.webhook("transaction", "created", created))
+	}
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": created})
 }
 
 // newID is a new transaction's or payout's id.
 func (s *Simulator) newID() string { return strconv.Itoa(100000 + s.Next()) }
 
 // add records a new transaction or payout, found by our reference too
-// (the latest of that reference: FedaPay takes the same twice).
-func (s *Simulator) add(m *sim.Movement[simObject]) {
+// (the latest of that reference: FedaPay takes the same twice), and
+// returns a copy of it as recorded.
+func (s *Simulator) add(m *sim.Movement[simObject]) *sim.Movement[simObject] {
 	s.Add(m)
 	if m.Data.reference != "" {
 		s.Alias(m.Data.reference, m.ID)
 	}
+	v, _ := s.View(m.ID)
+	return &v
 }
 
 func (s *Simulator) token(w http.ResponseWriter, r *http.Request, id string) {
@@ -371,8 +388,7 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	// and this one sends nothing until its start.
 	m := &sim.Movement[simObject]{ID: s.newID(), Phone: phone, Data: simObject{payout: true, reference: req.CustomMetadata[metadataKey],
 		amount: amount, currency: req.Currency["iso"], mode: req.Mode}}
-	s.add(m)
-	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": payoutObject(m)})
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": payoutObject(s.add(m))})
 }
 
 // startPayouts is PUT /payouts/start {"payouts": [{"id": ...}]}: each
