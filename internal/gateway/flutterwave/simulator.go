@@ -274,7 +274,8 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 			"meta": map[string]any{"authorization": map[string]any{"mode": "redirect", "redirect": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(req.TxRef)}}})
 		return
 	}
-	answer := map[string]any{"status": "success", "message": "Charge initiated", "data": chargeData(m)}
+	v, _ := s.View(m.ID) // the book's, which a settle may change meanwhile
+	answer := map[string]any{"status": "success", "message": "Charge initiated", "data": chargeData(&v)}
 	if kind.countries != nil {
 		answer["meta"] = map[string]any{"authorization": map[string]any{"mode": "callback", "redirect_url": nil}}
 	}
@@ -396,7 +397,8 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Alias(req.Reference, m.ID)
-	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": transferData(m)})
+	v, _ := s.View(m.ID)
+	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": transferData(&v)})
 }
 
 // duplicateTransfer is the refusal of a transfer reference already used,
