@@ -162,6 +162,7 @@ func simEnd(m *sim.Movement[simObject]) {
 var modes = map[string]bool{"mtn": true, "moov": true, "mtn_ci": true, "moov_tg": true, "mtn_open": true, "airtel_ne": true,
 	"free_sn": true, "togocel": true, "mtn_ecw": true, "mtn_open_ci": true, "wave_direct_ci": true, "sbin": true, "mtn_open_gn": true}
 
+// ServeHTTP answers FedaPay's API, its page and the control calls.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
 	if strings.HasPrefix(r.URL.Path, "/_sim/pay/") {

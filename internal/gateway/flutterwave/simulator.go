@@ -162,6 +162,8 @@ var kinds = map[string]chargeKind{
 		needNetwork: true, countries: map[string][]string{"XOF": {"SN", "BF", "CI"}, "XAF": {"CM"}}},
 }
 
+// ServeHTTP answers Flutterwave's API, its authorization page and the
+// control calls.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
 	switch {
