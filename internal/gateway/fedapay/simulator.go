@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
@@ -16,39 +18,141 @@ import (
 // Simulator stands in for FedaPay's transactions and payouts: bearer auth,
 // input checks, a token per transaction, the push without a redirect
 // (POST /{mode} under the API version, where FedaPay's SDKs post it; POST
-// /transactions/{mode} is not an address it answers) and FedaPay's page at /_sim/pay/{id} (pay or
-// decline, then back to callback_url); payouts created pending (POST
-// /payouts) then sent (PUT /payouts/start); outcomes by the customer's or
-// the recipient's number (sim.Outcome; a payout to ...0049 is
-// refused at its start for the merchant's balance, one to ...0039 at its
-// creation), settlement after SettleAfter or on POST /_sim/settle/{id or
-// our reference}[?status=declined|failed|...], and the signed
-// transaction.* or payout.* webhook to WebhookURL. POST
-// /_sim/callback/{...}[?status=] sends it again (claiming status); POST
-// /_sim/fault injects faults.
+// /transactions/{mode} is not an address it answers) and FedaPay's page at
+// /_sim/pay/{id} (pay or decline, then back to callback_url); payouts
+// created pending (POST /payouts) then started (PUT /payouts/start); the
+// signed transaction.* or payout.* webhook to WebhookURL once one ends.
+//
+// Its lifecycle, in FedaPay's words: a transaction is pending, then
+// approved, declined or canceled (the events of docs.fedapay.com
+// integration-api/en/webhooks-en); a payout is pending, scheduled or
+// started, then sent or failed (the payout statuses of the API reference
+// and of the SDKs' tests, testdata/SOURCES.md).
+//
+// The customer's or the recipient's number decides the outcome
+// (sim.Outcome): ...0039 is refused (the push, or the payout's creation);
+// ...0029 is declined (declined_by_customer) or fails (invalid_account);
+// ...0049 is declined for insufficient_funds, or refuses a payout's start
+// for the merchant's balance; ...0129 never ends. FedaPay publishes no
+// sandbox test numbers in the sources we hold.
+//
+// A pushed transaction or a started payout ends after SettleAfter, or on
+// POST /_sim/settle/{FedaPay id or our reference}[?status=]: approved,
+// declined, canceled (sent, failed for a payout, which must have started
+// to end as its number asks); scheduled or started only move a payout
+// there. POST /_sim/callback/{...}[?status=] sends the webhook again
+// (claiming status); POST /_sim/fault injects faults.
 type Simulator struct {
 	SecretKey     string
 	WebhookSecret string
 	WebhookURL    string
 	SettleAfter   time.Duration
+	// CreatedWebhook sends transaction.created as a transaction is
+	// created, as FedaPay does (docs.fedapay.com/integration-api/en/
+	// webhooks-en, "Transaction Lifecycle"). Off unless set, so that tests
+	// counting webhooks see only the final ones.
+	CreatedWebhook bool
 
-	mu      sync.Mutex
-	txs     map[string]*simTx     // by FedaPay id
-	outs    map[string]*simPayout // by FedaPay id
-	tokens  map[string]string     // token -> id
-	nextID  int64                 // transactions' and payouts' ids
-	started int                   // payouts started: money sent
-	faults  sim.Faults
+	// Book holds the transactions and the payouts by FedaPay's id (one
+	// sequence for both), found by our reference (custom_metadata) and a
+	// transaction by its tokens too.
+	sim.Book[simObject]
+	once    sync.Once
+	started atomic.Int64 // payouts started: money sent
 }
 
-type simTx struct {
-	id                    int64
-	reference             string // ours, from custom_metadata
-	amount                int64
-	currency, phone       string
-	callbackURL           string
-	status, lastErrorCode string
-	sent                  bool // pushed to the phone or paid on the page
+// simObject is FedaPay's own of a transaction or a payout.
+type simObject struct {
+	payout                          bool
+	reference                       string // ours, from custom_metadata
+	amount                          int64
+	currency                        string
+	callbackURL                     string // a transaction's
+	mode                            string // a payout's
+	lastErrorCode, lastErrorMessage string
+	tokens                          []string // a transaction's
+	sent                            bool     // pushed to the phone or paid on the page
+}
+
+// ready sets the book to FedaPay's lifecycle on the first request. The
+// book's own SettleAfter stays 0: the delay runs from the push or the
+// payout's start, not from the creation.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simObject]{
+			Pending: "pending", Succeeded: "approved", Failed: "declined",
+			Steps: []string{"scheduled", "started"}, Finals: []string{"canceled", "sent", "failed"},
+			Outcome: simOutcome, End: simEnd,
+			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+				kind, entity := "transaction", object(m)
+				if m.Data.payout {
+					kind, entity = "payout", payoutObject(m)
+				}
+				if claim != "" {
+					entity["status"] = claim
+				}
+				return s.webhook(kind, fmt.Sprint(entity["status"]), entity)
+			},
+		}
+	})
+}
+
+// webhook is the event <kind>.<name> about entity, signed as FedaPay signs
+// it: where it goes, its body and its headers.
+func (s *Simulator) webhook(kind, name string, entity map[string]any) (string, []byte, http.Header) {
+	body, _ := json.Marshal(map[string]any{"name": kind + "." + name, "object": kind, "entity": entity})
+	return s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}
+}
+
+// settleLater settles id after SettleAfter, when it is set.
+func (s *Simulator) settleLater(id string) {
+	if s.SettleAfter > 0 {
+		time.AfterFunc(s.SettleAfter, func() { s.Settle(id, "") })
+	}
+}
+
+// simOutcome is how a transaction or a payout ends as its number asks; a
+// payout neither started nor scheduled waits.
+func simOutcome(m *sim.Movement[simObject]) (string, bool) {
+	_, fails, stuck := sim.Outcome(m.Phone)
+	switch {
+	case m.Data.payout && m.Status == "pending", stuck:
+		return "", true
+	case m.Data.payout && fails:
+		return "failed", false
+	case m.Data.payout:
+		return "sent", false
+	case sim.LowBalance(m.Phone):
+		m.Data.lastErrorCode = "insufficient_funds"
+		return "declined", false
+	case fails:
+		m.Data.lastErrorCode = "declined_by_customer"
+		return "declined", false
+	}
+	return "", false
+}
+
+// simEnd puts an end in its object's words (a payout is sent or failed,
+// never approved or declined) and gives a failed payout its error.
+func simEnd(m *sim.Movement[simObject]) {
+	if !m.Data.payout {
+		switch m.Status {
+		case "sent":
+			m.Status = "approved"
+		case "failed":
+			m.Status = "declined"
+		}
+		return
+	}
+	switch m.Status {
+	case "approved":
+		m.Status = "sent"
+	case "declined", "canceled":
+		m.Status = "failed"
+	}
+	if m.Status == "failed" && m.Data.lastErrorCode == "" {
+		m.Data.lastErrorCode, m.Data.lastErrorMessage = "invalid_account", "The recipient's account was not found"
+	}
 }
 
 // modes are FedaPay's Mobile Money modes: the Node SDK's list
@@ -58,16 +162,14 @@ type simTx struct {
 var modes = map[string]bool{"mtn": true, "moov": true, "mtn_ci": true, "moov_tg": true, "mtn_open": true, "airtel_ne": true,
 	"free_sn": true, "togocel": true, "mtn_ecw": true, "mtn_open_ci": true, "wave_direct_ci": true, "sbin": true, "mtn_open_gn": true}
 
+// ServeHTTP answers FedaPay's API, its page and the control calls.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
+	s.ready()
+	if strings.HasPrefix(r.URL.Path, "/_sim/pay/") {
 		sim.Page{Settle: s.pagePaid, Declined: "declined", Return: s.returnTo}.Serve(w, r)
 		return
-	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults, s.settle, s.resendWebhook)
-		return
 	}
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
@@ -79,7 +181,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mode := strings.TrimPrefix(r.URL.Path, "/"); r.Method == http.MethodPost && modes[mode] {
-		s.send(w, r, mode) // POST /v1/{mode}, the SDKs' path
+		s.send(w, r) // POST /v1/{mode}, the SDKs' path
 		return
 	}
 	rest, isTx := strings.CutPrefix(r.URL.Path, "/transactions")
@@ -91,25 +193,29 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(rest, "/token") && strings.Count(rest, "/") == 2:
 		s.token(w, r, strings.Trim(strings.TrimSuffix(rest, "/token"), "/"))
 	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
-		s.mu.Lock()
-		t := s.txs[strings.TrimPrefix(rest, "/")]
-		s.mu.Unlock()
-		if t == nil {
+		m, ok := s.byID(strings.TrimPrefix(rest, "/"), false)
+		if !ok {
 			sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
 			return
 		}
-		sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
+		sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": object(&m)})
 	default:
 		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	}
 }
 
-func (s *Simulator) object(t *simTx) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"klass": "v1/transaction", "id": t.id, "reference": fmt.Sprintf("trx_sim_%d", t.id), "amount": t.amount,
-		"status": t.status, "last_error_code": t.lastErrorCode, "custom_metadata": map[string]string{metadataKey: t.reference},
-		"callback_url": t.callbackURL, "mode": nil}
+// byID is the transaction or the payout (payout) whose FedaPay id is id:
+// the API finds neither by our reference nor by a token.
+func (s *Simulator) byID(id string, payout bool) (sim.Movement[simObject], bool) {
+	m, ok := s.View(id)
+	return m, ok && m.ID == id && m.Data.payout == payout
+}
+
+func object(m *sim.Movement[simObject]) map[string]any {
+	id, _ := strconv.ParseInt(m.ID, 10, 64)
+	return map[string]any{"klass": "v1/transaction", "id": id, "reference": "trx_sim_" + m.ID, "amount": m.Data.amount,
+		"status": m.Status, "last_error_code": m.Data.lastErrorCode, "custom_metadata": map[string]string{metadataKey: m.Data.reference},
+		"callback_url": m.Data.callbackURL, "mode": nil}
 }
 
 func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
@@ -133,45 +239,45 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Transaction creation failed", "errors": errs})
 		return
 	}
-	t := &simTx{amount: amount, currency: req.Currency["iso"], callbackURL: req.CallbackURL, status: "pending",
-		reference: req.CustomMetadata[metadataKey]}
+	m := &sim.Movement[simObject]{ID: s.newID(), Data: simObject{amount: amount, currency: req.Currency["iso"],
+		callbackURL: req.CallbackURL, reference: req.CustomMetadata[metadataKey]}}
 	if req.Customer != nil && req.Customer.PhoneNumber != nil {
-		t.phone = req.Customer.PhoneNumber.Number
+		m.Phone = req.Customer.PhoneNumber.Number
 	}
-	s.mu.Lock()
-	t.id = s.newID()
-	s.txs[strconv.FormatInt(t.id, 10)] = t
-	s.mu.Unlock()
-	sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": s.object(t)})
+	created := object(s.add(m))
+	if s.CreatedWebhook && s.WebhookURL != "" {
+		go sim.PostCallback(s.webhook("transaction", "created", created))
+	}
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/transaction": created})
 }
 
-// newID is a new transaction's or payout's id; s.mu is held.
-func (s *Simulator) newID() int64 {
-	if s.txs == nil {
-		s.txs, s.outs, s.tokens = map[string]*simTx{}, map[string]*simPayout{}, map[string]string{}
+// newID is a new transaction's or payout's id.
+func (s *Simulator) newID() string { return strconv.Itoa(100000 + s.Next()) }
+
+// add records a new transaction or payout, found by our reference too
+// (the latest of that reference: FedaPay takes the same twice), and
+// returns a copy of it as recorded.
+func (s *Simulator) add(m *sim.Movement[simObject]) *sim.Movement[simObject] {
+	s.Add(m)
+	if m.Data.reference != "" {
+		s.Alias(m.Data.reference, m.ID)
 	}
-	s.nextID++
-	return 100000 + s.nextID
+	v, _ := s.View(m.ID)
+	return &v
 }
 
 func (s *Simulator) token(w http.ResponseWriter, r *http.Request, id string) {
-	s.mu.Lock()
-	t := s.txs[id]
-	tok := ""
-	if t != nil {
-		tok = fmt.Sprintf("tok_sim_%d_%d", t.id, time.Now().UnixNano())
-		s.tokens[tok] = id
-	}
-	s.mu.Unlock()
-	if t == nil {
+	tok := fmt.Sprintf("tok_sim_%s_%d", id, time.Now().UnixNano())
+	if _, ok := s.byID(id, false); !ok || !s.Update(id, func(m *sim.Movement[simObject]) { m.Data.tokens = append(m.Data.tokens, tok) }) {
 		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Transaction not found"})
 		return
 	}
+	s.Alias(tok, id)
 	sim.Reply(w, http.StatusOK, map[string]any{"token": tok, "url": "http://" + r.Host + "/_sim/pay/" + id})
 }
 
 // send is the payment pushed to the customer's phone, without a redirect.
-func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
+func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Token       string       `json:"token"`
 		PhoneNumber *phoneNumber `json:"phone_number"`
@@ -180,149 +286,48 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request, mode string) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Invalid JSON"})
 		return
 	}
-	s.mu.Lock()
-	t := s.txs[s.tokens[req.Token]]
-	bad := ""
-	switch {
-	case t == nil:
-		bad = "Invalid token"
-	case t.sent || t.status != "pending":
-		bad = "Transaction already processed"
-	case req.PhoneNumber != nil:
-		t.phone = req.PhoneNumber.Number
-	}
-	if refuse, _, _ := sim.Outcome(phoneOf(t)); bad == "" && (refuse || phoneOf(t) == "") {
-		bad = "Invalid phone number"
-	}
-	if bad == "" {
-		t.sent = true
-	}
-	s.mu.Unlock()
+	bad, id := "Invalid token", ""
+	s.Update(req.Token, func(m *sim.Movement[simObject]) {
+		switch {
+		case m.Data.payout || !slices.Contains(m.Data.tokens, req.Token):
+			return
+		case m.Data.sent || m.Status != "pending":
+			bad = "Transaction already processed"
+			return
+		case req.PhoneNumber != nil:
+			m.Phone = req.PhoneNumber.Number
+		}
+		if refuse, _, _ := sim.Outcome(m.Phone); refuse || m.Phone == "" {
+			bad = "Invalid phone number"
+			return
+		}
+		bad, id, m.Data.sent = "", m.ID, true
+	})
 	if bad != "" {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": bad})
 		return
 	}
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(strconv.FormatInt(t.id, 10), "") })
-	}
+	s.settleLater(id)
 	sim.Reply(w, http.StatusOK, map[string]any{"message": "Payment sent to the customer"})
 }
 
-func phoneOf(t *simTx) string {
-	if t == nil {
-		return ""
-	}
-	return t.phone
-}
-
-func (s *Simulator) lookup(key string) *simTx {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.txs[key]; t != nil {
-		return t
-	}
-	for _, t := range s.txs {
-		if t.reference == key {
-			return t
-		}
-	}
-	return nil
-}
-
 func (s *Simulator) returnTo(id string) (string, url.Values) {
-	t := s.lookup(id)
-	if t == nil || t.callbackURL == "" {
+	m, ok := s.View(id)
+	if !ok || m.Data.payout || m.Data.callbackURL == "" {
 		return "", nil
 	}
-	return t.callbackURL, nil
+	return m.Data.callbackURL, nil
 }
 
 // pagePaid is the customer paying or declining on FedaPay's page.
 func (s *Simulator) pagePaid(id, status string) bool {
-	if t := s.lookup(id); t != nil {
-		s.mu.Lock()
-		t.sent = true
-		s.mu.Unlock()
-	}
-	return s.settle(id, status)
+	s.Update(id, func(m *sim.Movement[simObject]) { m.Data.sent = true })
+	return s.Settle(id, status) == nil
 }
 
-// settle ends a pending transaction or a started payout (by FedaPay id or
-// our reference): as the number asks, or as status (approved, declined,
-// canceled; sent, failed) says.
-func (s *Simulator) settle(key, status string) bool {
-	t := s.lookup(key)
-	if t == nil {
-		return s.settlePayout(key, status)
-	}
-	s.mu.Lock()
-	_, fails, stuck := sim.Outcome(t.phone)
-	if t.status != "pending" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	switch {
-	case status != "":
-		t.status = status
-	case sim.LowBalance(t.phone):
-		t.status, t.lastErrorCode = "declined", "insufficient_funds"
-	case fails:
-		t.status, t.lastErrorCode = "declined", "declined_by_customer"
-	default:
-		t.status = "approved"
-	}
-	s.mu.Unlock()
-	s.webhook(t, "")
-	return true
-}
-
-func (s *Simulator) resendWebhook(key, status string) bool {
-	if t := s.lookup(key); t != nil {
-		s.webhook(t, status)
-		return true
-	}
-	if p := s.lookupPayout(key); p != nil {
-		s.event("payout", s.payoutObject(p), status)
-		return true
-	}
-	return false
-}
-
-// webhook sends transaction.<status>; claiming status when given, whatever
-// the transaction's.
-func (s *Simulator) webhook(t *simTx, status string) { s.event("transaction", s.object(t), status) }
-
-// event sends the webhook <object>.<status> about entity, signed as
-// FedaPay does; claiming status when given.
-func (s *Simulator) event(object string, entity map[string]any, status string) {
-	if s.WebhookURL == "" {
-		return
-	}
-	if status != "" {
-		entity["status"] = status
-	}
-	body, _ := json.Marshal(map[string]any{"name": object + "." + fmt.Sprint(entity["status"]), "object": object, "entity": entity})
-	sim.PostCallback(s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}})
-}
-
-// simPayout is a payout: pending once created, started by PUT
-// /payouts/start, then sent or failed.
-type simPayout struct {
-	id                    int64
-	reference             string // ours, from custom_metadata
-	amount                int64
-	currency, mode, phone string
-	status                string
-	lastErrorCode         string
-	lastErrorMessage      string
-}
-
-// Payouts counts the payouts the simulator started: each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.started
-}
+// Payouts counts the payouts the simulator started: each is money sent (a
+// payout created is not, until its start).
+func (s *Simulator) Payouts() int { return int(s.started.Load()) }
 
 // servePayouts answers POST /payouts, PUT /payouts/start and GET /payouts/{id}.
 func (s *Simulator) servePayouts(w http.ResponseWriter, r *http.Request, rest string) {
@@ -332,25 +337,22 @@ func (s *Simulator) servePayouts(w http.ResponseWriter, r *http.Request, rest st
 	case r.Method == http.MethodPut && rest == "/start":
 		s.startPayouts(w, r)
 	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1 && rest != "/":
-		s.mu.Lock()
-		p := s.outs[strings.TrimPrefix(rest, "/")]
-		s.mu.Unlock()
-		if p == nil {
+		m, ok := s.byID(strings.TrimPrefix(rest, "/"), true)
+		if !ok {
 			sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Payout not found"})
 			return
 		}
-		sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
+		sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": payoutObject(&m)})
 	default:
 		sim.Reply(w, http.StatusNotFound, map[string]any{"message": "Not found"})
 	}
 }
 
-func (s *Simulator) payoutObject(p *simPayout) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"klass": "v1/payout", "id": p.id, "reference": fmt.Sprintf("pyt_sim_%d", p.id), "amount": p.amount,
-		"status": p.status, "mode": p.mode, "last_error_code": p.lastErrorCode, "last_error_message": p.lastErrorMessage,
-		"custom_metadata": map[string]string{metadataKey: p.reference}}
+func payoutObject(m *sim.Movement[simObject]) map[string]any {
+	id, _ := strconv.ParseInt(m.ID, 10, 64)
+	return map[string]any{"klass": "v1/payout", "id": id, "reference": "pyt_sim_" + m.ID, "amount": m.Data.amount,
+		"status": m.Status, "mode": m.Data.mode, "last_error_code": m.Data.lastErrorCode, "last_error_message": m.Data.lastErrorMessage,
+		"custom_metadata": map[string]string{metadataKey: m.Data.reference}}
 }
 
 // createPayout is POST /payouts: a pending payout, nothing sent yet. A
@@ -383,18 +385,17 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Payout creation failed", "errors": errs})
 		return
 	}
-	p := &simPayout{reference: req.CustomMetadata[metadataKey], amount: amount, currency: req.Currency["iso"], mode: req.Mode,
-		phone: phone, status: "pending"}
-	s.mu.Lock()
-	p.id = s.newID()
-	s.outs[strconv.FormatInt(p.id, 10)] = p
-	s.mu.Unlock()
-	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": s.payoutObject(p)})
+	// Not a Movement.Payout: the book counts payouts as they are added,
+	// and this one sends nothing until its start.
+	m := &sim.Movement[simObject]{ID: s.newID(), Phone: phone, Data: simObject{payout: true, reference: req.CustomMetadata[metadataKey],
+		amount: amount, currency: req.Currency["iso"], mode: req.Mode}}
+	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": payoutObject(s.add(m))})
 }
 
 // startPayouts is PUT /payouts/start {"payouts": [{"id": ...}]}: each
-// pending payout is sent now, unless the merchant's balance cannot fund it
-// (a recipient number ending 0049): then it fails and the call is refused.
+// pending payout is started now, unless the merchant's balance cannot
+// fund it (a recipient number ending 0049): then it fails and the call is
+// refused, none started.
 func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Payouts []struct {
@@ -406,86 +407,41 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "payouts is required"})
 		return
 	}
-	s.mu.Lock()
-	var list []*simPayout
-	bad, code := "", http.StatusBadRequest
+	var ids []string
 	for _, it := range req.Payouts {
-		p := s.outs[it.ID.String()]
+		id := it.ID.String()
+		m, ok := s.byID(id, true)
+		bad, code := "", http.StatusBadRequest
 		switch {
-		case p == nil:
+		case !ok:
 			bad, code = "Payout not found", http.StatusNotFound
-		case p.status != "pending":
+		case m.Status != "pending":
 			bad = "Payout already started"
 		case it.ScheduledAt != "":
 			bad = "The simulator sends payouts now only"
-		case sim.LowBalance(p.phone):
-			p.status, p.lastErrorCode, p.lastErrorMessage = "failed", "insufficient_balance", "Insufficient balance"
+		case sim.LowBalance(m.Phone):
+			s.Update(id, func(m *sim.Movement[simObject]) {
+				m.Data.lastErrorCode, m.Data.lastErrorMessage = "insufficient_balance", "Insufficient balance"
+			})
+			s.Settle(id, "failed")
 			bad = "Insufficient balance to send the payouts"
 		}
 		if bad != "" {
-			break
+			sim.Reply(w, code, map[string]any{"message": bad})
+			return
 		}
-		list = append(list, p)
-	}
-	if bad == "" {
-		for _, p := range list {
-			p.status = "started"
-			s.started++
-		}
-	}
-	s.mu.Unlock()
-	if bad != "" {
-		sim.Reply(w, code, map[string]any{"message": bad})
-		return
+		ids = append(ids, id)
 	}
 	objs := []map[string]any{}
-	for _, p := range list {
-		objs = append(objs, s.payoutObject(p))
-		if s.SettleAfter > 0 {
-			key := strconv.FormatInt(p.id, 10)
-			time.AfterFunc(s.SettleAfter, func() { s.settlePayout(key, "") })
-		}
+	for _, id := range ids {
+		s.Update(id, func(m *sim.Movement[simObject]) {
+			if m.Status == "pending" { // not started by another call meanwhile
+				m.Status, m.Payout = "started", true
+				s.started.Add(1)
+				objs = append(objs, payoutObject(m))
+			}
+		})
+		s.settleLater(id)
 	}
 	sim.Reply(w, http.StatusOK, map[string]any{"v1/payouts": objs})
-}
-
-func (s *Simulator) lookupPayout(key string) *simPayout {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.outs[key]; p != nil {
-		return p
-	}
-	for _, p := range s.outs {
-		if p.reference == key {
-			return p
-		}
-	}
-	return nil
-}
-
-// settlePayout ends a started payout: as the recipient's number asks
-// (...0029 fails, ...0129 never ends), or as status (sent, failed) says,
-// then sends payout.<status>.
-func (s *Simulator) settlePayout(key, status string) bool {
-	p := s.lookupPayout(key)
-	if p == nil {
-		return false
-	}
-	s.mu.Lock()
-	_, fails, stuck := sim.Outcome(p.phone)
-	if p.status != "started" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	switch {
-	case status == "failed" || status == "" && fails:
-		p.status, p.lastErrorCode, p.lastErrorMessage = "failed", "invalid_account", "The recipient's account was not found"
-	case status != "":
-		p.status = status
-	default:
-		p.status = "sent"
-	}
-	s.mu.Unlock()
-	s.event("payout", s.payoutObject(p), "")
-	return true
 }

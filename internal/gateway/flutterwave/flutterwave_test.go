@@ -97,7 +97,7 @@ func TestClient_AgainstSimulator(t *testing.T) {
 	if st, err := c.CollectionStatus(ctx, gateway.Ref{Reference: col.Reference}); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("status before the page = %+v, %v", st, err)
 	}
-	res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"pay"}})
+	res, err := http.PostForm(st.RedirectURL, url.Values{"do": {"pay"}, "otp": {testOTP}})
 	if err != nil || res.Request.URL.Path != "/back" {
 		t.Fatalf("paying on the page: %v, %v; want back at the return address", res, err)
 	}

@@ -2,6 +2,7 @@ package flutterwave
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,47 +18,119 @@ import (
 // transfers to mobile money wallets: bearer auth, input checks (each
 // charge type's currency and documented networks, a transfer's
 // account_bank per currency), unique tx_ref and transfer reference,
-// outcomes by the payer's or recipient's number
-// (sim.Outcome), settlement after SettleAfter or on POST
-// /_sim/settle/{tx_ref or reference}, and the charge.completed or
-// transfer.completed webhook carrying the secret hash in verif-hash to
-// WebhookURL.
+// outcomes by the payer's or recipient's number (sim.Outcome), and the
+// charge.completed or transfer.completed webhook carrying the secret hash
+// in verif-hash to WebhookURL once one ends.
+//
+// Its lifecycle, in Flutterwave's words: a charge is pending, then
+// successful or failed; a transfer is NEW (queued), may be PENDING, then
+// SUCCESSFUL or FAILED (testdata/SOURCES.md).
 //
 // As Flutterwave documents it, a charge in Uganda, Rwanda, Zambia or Ghana
 // answers only meta.authorization {mode "redirect", redirect}: no data, no
-// id; the customer authorizes on that page (here /_sim/pay/{tx_ref}: pay
-// or decline, then back to the charge's redirect_url). Tanzania and M-Pesa
-// answer the pending charge in data; francophone charges answer it with
-// meta.authorization mode "callback". A charge is read back by tx_ref
-// (pending until authorized and settled).
+// id; the customer authorizes on that page (here /_sim/pay/{tx_ref}: the
+// test-mode OTP and pay, or decline, then back to the charge's
+// redirect_url), and the charge waits for it. Tanzania and M-Pesa answer the pending charge in data;
+// francophone charges answer it with meta.authorization mode "callback".
+// A charge is read back by tx_ref.
 //
 // GET /transfers lists the transfers newest first, ten a page (?page=),
 // narrowed by ?status= only: Flutterwave documents no reference filter, so
 // the simulator has none. A transfer to a number ending 0049 is refused at
 // once for want of funds in the merchant's balance; 0039 is refused as an
-// invalid wallet; 0029 fails once settled; 0129 never settles. POST
-// /_sim/callback/{id} sends the webhook again, or with ?status= one
-// claiming that status (stale, early or out of order); POST /_sim/fault
-// injects faults.
+// invalid wallet; 0029 fails once settled; 0129 never settles.
+//
+// A charge or a transfer settles after SettleAfter (a redirect charge
+// once authorized), or on POST /_sim/settle/{tx_ref, transfer reference
+// or Flutterwave id}[?status=]: successful or failed (either case) end it,
+// PENDING only moves a transfer there. POST /_sim/callback/{...} sends the
+// webhook again, or with ?status= one claiming that status (stale, early
+// or out of order); POST /_sim/fault injects faults.
 type Simulator struct {
 	SecretKey   string
 	SecretHash  string
 	WebhookURL  string
 	SettleAfter time.Duration
 
-	mu        sync.Mutex
-	charges   map[string]*simCharge
-	transfers map[string]*simTransfer // by reference
-	nextID    int64
-	payouts   int
-	faults    sim.Faults
+	// Book holds the charges and the transfers by Flutterwave's id (one
+	// sequence for both), found by our reference too.
+	sim.Book[simObject]
+	once sync.Once
 }
 
-type simCharge struct {
-	id            int64
-	txRef, phone  string
-	redirectURL   string
-	status, reply string
+// simObject is Flutterwave's own of a charge or a transfer.
+type simObject struct {
+	transfer    bool
+	ref         string // a charge's tx_ref, a transfer's reference
+	amount      json.Number
+	currency    string
+	redirectURL string // a charge's
+	redirect    bool   // a charge the customer authorizes on Flutterwave's page
+	authorized  bool
+	reply       string // a charge's processor_response, a transfer's complete_message
+	bank, name  string // a transfer's
+}
+
+// ready sets the book to Flutterwave's lifecycle on the first request.
+func (s *Simulator) ready() {
+	s.once.Do(func() {
+		s.Book.Lifecycle = sim.Lifecycle[simObject]{
+			Pending: "pending", Succeeded: "successful", Failed: "failed",
+			Steps: []string{"NEW", "PENDING"}, Finals: []string{"SUCCESSFUL", "FAILED"},
+			Outcome: simOutcome, End: simEnd,
+			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+				event, data := "charge.completed", chargeData(m)
+				if m.Data.transfer {
+					event, data = "transfer.completed", transferData(m)
+				}
+				if claim != "" {
+					data["status"] = claim
+				}
+				body, _ := json.Marshal(map[string]any{"event": event, "data": data})
+				return s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}}
+			},
+		}
+		s.Book.SettleAfter = s.SettleAfter
+	})
+}
+
+// simOutcome is how a charge or a transfer ends as its number asks; a
+// redirect charge waits for the customer's authorization.
+func simOutcome(m *sim.Movement[simObject]) (string, bool) {
+	_, fails, stuck := sim.Outcome(m.Phone)
+	switch {
+	case stuck, m.Data.redirect && !m.Data.authorized:
+		return "", true
+	case m.Data.transfer && fails:
+		return "FAILED", false
+	case m.Data.transfer:
+		return "SUCCESSFUL", false
+	case fails:
+		return "failed", false
+	}
+	return "", false
+}
+
+// simEnd puts an end in its object's words: a charge's status is lower
+// case, a transfer's upper case, each with its message.
+func simEnd(m *sim.Movement[simObject]) {
+	if m.Data.transfer {
+		m.Status = strings.ToUpper(m.Status)
+		m.Data.reply = "Transaction was successful"
+		if m.Status == "FAILED" {
+			m.Data.reply = "DISBURSE FAILED: Unable to obtain user details"
+		}
+		return
+	}
+	m.Status = strings.ToLower(m.Status)
+	switch {
+	case m.Status == "successful":
+		m.Data.reply = "Approved"
+	case sim.LowBalance(m.Phone):
+		m.Data.reply = "Insufficient funds"
+	default:
+		m.Data.reply = "Transaction declined"
+	}
 }
 
 // chargeKind is what the simulator knows of a charge type: its networks
@@ -89,19 +162,22 @@ var kinds = map[string]chargeKind{
 		needNetwork: true, countries: map[string][]string{"XOF": {"SN", "BF", "CI"}, "XAF": {"CM"}}},
 }
 
+// ServeHTTP answers Flutterwave's API, its authorization page and the
+// control calls.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.ready()
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
-		sim.Page{Settle: s.authorized, Declined: "failed", Return: s.returnTo}.Serve(w, r)
+		s.page(w, r)
 		return
 	case r.URL.Path == "/_sim/done":
 		w.Write([]byte("Payment page closed"))
 		return
-	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		sim.ServeSimControl(w, r, &s.faults, s.settleAny, s.resendAny)
-		return
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_sim/settle/"):
+		// Settling a redirect charge stands for the customer's authorization.
+		s.Update(strings.TrimPrefix(r.URL.Path, "/_sim/settle/"), func(m *sim.Movement[simObject]) { m.Data.authorized = true })
 	}
-	if s.faults.Apply(w, r) {
+	if s.Intercept(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.SecretKey {
@@ -112,21 +188,20 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/charges":
 		s.charge(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/transactions/verify_by_reference":
-		s.mu.Lock()
-		c := s.charges[r.URL.Query().Get("tx_ref")]
-		s.mu.Unlock()
-		if c == nil {
+		m, ok := s.View(txRefKey + r.URL.Query().Get("tx_ref"))
+		if !ok {
 			sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": "No transaction was found for this id", "data": nil})
 			return
 		}
-		sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": s.data(c)})
+		sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transaction fetched successfully", "data": chargeData(&m)})
 	case r.Method == http.MethodPost && r.URL.Path == "/transfers":
 		s.transfer(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/transfers":
 		s.listTransfers(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/transfers/"):
-		if t := s.transferByID(strings.TrimPrefix(r.URL.Path, "/transfers/")); t != nil {
-			sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer fetched", "data": s.transferData(t)})
+		id := strings.TrimPrefix(r.URL.Path, "/transfers/")
+		if m, ok := s.View(id); ok && m.ID == id && m.Data.transfer {
+			sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer fetched", "data": transferData(&m)})
 			return
 		}
 		sim.Reply(w, http.StatusNotFound, map[string]any{"status": "error", "message": "No transfer found", "data": nil})
@@ -135,10 +210,24 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Simulator) data(c *simCharge) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"id": c.id, "tx_ref": c.txRef, "status": c.status, "processor_response": c.reply}
+// The keys a charge and a transfer are found by, apart: a tx_ref and a
+// transfer reference are each unique among their own kind only.
+const (
+	txRefKey     = "tx_ref:"
+	referenceKey = "reference:"
+)
+
+// newID is a new charge's or transfer's id.
+func (s *Simulator) newID() string { return strconv.Itoa(7000000 + s.Next()) }
+
+// chargeData is a charge as Flutterwave shows it (initiation, verify,
+// webhook), with the fields of the SDK documentation's samples a merchant
+// checks (Node-v3 documentation/collections.md, Tanzania and M-Pesa:
+// flw_ref, amount and currency, created_at).
+func chargeData(m *sim.Movement[simObject]) map[string]any {
+	id, _ := strconv.ParseInt(m.ID, 10, 64)
+	return map[string]any{"id": id, "tx_ref": m.Data.ref, "flw_ref": "FLW-SIM-" + m.ID, "amount": m.Data.amount, "currency": m.Data.currency,
+		"status": m.Status, "processor_response": m.Data.reply, "created_at": m.Created.UTC().Format(time.RFC3339)}
 }
 
 func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
@@ -169,133 +258,83 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	case refuse || strings.Trim(req.PhoneNumber, "0123456789") != "" || len(req.PhoneNumber) < 9:
 		bad = "Invalid phone number"
 	}
-	s.mu.Lock()
-	if s.charges == nil {
-		s.charges = map[string]*simCharge{}
-	}
-	if bad == "" && s.charges[req.TxRef] != nil {
-		bad = "Duplicate transaction reference"
+	m := &sim.Movement[simObject]{ID: s.newID(), Phone: req.PhoneNumber, Data: simObject{ref: req.TxRef, amount: req.Amount,
+		currency: req.Currency, redirectURL: req.RedirectURL, redirect: kind.redirect, reply: "Transaction in progress"}}
+	if bad == "" {
+		if _, added := s.Add(m, txRefKey+req.TxRef); !added {
+			bad = "Duplicate transaction reference"
+		}
 	}
 	if bad != "" {
-		s.mu.Unlock()
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
 		return
 	}
-	s.nextID++
-	c := &simCharge{id: 7000000 + s.nextID, txRef: req.TxRef, phone: req.PhoneNumber, redirectURL: req.RedirectURL, status: "pending",
-		reply: "Transaction in progress"}
-	s.charges[req.TxRef] = c
-	s.mu.Unlock()
+	s.Alias(req.TxRef, m.ID)
 	if kind.redirect {
 		// No data: the customer must authorize on Flutterwave's page first.
 		sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Charge initiated",
 			"meta": map[string]any{"authorization": map[string]any{"mode": "redirect", "redirect": "http://" + r.Host + "/_sim/pay/" + url.PathEscape(req.TxRef)}}})
 		return
 	}
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settle(req.TxRef, "") })
-	}
-	answer := map[string]any{"status": "success", "message": "Charge initiated", "data": s.data(c)}
+	v, _ := s.View(m.ID) // the book's, which a settle may change meanwhile
+	answer := map[string]any{"status": "success", "message": "Charge initiated", "data": chargeData(&v)}
 	if kind.countries != nil {
 		answer["meta"] = map[string]any{"authorization": map[string]any{"mode": "callback", "redirect_url": nil}}
 	}
 	sim.Reply(w, http.StatusOK, answer)
 }
 
-// authorized is the customer on the authorization page: paying settles the
-// charge as the number asks (or after SettleAfter), declining fails it.
-func (s *Simulator) authorized(txRef, status string) bool {
-	if status != "" || s.SettleAfter <= 0 {
-		return s.settle(txRef, status)
-	}
-	s.mu.Lock()
-	found := s.charges[txRef] != nil
-	s.mu.Unlock()
-	time.AfterFunc(s.SettleAfter, func() { s.settle(txRef, "") })
-	return found
-}
+// testOTP is the one-time code Flutterwave's authorization page takes in
+// test mode: Node-v3 documentation/collections.md, after the Ghana,
+// Rwanda and Uganda samples ("OTP on staging (TEST MODE) is 123456");
+// Zambia's answer sends the customer to the same page.
+const testOTP = "123456"
 
-func (s *Simulator) returnTo(txRef string) (string, url.Values) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.charges[txRef]
-	switch {
-	case c == nil:
-		return "", nil
-	case c.redirectURL == "":
-		return "/_sim/done", nil
-	}
-	return c.redirectURL, nil
-}
-
-// settle ends a pending charge, as its number asks or as status says
-// (failed fails it, anything else succeeds), and sends its webhook.
-func (s *Simulator) settle(txRef, status string) bool {
-	s.mu.Lock()
-	c := s.charges[txRef]
-	if c == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(c.phone)
-	if c.status != "pending" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	if status == "failed" || status == "" && fails {
-		c.status, c.reply = "failed", "Transaction declined"
-		if sim.LowBalance(c.phone) {
-			c.reply = "Insufficient funds"
-		}
-	} else {
-		c.status, c.reply = "successful", "Approved"
-	}
-	s.mu.Unlock()
-	s.webhook(c, "")
-	return true
-}
-
-// webhook sends charge.completed with the account's secret hash, as
-// Flutterwave does, in verif-hash; claiming status when given, whatever the
-// charge's (a stale, early or out-of-order webhook).
-func (s *Simulator) webhook(c *simCharge, status string) {
-	if s.WebhookURL == "" {
+// page stands in for Flutterwave's authorization page of a redirect
+// charge, GET /_sim/pay/{tx_ref}: the customer enters the OTP and pays,
+// or declines (POST do=pay&otp= or do=decline), and goes back to the
+// charge's redirect_url. A wrong OTP is refused there (400), the charge
+// still pending: what Flutterwave's page says then is not documented.
+func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
+	txRef := strings.TrimPrefix(r.URL.Path, "/_sim/pay/")
+	m, ok := s.View(txRefKey + txRef)
+	if !ok || !m.Data.redirect {
+		http.NotFound(w, r)
 		return
 	}
-	data := s.data(c)
-	if status != "" {
-		data["status"] = status
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	form := `<form method="post"><label>OTP (test mode: ` + testOTP + `) <input name="otp" id="sim-otp" inputmode="numeric"></label>
+<button name="do" value="pay" id="sim-pay">Pay</button> <button name="do" value="decline" id="sim-decline">Decline</button></form>`
+	switch {
+	case r.Method != http.MethodPost:
+		fmt.Fprint(w, `<!doctype html><title>Simulated Flutterwave authorization</title>`+form)
+		return
+	case r.FormValue("do") == "decline":
+		s.authorized(txRef, "failed")
+	case r.FormValue("otp") != testOTP:
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `<!doctype html><title>Simulated Flutterwave authorization</title><p id="sim-error">Invalid OTP</p>`+form)
+		return
+	default:
+		s.authorized(txRef, "")
 	}
-	body, _ := json.Marshal(map[string]any{"event": "charge.completed", "data": data})
-	sim.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
+	back := m.Data.redirectURL
+	if back == "" {
+		back = "/_sim/done"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// settleAny settles the charge or the transfer id names.
-func (s *Simulator) settleAny(id, status string) bool {
-	return s.settle(id, status) || s.settleTransfer(id, status)
-}
-
-// resendAny sends the webhook of the charge or the transfer id names.
-func (s *Simulator) resendAny(id, status string) bool {
-	return sim.ResendCallback(&s.mu, s.charges, id, status, s.webhook) ||
-		sim.ResendCallback(&s.mu, s.transfers, id, status, s.transferWebhook)
-}
-
-// Payouts counts the transfers the simulator accepted (refusals and
-// duplicates aside): each is money sent.
-func (s *Simulator) Payouts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.payouts
-}
-
-type simTransfer struct {
-	seq                     int // order of creation, for the list
-	id                      int64
-	reference, bank, number string
-	name, currency          string
-	amount                  json.Number
-	status, message         string
+// authorized is the customer's authorization: paying settles the charge
+// as the number asks (or after SettleAfter), declining (status) fails it.
+func (s *Simulator) authorized(txRef, status string) {
+	key := txRefKey + txRef
+	s.Update(key, func(m *sim.Movement[simObject]) { m.Data.authorized = true })
+	if status != "" || s.SettleAfter <= 0 {
+		s.Settle(key, status)
+		return
+	}
+	time.AfterFunc(s.SettleAfter, func() { s.Settle(key, "") })
 }
 
 // transferBanks are the account_bank values the simulator takes per
@@ -312,11 +351,10 @@ var simTransferBanks = map[string][]string{
 	"TZS": {"MPS", "VODACOM", "AIRTEL", "TIGO", "HALOPESA"},
 }
 
-func (s *Simulator) transferData(t *simTransfer) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"id": t.id, "account_number": t.number, "bank_code": t.bank, "full_name": t.name, "currency": t.currency,
-		"amount": t.amount, "fee": 0, "status": t.status, "reference": t.reference, "complete_message": t.message,
+func transferData(m *sim.Movement[simObject]) map[string]any {
+	id, _ := strconv.ParseInt(m.ID, 10, 64)
+	return map[string]any{"id": id, "account_number": m.Phone, "bank_code": m.Data.bank, "full_name": m.Data.name, "currency": m.Data.currency,
+		"amount": m.Data.amount, "fee": 0, "status": m.Status, "reference": m.Data.ref, "complete_message": m.Data.reply,
 		"requires_approval": 0, "is_approved": 1}
 }
 
@@ -329,6 +367,7 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 	}
 	refuse, _, _ := sim.Outcome(req.AccountNumber)
 	amount, err := req.Amount.Float64()
+	_, taken := s.View(referenceKey + req.Reference)
 	bad := ""
 	switch {
 	case !slices.Contains(simTransferBanks[req.Currency], req.AccountBank):
@@ -341,36 +380,32 @@ func (s *Simulator) transfer(w http.ResponseWriter, r *http.Request) {
 		bad = "beneficiary_name is required"
 	case strings.Trim(req.AccountNumber, "0123456789") != "" || len(req.AccountNumber) < 9 || len(req.AccountNumber) > 15:
 		bad = "Invalid account_number: a mobile money number with its country code"
-	}
-	s.mu.Lock()
-	if s.transfers == nil {
-		s.transfers = map[string]*simTransfer{}
-	}
-	switch {
-	case bad != "": // refused already
-	case s.transfers[req.Reference] != nil:
-		bad = "Payout with this ref already exists"
+	case taken:
+		bad = duplicateTransfer
 	case refuse:
 		bad = "Invalid account_number: no mobile money wallet has this number"
 	case sim.LowBalance(req.AccountNumber):
 		bad = "Insufficient funds in customer wallet"
 	}
+	m := &sim.Movement[simObject]{ID: s.newID(), Payout: true, Phone: req.AccountNumber, Status: "NEW", Data: simObject{transfer: true,
+		ref: req.Reference, bank: req.AccountBank, name: req.BeneficiaryName, currency: req.Currency, amount: req.Amount}}
+	if bad == "" {
+		if _, added := s.Add(m, referenceKey+req.Reference); !added { // the same reference in between
+			bad = duplicateTransfer
+		}
+	}
 	if bad != "" {
-		s.mu.Unlock()
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": "error", "message": bad, "data": nil})
 		return
 	}
-	s.nextID++
-	s.payouts++
-	t := &simTransfer{seq: len(s.transfers), id: 500000 + s.nextID, reference: req.Reference, bank: req.AccountBank, number: req.AccountNumber,
-		name: req.BeneficiaryName, currency: req.Currency, amount: req.Amount, status: "NEW"}
-	s.transfers[req.Reference] = t
-	s.mu.Unlock()
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.settleTransfer(req.Reference, "") })
-	}
-	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": s.transferData(t)})
+	s.Alias(req.Reference, m.ID)
+	v, _ := s.View(m.ID)
+	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfer Queued Successfully", "data": transferData(&v)})
 }
+
+// duplicateTransfer is the refusal of a transfer reference already used,
+// as seen in practice (no official source documents it: SOURCES.md).
+const duplicateTransfer = "Payout with this ref already exists"
 
 // listTransfers is GET /transfers: newest first, ten a page (?page=,
 // from 1), narrowed by ?status= only. Flutterwave documents no reference
@@ -383,73 +418,15 @@ func (s *Simulator) listTransfers(w http.ResponseWriter, r *http.Request) {
 	if err != nil || page < 1 {
 		page = 1
 	}
-	s.mu.Lock()
-	var found []*simTransfer
-	for _, t := range s.transfers {
-		if status == "" || strings.EqualFold(t.status, status) {
-			found = append(found, t)
-		}
-	}
-	s.mu.Unlock()
-	slices.SortFunc(found, func(a, b *simTransfer) int { return b.seq - a.seq })
+	found := s.Find(func(m *sim.Movement[simObject]) bool {
+		return m.Data.transfer && (status == "" || strings.EqualFold(m.Status, status))
+	})
+	slices.Reverse(found)
 	pages := (len(found) + size - 1) / size
 	data := []map[string]any{}
 	for i := (page - 1) * size; i < len(found) && i < page*size; i++ {
-		data = append(data, s.transferData(found[i]))
+		data = append(data, transferData(&found[i]))
 	}
 	sim.Reply(w, http.StatusOK, map[string]any{"status": "success", "message": "Transfers fetched",
 		"meta": map[string]any{"page_info": map[string]int{"total": len(found), "current_page": page, "total_pages": pages}}, "data": data})
-}
-
-func (s *Simulator) transferByID(id string) *simTransfer {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range s.transfers {
-		if t.id == n {
-			return t
-		}
-	}
-	return nil
-}
-
-// settleTransfer ends a transfer as its number says, or as status says
-// (FAILED fails it, any other succeeds), and sends its webhook.
-func (s *Simulator) settleTransfer(reference, status string) bool {
-	s.mu.Lock()
-	t := s.transfers[reference]
-	if t == nil {
-		s.mu.Unlock()
-		return false
-	}
-	_, fails, stuck := sim.Outcome(t.number)
-	if t.status != "NEW" && t.status != "PENDING" || status == "" && stuck {
-		s.mu.Unlock()
-		return true
-	}
-	if strings.EqualFold(status, "FAILED") || status == "" && fails {
-		t.status, t.message = "FAILED", "DISBURSE FAILED: Unable to obtain user details"
-	} else {
-		t.status, t.message = "SUCCESSFUL", "Transaction was successful"
-	}
-	s.mu.Unlock()
-	s.transferWebhook(t, "")
-	return true
-}
-
-// transferWebhook sends transfer.completed with the secret hash in
-// verif-hash, claiming status when given.
-func (s *Simulator) transferWebhook(t *simTransfer, status string) {
-	if s.WebhookURL == "" {
-		return
-	}
-	data := s.transferData(t)
-	if status != "" {
-		data["status"] = status
-	}
-	body, _ := json.Marshal(map[string]any{"event": "transfer.completed", "data": data})
-	sim.PostCallback(s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}})
 }
