@@ -82,51 +82,11 @@ func (f *Faults) Apply(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// ServeSimControl answers a simulator's control calls, POST /_sim/...:
-// settle/{id}[?status=] settles a payment now, callback/{id}[?status=]
-// sends its callback (again, or claiming status), fault?mode= sets faults.
-// settle and callback report whether the payment exists (404 if not).
-func ServeSimControl(w http.ResponseWriter, r *http.Request, faults *Faults, settle, callback func(id, status string) bool) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "POST only", http.StatusMethodNotAllowed)
-		return
-	}
-	path, status, found := strings.TrimPrefix(r.URL.Path, "/_sim/"), r.URL.Query().Get("status"), true
-	switch {
-	case strings.HasPrefix(path, "settle/"):
-		found = settle(strings.TrimPrefix(path, "settle/"), status)
-	case strings.HasPrefix(path, "callback/"):
-		found = callback(strings.TrimPrefix(path, "callback/"), status)
-	case path == "fault":
-		faults.Set(r)
-	default:
-		found = false
-	}
-	if !found {
-		http.NotFound(w, r)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
 // Reply writes a simulator's JSON answer.
 func Reply(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
-}
-
-// ResendCallback answers a simulator's POST /_sim/callback/{id} for one
-// kind of payment: if payments (guarded by mu) holds id, send sends its
-// callback again, claiming status when given. It reports whether it does.
-func ResendCallback[P any](mu *sync.Mutex, payments map[string]*P, id, status string, send func(p *P, status string)) bool {
-	mu.Lock()
-	p := payments[id]
-	mu.Unlock()
-	if p != nil {
-		send(p, status)
-	}
-	return p != nil
 }
 
 // PostCallback sends a simulator's callback: body (JSON unless header says
