@@ -149,14 +149,16 @@ func TestConformance(t *testing.T) {
 			{Name: "unsigned site with a transfer id", Body: body("cpm_site_id=445160&client_transaction_id=r2"), Err: true},
 		},
 		Payout: &gatewaytest.PayoutSpec{
-			Payout: gateway.Payout{Reference: payout, Amount: 500, Currency: "XOF", Phone: "+22657474578", Operator: "OMBF",
-				Country: "BF", RecipientName: "Test A", NotifyURL: "https://example.com/cinetpay/notify"},
+			// The transfer of transfer_send_request.json (Mali).
+			Payout: gateway.Payout{Reference: payout, Amount: 500, Currency: "XOF", Phone: "+22369844969", Operator: "OMML",
+				Country: "ML", RecipientName: "Test A", NotifyURL: "https://cinetpay.com"},
 			Initiation: "POST /transfer/money/send/contact",
 			Initiated: gatewaytest.Case{Reply: fixture("transfer_send_accepted.json"), Replies: map[string]gatewaytest.Reply{
 				"POST /transfer/contact": fixture("transfer_contact_exists.json")}, Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: ea}},
 			// Our reference is the transfer's client_transaction_id, in the
-			// form's data (a JSON list). The request is a form, not JSON:
-			// no Request here (TestEncodeTransfer_Golden holds it).
+			// form's data (a JSON list), which the suite holds to the
+			// documented request.
+			Request: "transfer_send_request.json",
 			Reference: func(b []byte, _ string) string {
 				form, _ := url.ParseQuery(string(b))
 				var sends []map[string]any

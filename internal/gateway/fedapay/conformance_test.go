@@ -159,6 +159,7 @@ func TestConformance(t *testing.T) {
 			// The creation, which the documented request is; the money moves
 			// at the start (PUT /payouts/start), held in Sent below.
 			Initiation: create,
+			Sends:      start,
 			Initiated:  gatewaytest.Case{Replies: sent, Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "17"}},
 			Request:    "payout_request.json",
 			Sent: []gatewaytest.Case{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,20 @@ type Spec struct {
 
 	// Payouts, for the connectors that send money.
 	Payout *PayoutSpec
+	// Code, for the connectors that take a customer's code after the
+	// initiation (gateway.CodeSubmitter).
+	Code *CodeSpec
+}
+
+// CodeSpec is Spec's part for a code the customer types after the
+// initiation (a voucher, a one-time code): the call that submits Code for
+// Ref, its documented Request, and the documented answers (Cases).
+type CodeSpec struct {
+	Ref     gateway.Ref
+	Code    string
+	Call    string
+	Request string
+	Cases   []Case
 }
 
 // PayoutSpec is Spec's part for payouts.
@@ -130,8 +145,12 @@ type PayoutSpec struct {
 	ReferenceHeader string
 	Request         string
 	Sent            []Case // answers to the payout
-	Status          []Case // answers to a status read of StatusRef
-	StatusRef       gateway.Ref
+	// Sends is the call that moves the money, when it is not Initiation
+	// (FedaPay creates a payout, then starts it): the one whose lost
+	// answer must never make the payout go twice.
+	Sends     string
+	Status    []Case // answers to a status read of StatusRef
+	StatusRef gateway.Ref
 }
 
 // fake is the aggregator the suite's connector talks to.
@@ -226,6 +245,23 @@ func Run(t *testing.T, s Spec) {
 			}
 		}
 	})
+	if k := s.Code; k != nil {
+		submit := func(c gateway.Connector) (gateway.Status, error) {
+			cs, ok := c.(gateway.CodeSubmitter)
+			if !ok {
+				t.Fatal("the connector has a code in its spec but takes none")
+			}
+			return cs.SubmitCode(ctx, k.Ref, k.Code)
+		}
+		t.Run("SubmitCode", func(t *testing.T) {
+			cases(t, "code", k.Cases, func(c gateway.Connector, _ Case) (gateway.Status, error) { return submit(c) })
+			a, conn := newFake(t)
+			answer(t, a, k.Cases[0])
+			submit(conn)
+			initiation(t, a, k.Call, nil, "", "", k.Request)
+		})
+		t.Run("SubmitCodeTransport", func(t *testing.T) { transport(t, s, "submit code", submit) })
+	}
 	if s.TokenCall != "" {
 		t.Run("TokenSingleFlight", func(t *testing.T) {
 			a, conn := newFake(t)
@@ -280,13 +316,17 @@ func Run(t *testing.T, s Spec) {
 		// The payout's answer is lost (5xx, then no answer): the service's
 		// lifecycle (movement.Send) sends it again only to an aggregator
 		// that keeps it idempotent, and never concludes "not sent".
+		sends := p.Initiation
+		if p.Sends != "" {
+			sends = p.Sends
+		}
 		for _, fault := range []string{"5xx", "timeout"} {
 			a, _ := newFake(t)
 			answer(t, a, p.Initiated)
 			if fault == "5xx" {
-				a.Set(p.Initiation, http.StatusBadGateway, []byte("upstream unavailable"))
+				a.Set(sends, http.StatusBadGateway, []byte("upstream unavailable"))
 			} else {
-				a.Delay(p.Initiation, 500*time.Millisecond)
+				a.Delay(sends, 500*time.Millisecond)
 			}
 			pc := payer(s.New(a.URL, &http.Client{Timeout: 200 * time.Millisecond}))
 			_, sent, err := movement.Send(func() (gateway.Status, error) { return pc.Payout(ctx, p.Payout) }, pc.IdempotentPayout())
@@ -295,9 +335,12 @@ func Run(t *testing.T, s Spec) {
 			}
 			n := 0
 			for _, c := range a.Calls() {
-				if c == p.Initiation {
+				if c == sends {
 					n++
 				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no %s call; calls: %v", fault, sends, a.Calls())
 			}
 			if max := 1; !pc.IdempotentPayout() && n > max || n > 2 {
 				t.Errorf("%s: the payout was sent %d times (idempotent %v)", fault, n, pc.IdempotentPayout())
@@ -421,15 +464,33 @@ func lastCall(a *Answers, call string) ([]byte, string, http.Header) {
 	return nil, "", nil
 }
 
-// documentedFields holds a request body (JSON) to every field of the
-// documented request testdata/name.
+// documentedFields holds a request body to every field of the documented
+// request testdata/name: a JSON body, or a form (its fields as strings;
+// a form whose data field holds JSON, as CinetPay's transfer API takes
+// it, is held by that JSON, the first item of a list).
 func documentedFields(t *testing.T, body []byte, name string) {
 	t.Helper()
 	var sent any
-	if err := json.Unmarshal(body, &sent); err != nil {
-		t.Fatalf("the request is not JSON: %s", body)
+	if err := json.Unmarshal(body, &sent); err == nil {
+		DocumentedFields(t, sent, name)
+		return
 	}
-	DocumentedFields(t, sent, name)
+	form, err := url.ParseQuery(string(body))
+	if err != nil || len(form) == 0 {
+		t.Fatalf("the request is neither JSON nor a form: %s", body)
+	}
+	if data := form.Get("data"); data != "" && json.Unmarshal([]byte(data), &sent) == nil {
+		if list, ok := sent.([]any); ok && len(list) > 0 {
+			sent = list[0]
+		}
+		DocumentedFields(t, sent, name)
+		return
+	}
+	fields := map[string]string{}
+	for k := range form {
+		fields[k] = form.Get(k)
+	}
+	DocumentedFields(t, fields, name)
 }
 
 // Pending is the status of a payment that waits.

@@ -162,6 +162,24 @@ func TestConformance(t *testing.T) {
 				{Reply: edited(t, "transfer_verify_success.json", map[string]any{"reference": "another"}), Err: &gatewaytest.Err{Contains: "when asked about"}},
 			}, transferWords...),
 		},
+		// A Telecel Cash voucher (send_otp), sent as Submit OTP takes it.
+		Code: &gatewaytest.CodeSpec{
+			Ref: gateway.Ref{Reference: charge}, Code: "482913", Call: "POST /charge/submit_otp", Request: "submit_otp_request.json",
+			Cases: []gatewaytest.Case{
+				{Replies: map[string]gatewaytest.Reply{"POST /charge/submit_otp": fixture("charge_pending.json")}, Want: pending, Exact: true},
+				{Replies: map[string]gatewaytest.Reply{"POST /charge/submit_otp": fixture("charge_success.json")},
+					Want: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "61024"}, Exact: true},
+				{Replies: map[string]gatewaytest.Reply{"POST /charge/submit_otp": fixture("submit_otp_failed.json")},
+					Want: failed("failed: The voucher could not be used"), Exact: true},
+				{Replies: map[string]gatewaytest.Reply{"POST /charge/submit_otp": fixture("charge_send_otp.json")},
+					Want: gateway.Status{Outcome: gateway.Pending, NeedsCode: true, Instructions: voucher}, Exact: true},
+				// A refusal that says nothing of the charge: the charge is read again.
+				{Replies: map[string]gatewaytest.Reply{"POST /charge/submit_otp": refused("submit_otp_invalid_reference.json", 400),
+					"GET /transaction/verify/" + charge: fixture("verify_ongoing.json"), step: fixture("charge_send_otp.json")},
+					Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "61025", NeedsCode: true, Instructions: voucher,
+						Reason: "Transaction reference is invalid"}, Exact: true},
+			},
+		},
 	})
 	if n := created.Load(); n != 0 {
 		t.Errorf("Payout.Created called %d times: Paystack is asked by our reference", n)

@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -38,41 +37,6 @@ func TestEncodeCharge_Golden(t *testing.T) {
 	noEmail := encodeCharge(gateway.Collection{Reference: "ref-3"})
 	if noEmail.Email != "customer-ref-3@cauri.invalid" {
 		t.Errorf("email without one = %q; want customer-ref-3@cauri.invalid", noEmail.Email)
-	}
-}
-
-// TestSubmitCode_Golden sends the customer's voucher as Submit OTP takes
-// it and reads Paystack's documented answers.
-func TestSubmitCode_Golden(t *testing.T) {
-	srv := gatewaytest.NewAnswers(t)
-	c := &Client{BaseURL: srv.URL, SecretKey: "sk"}
-	ref := gateway.Ref{Reference: "5e1c7a2b-0f4d-4c1e-9a7b-3d2f6e8a1b40"}
-	srv.Set("GET /transaction/verify/"+ref.Reference, 200, gatewaytest.Golden(t, "verify_ongoing.json"))
-	srv.Set("GET /charge/"+ref.Reference, 200, gatewaytest.Golden(t, "charge_send_otp.json"))
-	for _, tc := range []struct {
-		code    int
-		fixture string
-		want    gateway.Status
-	}{
-		{200, "charge_pending.json", gateway.Status{Outcome: gateway.Pending}},
-		{200, "charge_success.json", gateway.Status{Outcome: gateway.Succeeded, ProviderRef: "61024"}},
-		{200, "submit_otp_failed.json", gateway.Status{Outcome: gateway.Failed, Reason: "failed: The voucher could not be used"}},
-		{200, "charge_send_otp.json", gateway.Status{Outcome: gateway.Pending, NeedsCode: true,
-			Instructions: "Dial *110# for a payment voucher, then type the voucher in"}},
-		// A refusal that says nothing of the charge: the charge is read again.
-		{400, "submit_otp_invalid_reference.json", gateway.Status{Outcome: gateway.Pending, ProviderRef: "61025", NeedsCode: true,
-			Instructions: "Dial *110# for a payment voucher, then type the voucher in", Reason: "Transaction reference is invalid"}},
-	} {
-		srv.Set("POST /charge/submit_otp", tc.code, gatewaytest.Golden(t, tc.fixture))
-		if st, err := c.SubmitCode(context.Background(), ref, "482913"); err != nil || st != tc.want {
-			t.Errorf("%s: got %+v, %v; want %+v", tc.fixture, st, err, tc.want)
-		}
-	}
-	var sent, documented map[string]any
-	json.Unmarshal(srv.Body("POST /charge/submit_otp"), &sent)
-	json.Unmarshal(gatewaytest.Golden(t, "submit_otp_request.json"), &documented)
-	if len(sent) != len(documented) || sent["otp"] != documented["otp"] || sent["reference"] != documented["reference"] {
-		t.Errorf("submit_otp sent %v; want %v", sent, documented)
 	}
 }
 
