@@ -31,11 +31,12 @@ func scanTransfer(row interface{ Scan(...any) error }) (*cauri.Transfer, error) 
 // CreateTransfer stores a new transfer, processing, before its aggregator
 // is called. Under the workspace's lock, in one transaction: the
 // idempotency key is claimed (a replay returns the id of the transfer the
-// key created, and nothing is written), then the daily cap is checked
-// (transfers created since dayStart, whatever their outcome), then the
-// transfer is written. So a storm of replays writes one transfer, and
-// concurrent creations never pass the cap together.
-func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Idempotency, dayStart time.Time) (replayOf string, err error) {
+// key created, and nothing is written), then admit is asked with the
+// number of transfers created since dayStart (whatever their outcome) and
+// the workspace's daily cap, then the transfer is written unless admit
+// refused it. So a storm of replays writes one transfer, and concurrent
+// creations are admitted one at a time.
+func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Idempotency, dayStart time.Time, admit func(today, dailyCap int) error) (replayOf string, err error) {
 	err = s.tx(ctx, func(t *tx) error {
 		var dailyCap int
 		if err := t.queryRow(ctx, `SELECT transfer_daily_cap FROM workspaces WHERE id = ?`+s.forUpdate(), tr.WorkspaceID).Scan(&dailyCap); err != nil {
@@ -53,9 +54,8 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 			tr.WorkspaceID, micros(dayStart)).Scan(&today); err != nil {
 			return err
 		}
-		if today >= dailyCap {
-			return cauri.Reasonf(cauri.ERateLimited, "plafond_journalier",
-				"Daily transfer cap reached: %d transfers today (GMT); it resets at midnight GMT", dailyCap)
+		if err := admit(today, dailyCap); err != nil {
+			return err
 		}
 		_, err := t.exec(ctx, `INSERT INTO transfers (`+transferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			tr.ID, tr.WorkspaceID, tr.Livemode, tr.Reference, string(tr.Status), tr.Amount, string(tr.Currency), tr.Country, tr.Operator,
@@ -83,7 +83,7 @@ func (s *Store) TransferByIdempotencyKey(ctx context.Context, workspaceID string
 		return nil, err
 	}
 	if typ != "transfer" || fingerprint != idem.Fingerprint {
-		return nil, cauri.Reasonf(cauri.EUnprocessable, "idempotency_key_reused",
+		return nil, cauri.Errorf(cauri.EUnprocessable,
 			"Idempotency-Key %q was already used with a different request; use a new key for a new transfer", idem.Key)
 	}
 	return s.Transfer(ctx, workspaceID, id)
@@ -124,7 +124,7 @@ func (s *Store) AdoptOrphanTransfer(ctx context.Context, id string, now time.Tim
 // Transfer reads one transfer of a workspace.
 func (s *Store) Transfer(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {
 	if !cauri.IsID("tr_", id) {
-		return nil, cauri.Reasonf(cauri.ENotFound, "transfert_introuvable", "Transfer %s not found", printable(id))
+		return nil, cauri.Errorf(cauri.ENotFound, "Transfer %s not found", printable(id))
 	}
 	var tr *cauri.Transfer
 	err := s.read(ctx, func(t *tx) (err error) {
@@ -132,7 +132,7 @@ func (s *Store) Transfer(ctx context.Context, workspaceID, id string) (*cauri.Tr
 		return err
 	})
 	if err == sql.ErrNoRows {
-		return nil, cauri.Reasonf(cauri.ENotFound, "transfert_introuvable", "Transfer %s not found", id)
+		return nil, cauri.Errorf(cauri.ENotFound, "Transfer %s not found", id)
 	}
 	return tr, err
 }

@@ -301,7 +301,7 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 	}
 	now := s.Now().UTC()
 	dayStart := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	prev, err := s.Store.CreateTransfer(ctx, tr, idem, dayStart)
+	prev, err := s.Store.CreateTransfer(ctx, tr, idem, dayStart, underDailyCap)
 	if err != nil {
 		return nil, false, err
 	}
@@ -580,4 +580,36 @@ type CountryOption struct {
 type OperatorOption struct {
 	Operator string `json:"operator"`
 	Name     string `json:"name"`
+}
+
+// underDailyCap admits a transfer while the workspace has created fewer
+// than its daily cap today (GMT, whatever their outcome): the SPEC's 429
+// plafond_journalier.
+func underDailyCap(today, dailyCap int) error {
+	if today >= dailyCap {
+		return cauri.Reasonf(cauri.ERateLimited, "plafond_journalier",
+			"Daily transfer cap reached: %d transfers today (GMT); it resets at midnight GMT", dailyCap)
+	}
+	return nil
+}
+
+// Get reads one of the workspace's transfers; another workspace's is
+// ENotFound, as one that does not exist.
+func (s *Service) Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {
+	return s.Store.Transfer(ctx, workspaceID, id)
+}
+
+// List lists the workspace's live transfers, newest first: those of
+// status when it is set (processing, succeeded or failed), at most limit
+// (1 to 200).
+func (s *Service) List(ctx context.Context, workspaceID string, status cauri.TransferStatus, limit int) ([]*cauri.Transfer, error) {
+	switch status {
+	case "", cauri.TransferProcessing, cauri.TransferSucceeded, cauri.TransferFailed:
+	default:
+		return nil, cauri.Errorf(cauri.EInvalid, "status must be processing, succeeded or failed")
+	}
+	if limit < 1 || limit > 200 {
+		return nil, cauri.Errorf(cauri.EInvalid, "limit must be a whole number from 1 to 200")
+	}
+	return s.Store.Transfers(ctx, workspaceID, true, status, limit)
 }

@@ -190,19 +190,13 @@ func (s *Server) listTransfers(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
-	status := cauri.TransferStatus(q.Get("status"))
-	switch status {
-	case "", cauri.TransferProcessing, cauri.TransferSucceeded, cauri.TransferFailed:
-	default:
-		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "status must be processing, succeeded or failed")
-	}
 	limit := 50
 	if l := q.Get("limit"); l != "" {
-		if limit, err = strconv.Atoi(l); err != nil || limit < 1 || limit > 200 {
-			return cauri.Reasonf(cauri.EInvalid, "invalid_body", "limit must be a whole number from 1 to 200")
+		if limit, err = strconv.Atoi(l); err != nil {
+			limit = -1 // refused as out of range
 		}
 	}
-	list, err := s.Store.Transfers(r.Context(), c.ws.ID, true, status, limit)
+	list, err := s.Transfers.List(r.Context(), c.ws.ID, cauri.TransferStatus(q.Get("status")), limit)
 	if err != nil {
 		return err
 	}
@@ -221,7 +215,7 @@ func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tr, err := s.Store.Transfer(r.Context(), c.ws.ID, r.PathValue("id"))
+	tr, err := s.Transfers.Get(r.Context(), c.ws.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -252,7 +252,7 @@ func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
 	default:
 		status = ""
 	}
-	list, err := s.Store.Transfers(r.Context(), ws.ID, true, status, 200)
+	list, err := s.Transfers.List(r.Context(), ws.ID, status, 200)
 	if err != nil {
 		return err
 	}

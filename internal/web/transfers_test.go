@@ -306,7 +306,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 		orphan := &cauri.Transfer{ID: cauri.NewID("tr_"), WorkspaceID: te.ws.ID, Livemode: true, Reference: cauri.NewUUID(),
 			Status: cauri.TransferProcessing, Amount: 7000, Currency: "XOF", Country: "SN", Operator: "wave", ProviderOperator: "WAVE_SEN",
 			Phone: "+221771112233", GatewayID: te.g.ID, Provider: "pawapay", CreatedAt: now, UpdatedAt: now}
-		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour)); err != nil {
+		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour), func(int, int) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		payouts := te.sim.Payouts()
@@ -545,7 +545,7 @@ func TestTransfers_NeverPaidTwice(t *testing.T) {
 		orphan := &cauri.Transfer{ID: cauri.NewID("tr_"), WorkspaceID: te.ws.ID, Livemode: true, Reference: cauri.NewUUID(),
 			Status: cauri.TransferProcessing, Amount: 7000, Currency: "XOF", Country: "BJ", Operator: "mtn_momo", ProviderOperator: "mtn_open",
 			Phone: "+22997112233", GatewayID: fg.ID, Provider: "fedapay", CreatedAt: now, UpdatedAt: now}
-		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour)); err != nil {
+		if _, err := st.CreateTransfer(ctx, orphan, nil, now.Add(-time.Hour), func(int, int) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		te.clock.Add(movement.InitiationDeadline + time.Second)
