@@ -135,6 +135,21 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 		if err := b.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
+		if d := b.Rank(sn); d.Ranked[0].Evidence > 0 {
+			t.Fatalf("node b learnt %+v before node a wrote its counts", d)
+		}
+		if counts, _ := st.RoutingCounts(ctx, c.t.Add(-time.Hour), c.t.Add(time.Hour), time.Minute); len(counts) != 0 {
+			t.Fatalf("%d rows written on the request path; want none before a flush", len(counts))
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if counts, _ := st.RoutingCounts(ctx, c.t.Add(-time.Hour), c.t.Add(time.Hour), time.Minute); len(counts) != 2 {
+			t.Fatalf("%d rows after one flush of 80 outcomes; want 2 (one per key and minute)", len(counts))
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
 		d := b.Rank(sn)
 		if d.Provider != "cinetpay" || d.Ranked[0].Evidence < 39 || d.Ranked[0].LatencyMS != 200 {
 			t.Fatalf("node b after refresh = %+v", d)
@@ -142,6 +157,7 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 		for range 3 {
 			a.RecordCall(ctx, "cinetpay", false, 15*time.Second)
 		}
+		a.Flush(ctx)
 		b.Refresh(ctx)
 		if !b.Down("cinetpay") || b.Rank(sn).Provider == "cinetpay" {
 			t.Fatal("node b did not learn that cinetpay stopped answering")

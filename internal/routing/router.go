@@ -4,19 +4,40 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
 // Router is the engine shared by every node through the store: each node
-// records what it sees there and, every RefreshEvery, rebuilds its
-// engine's state from what all nodes recorded.
+// observes in memory on the request path, writes what it saw to the store
+// in batches off it (every FlushEvery, and before each refresh) and, every
+// RefreshEvery, rebuilds its engine's state from what all nodes recorded.
 type Router struct {
 	*Engine
-	Store  *store.Store
+	Store  Store
 	Logger *slog.Logger
+
+	pendingMu sync.Mutex
+	pending   map[bucket]*store.RoutingCount // observed, not yet written
 }
+
+// Store is where the nodes share their counts (*store.Store).
+type Store interface {
+	RecordRoutingOutcomes(ctx context.Context, counts []store.RoutingCount) error
+	RoutingCounts(ctx context.Context, since, until time.Time, step time.Duration) ([]store.RoutingCount, error)
+	PurgeRoutingOutcomes(ctx context.Context, before time.Time) (int64, error)
+}
+
+// bucket is a count's row: its key and its minute.
+type bucket struct {
+	provider, country, operator, kind string
+	minute                            int64
+}
+
+// FlushEvery is how often a node writes what it observed.
+const FlushEvery = time.Second
 
 // Memory is how far back a refresh reads: beyond it, outcomes weigh
 // nothing worth reading (2^-8 with the default half-life).
@@ -53,15 +74,55 @@ func (r *Router) RecordCall(ctx context.Context, provider string, answered bool,
 	r.save(ctx, c)
 }
 
-func (r *Router) save(ctx context.Context, c store.RoutingCount) {
-	if err := r.Store.RecordRoutingOutcome(context.WithoutCancel(ctx), c); err != nil && r.Logger != nil {
-		r.Logger.Warn("routing: outcome not recorded", "err", err)
-	}
+// save adds c to the counts the next Flush writes.
+func (r *Router) save(_ context.Context, c store.RoutingCount) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	r.add(c)
 }
 
-// Refresh rebuilds the engine's state from every node's counts: minute
-// buckets for the last hours, hourly ones before.
+// add merges c into the pending counts; pendingMu is held.
+func (r *Router) add(c store.RoutingCount) {
+	if r.pending == nil {
+		r.pending = map[bucket]*store.RoutingCount{}
+	}
+	k := bucket{c.Provider, c.Country, c.Operator, c.Kind, c.Minute.Unix() / 60}
+	p := r.pending[k]
+	if p == nil {
+		p = &store.RoutingCount{Provider: c.Provider, Country: c.Country, Operator: c.Operator, Kind: c.Kind, Minute: c.Minute}
+		r.pending[k] = p
+	}
+	p.Successes, p.Failures, p.Technical, p.LatencyMS = p.Successes+c.Successes, p.Failures+c.Failures, p.Technical+c.Technical, p.LatencyMS+c.LatencyMS
+}
+
+// Flush writes the counts observed since the last flush, in one
+// transaction; if the store refuses them, they are kept for the next.
+func (r *Router) Flush(ctx context.Context) error {
+	r.pendingMu.Lock()
+	batch := make([]store.RoutingCount, 0, len(r.pending))
+	for _, c := range r.pending {
+		batch = append(batch, *c)
+	}
+	r.pending = nil
+	r.pendingMu.Unlock()
+	err := r.Store.RecordRoutingOutcomes(ctx, batch)
+	if err != nil {
+		r.pendingMu.Lock()
+		for _, c := range batch {
+			r.add(c)
+		}
+		r.pendingMu.Unlock()
+	}
+	return err
+}
+
+// Refresh rebuilds the engine's state from every node's counts (this
+// node's flushed first): minute buckets for the last hours, hourly ones
+// before.
 func (r *Router) Refresh(ctx context.Context) error {
+	if err := r.Flush(ctx); err != nil {
+		return err
+	}
 	now := r.Now()
 	recent := now.Add(-6 * time.Hour).Truncate(time.Hour)
 	old, err := r.Store.RoutingCounts(ctx, now.Add(-Memory), recent, time.Hour)
@@ -139,24 +200,37 @@ func (r *Router) ProbeDown(ctx context.Context, check func(ctx context.Context, 
 	return len(down), nil
 }
 
-// Run refreshes the engine every RefreshEvery, and forgets counts older
-// than Memory hourly, until ctx ends.
+// Run writes what this node observed every FlushEvery, refreshes the
+// engine every RefreshEvery, and forgets counts older than Memory hourly,
+// until ctx ends; then it writes what is left (within 5 seconds).
 func (r *Router) Run(ctx context.Context) {
-	tick := time.NewTicker(RefreshEvery)
-	defer tick.Stop()
+	flush := time.NewTicker(FlushEvery)
+	defer flush.Stop()
 	var purged time.Time
-	for {
-		if err := r.Refresh(ctx); err != nil && ctx.Err() == nil && r.Logger != nil {
-			r.Logger.Warn("routing: refresh", "err", err)
+	for tick := 0; ; tick++ {
+		now := r.Now()
+		var err error
+		if tick%int(RefreshEvery/FlushEvery) == 0 {
+			err = r.Refresh(ctx)
+		} else {
+			err = r.Flush(ctx)
 		}
-		if now := r.Now(); now.Sub(purged) > time.Hour {
+		if err != nil && ctx.Err() == nil && r.Logger != nil {
+			r.Logger.Warn("routing: counts not shared", "err", err)
+		}
+		if now.Sub(purged) > time.Hour {
 			purged = now
 			r.Store.PurgeRoutingOutcomes(ctx, now.Add(-Memory))
 		}
 		select {
 		case <-ctx.Done():
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := r.Flush(last); err != nil && r.Logger != nil {
+				r.Logger.Warn("routing: counts lost at shutdown", "err", err)
+			}
 			return
-		case <-tick.C:
+		case <-flush.C:
 		}
 	}
 }

@@ -13,15 +13,25 @@ type RoutingCount struct {
 	LatencyMS                         int64 // sum over the minute
 }
 
-// RecordRoutingOutcome adds one outcome to its minute's counts.
-func (s *Store) RecordRoutingOutcome(ctx context.Context, c RoutingCount) error {
-	_, err := s.update(ctx, `INSERT INTO routing_outcomes (provider, country, operator, kind, minute, successes, failures, technical, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (provider, country, operator, kind, minute) DO UPDATE SET
-			successes = routing_outcomes.successes + excluded.successes, failures = routing_outcomes.failures + excluded.failures,
-			technical = routing_outcomes.technical + excluded.technical, latency_ms = routing_outcomes.latency_ms + excluded.latency_ms`,
-		c.Provider, c.Country, c.Operator, c.Kind, c.Minute.Unix()/60, c.Successes, c.Failures, c.Technical, c.LatencyMS)
-	return err
+// RecordRoutingOutcomes adds counts to their minutes' counts, in one
+// transaction (a node's batch).
+func (s *Store) RecordRoutingOutcomes(ctx context.Context, counts []RoutingCount) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(t *tx) error {
+		for _, c := range counts {
+			if _, err := t.exec(ctx, `INSERT INTO routing_outcomes (provider, country, operator, kind, minute, successes, failures, technical, latency_ms)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (provider, country, operator, kind, minute) DO UPDATE SET
+					successes = routing_outcomes.successes + excluded.successes, failures = routing_outcomes.failures + excluded.failures,
+					technical = routing_outcomes.technical + excluded.technical, latency_ms = routing_outcomes.latency_ms + excluded.latency_ms`,
+				c.Provider, c.Country, c.Operator, c.Kind, c.Minute.Unix()/60, c.Successes, c.Failures, c.Technical, c.LatencyMS); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // RoutingCounts lists the counts since a time, each bucket step long (a
