@@ -274,7 +274,7 @@ func (s *Simulator) returnTo(id string) (string, url.Values) {
 
 // notification is CinetPay's form notification of m, signed in x-token;
 // claiming status in cpm_error_message when given.
-func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) sim.Note {
 	message := simMessages[m.Status]
 	if claim != "" {
 		message = claim
@@ -284,6 +284,6 @@ func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) (str
 		"cel_phone_num": {strings.TrimPrefix(m.Phone, "+")}, "cpm_phone_prefixe": {""}, "cpm_language": {"fr"}, "cpm_version": {"V4"},
 		"cpm_payment_config": {"SINGLE"}, "cpm_page_action": {"PAYMENT"}, "cpm_custom": {m.ID}, "cpm_designation": {""},
 		"cpm_error_message": {message}}
-	return m.Data.notifyURL, []byte(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}}
+	return sim.Note{URL: m.Data.notifyURL, Body: []byte(form.Encode()),
+		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}}}
 }

@@ -68,13 +68,13 @@ func (s *V1Simulator) ready() {
 				}
 				return "", stuck
 			},
-			Notify: func(m *sim.Movement[v1SimPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[v1SimPayment], claim string) sim.Note {
 				body := map[string]any{"merchant_transaction_id": m.ID, "transaction_id": v1TransactionID(m), "status": m.Status}
 				if claim != "" {
 					body["status"] = claim
 				}
 				b, _ := json.Marshal(body)
-				return m.Data.notifyURL, b, nil
+				return sim.Note{URL: m.Data.notifyURL, Body: b}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter

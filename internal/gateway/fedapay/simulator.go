@@ -83,7 +83,7 @@ func (s *Simulator) ready() {
 			Pending: "pending", Succeeded: "approved", Failed: "declined",
 			Steps: []string{"scheduled", "started"}, Finals: []string{"canceled", "sent", "failed"},
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simObject], claim string) sim.Note {
 				kind, entity := "transaction", object(m)
 				if m.Data.payout {
 					kind, entity = "payout", payoutObject(m)
@@ -98,10 +98,10 @@ func (s *Simulator) ready() {
 }
 
 // webhook is the event <kind>.<name> about entity, signed as FedaPay signs
-// it: where it goes, its body and its headers.
-func (s *Simulator) webhook(kind, name string, entity map[string]any) (string, []byte, http.Header) {
+// it.
+func (s *Simulator) webhook(kind, name string, entity map[string]any) sim.Note {
 	body, _ := json.Marshal(map[string]any{"name": kind + "." + name, "object": kind, "entity": entity})
-	return s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}
+	return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}}
 }
 
 // settleLater settles id after SettleAfter, when it is set.

@@ -78,7 +78,7 @@ func (s *Simulator) ready() {
 			Pending: "pending", Succeeded: "successful", Failed: "failed",
 			Steps: []string{"NEW", "PENDING"}, Finals: []string{"SUCCESSFUL", "FAILED"},
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simObject], claim string) sim.Note {
 				event, data := "charge.completed", chargeData(m)
 				if m.Data.transfer {
 					event, data = "transfer.completed", transferData(m)
@@ -87,7 +87,7 @@ func (s *Simulator) ready() {
 					data["status"] = claim
 				}
 				body, _ := json.Marshal(map[string]any{"event": event, "data": data})
-				return s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}}
+				return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"Verif-Hash": {s.SecretHash}}}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter

@@ -108,12 +108,12 @@ func (s *Simulator) ready() {
 					m.Data.receipt, m.Data.date = fmt.Sprintf("SIM%07d", m.Seq%10000000), m.Ended.In(eat).Format(timestampLayout)
 				}
 			},
-			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
 				code, _ := strconv.Atoi(m.Status)
 				if claim != "" || m.Status == processing { // claimed, or early: as its number asks
 					code = resultCode(claim, m.Phone)
 				}
-				return m.Data.callbackURL, callback(m, code), nil
+				return sim.Note{URL: m.Data.callbackURL, Body: callback(m, code)}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter

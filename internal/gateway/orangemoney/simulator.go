@@ -432,13 +432,13 @@ func (s *Simulator) end(m *sim.Movement[simPayment]) {
 // simNotification is what OM POSTs to the payment's notif_url: {status,
 // notif_token, txnid}, claiming status when given, else its own end
 // (SUCCESS or FAILED; none for a payment not ended or EXPIRED).
-func simNotification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func simNotification(m *sim.Movement[simPayment], claim string) sim.Note {
 	status := m.Status
 	if claim != "" {
 		status = claim
 	} else if status != omSuccess && status != omFailed {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	b, _ := json.Marshal(map[string]string{"status": status, "notif_token": m.Data.notifToken, "txnid": m.Data.txnID})
-	return m.Data.notifURL, b, nil
+	return sim.Note{URL: m.Data.notifURL, Body: b}
 }

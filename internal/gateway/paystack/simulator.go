@@ -132,7 +132,7 @@ func simEnd(m *sim.Movement[simPayment]) {
 
 // webhook is the payment's webhook, claiming status when given, signed as
 // Paystack signs: hex HMAC-SHA512 of the raw body under the secret key.
-func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) sim.Note {
 	var body []byte
 	switch status := cmp.Or(claim, m.Status); {
 	case m.Payout:
@@ -150,11 +150,11 @@ func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) (string, 
 		body, _ = json.Marshal(map[string]any{"event": "charge.success", "data": data})
 	}
 	if s.WebhookURL == "" || body == nil {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	mac := hmac.New(sha512.New, []byte(s.SecretKey))
 	mac.Write(body)
-	return s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}
+	return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}}
 }
 
 // providers are the mobile money providers a charge may name, by currency

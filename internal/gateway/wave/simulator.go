@@ -441,13 +441,13 @@ func (s *Simulator) end(m *sim.Movement[simData]) {
 // webhook is the event a session's end sends, or, with claim, one
 // claiming that payment_status (succeeded: completed; other: failed). An
 // open or expired session sends none of its own, nor does a payout.
-func (s *Simulator) webhook(m *sim.Movement[simData], claim string) (string, []byte, http.Header) {
+func (s *Simulator) webhook(m *sim.Movement[simData], claim string) sim.Note {
 	status := m.Status
 	if claim != "" {
 		status = claim
 	}
 	if m.Payout || s.CallbackURL == "" || status == simProcessing || status == simExpired {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	kind := "checkout.session.payment_failed"
 	if status == simSucceeded {
@@ -462,7 +462,7 @@ func (s *Simulator) webhook(m *sim.Movement[simData], claim string) (string, []b
 	if s.WebhookSecret != "" {
 		h.Set("Wave-Signature", Sign(s.WebhookSecret, time.Now().Unix(), body))
 	}
-	return s.CallbackURL, body, h
+	return sim.Note{URL: s.CallbackURL, Body: body, Header: h}
 }
 
 // createPayout is POST /v1/payout, under its idempotency-key.
