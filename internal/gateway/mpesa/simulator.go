@@ -44,7 +44,7 @@ import (
 // status when given (a duplicate, a stale or an early callback); POST
 // /_sim/fault?mode= injects faults into the API (the OAuth endpoint aside;
 // 500-initiate fails the push only, though the query is a POST too).
-// Calls counts the API's requests, the OAuth endpoint's aside.
+// Calls counts the API's requests, the OAuth endpoint's too.
 type Simulator struct {
 	ConsumerKey    string
 	ConsumerSecret string
@@ -141,6 +141,7 @@ func badRequest(w http.ResponseWriter, field string) {
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
 	if r.URL.Path == "/oauth/v1/generate" {
+		s.Count()
 		s.issueToken(w, r)
 		return
 	}

@@ -46,7 +46,7 @@ import (
 // again, claiming status when given (a duplicate, a stale or an early
 // callback); POST /_sim/fault?mode= injects faults into the API (the
 // token endpoints aside). Calls counts the API's requests, the token
-// endpoints' aside.
+// endpoints' too.
 type Simulator struct {
 	APIUser         string
 	APIKey          string
@@ -157,6 +157,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	subscribed := key != "" && r.Header.Get("Ocp-Apim-Subscription-Key") == key
 	if (name == "collection" || name == "disbursement") && rest == "/token/" && r.Method == http.MethodPost {
+		s.Count()
 		if !subscribed {
 			gatewayRefusal(w, http.StatusUnauthorized, badSubscription)
 			return
