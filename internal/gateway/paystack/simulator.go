@@ -300,8 +300,8 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	id := int64(4000000 + s.Next())
 	m := &sim.Movement[simPayment]{ID: fmt.Sprint(id), Phone: req.MobileMoney.Phone, Status: "pay_offline",
 		Data: simPayment{id: id, reference: req.Reference, amount: req.Amount, currency: req.Currency, displayText: approveText}}
-	if provider == "vod" {
-		m.Status, m.Data.displayText = "send_otp", voucherText
+	if provider == "vod" { // held until its voucher is in
+		m.Status, m.Held, m.Data.displayText = "send_otp", true, voucherText
 	}
 	if _, added := s.Add(m, req.Reference); !added {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Duplicate Transaction Reference"})
@@ -336,10 +336,8 @@ func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case wrong:
 		s.Settle(req.Reference, "failed")
-	case s.SettleAfter > 0:
-		// The book settles after SettleAfter from the charge's creation,
-		// when no approval could come yet: the voucher starts the wait.
-		time.AfterFunc(s.SettleAfter, func() { s.Settle(req.Reference, "") })
+	default:
+		s.Release(req.Reference)
 	}
 	m, _ := s.View(req.Reference)
 	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": step(&m)})
