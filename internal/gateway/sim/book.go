@@ -336,6 +336,7 @@ func (b *Book[D]) Settle(key, status string) error {
 		b.mu.Unlock()
 		return ErrUnknown
 	case status != "" && slices.Contains(b.After[m.Status], status):
+		// A final status after its own: it ends m again, below.
 	case b.Final(m.Status), b.follows(status) && !b.ends(status):
 		b.mu.Unlock()
 		return nil
@@ -416,8 +417,8 @@ func (b *Book[D]) Calls() int {
 	return b.calls
 }
 
-// Payouts counts the payouts the simulator accepted (duplicates aside):
-// each is money sent.
+// Payouts counts the payouts the simulator accepted (duplicates aside)
+// and sent (held ones aside until Release): each is money sent.
 func (b *Book[D]) Payouts() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
