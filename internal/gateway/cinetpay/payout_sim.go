@@ -312,7 +312,7 @@ func (s *Simulator) checkTransfer(w http.ResponseWriter, r *http.Request) {
 
 // transferNotification is the documented form (transfert/notification),
 // unsigned as CinetPay documents it; claiming status when given.
-func transferNotification(m *sim.Movement[simTransfer], claim string) (string, []byte, http.Header) {
+func transferNotification(m *sim.Movement[simTransfer], claim string) sim.Note {
 	o := transferObject(m)
 	form := url.Values{}
 	for _, k := range []string{"transaction_id", "client_transaction_id", "lot", "amount", "receiver", "sending_status",
@@ -326,5 +326,5 @@ func transferNotification(m *sim.Movement[simTransfer], claim string) (string, [
 	if claim != "" {
 		form.Set("treatment_status", claim)
 	}
-	return m.Data.notifyURL, []byte(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+	return sim.Note{URL: m.Data.notifyURL, Body: []byte(form.Encode()), Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,12 +82,26 @@ var simMessages = map[string]string{
 	"663": "WAITING_CUSTOMER_OTP_CODE", "664": "WAITING_CUSTOMER_PAYMENT_AT_OPERATOR_SIDE",
 }
 
-// ready sets the books to CinetPay's lifecycles on the first request.
+// simWords are the other words a control call may settle to a code with:
+// its message, ACCEPTED, and REFUSED (a declined payment, 627).
+var simWords = func() map[string]string {
+	words := map[string]string{"ACCEPTED": successCode, "REFUSED": codeCancel}
+	for code, message := range simMessages {
+		words[message] = code
+	}
+	return words
+}()
+
+// ready sets the books to CinetPay's lifecycles on the first request. A
+// payment's settle to a waiting code is notified too: CinetPay calls
+// notify_url "after each update to notify you of status changes during a
+// transaction" (checkout/notification).
 func (s *Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
 			Pending: codeWaiting, Succeeded: successCode, Failed: "600",
-			Steps: []string{"623", "663", codeOperator}, Finals: []string{"602", "604", "606", codeCancel}, Stuck: codeOperator,
+			Steps: []string{"623", "663", codeOperator}, NotifySteps: true, Stuck: codeOperator,
+			Finals: []string{"602", "604", "606", codeCancel}, Words: simWords,
 			Outcome: func(m *sim.Movement[simPayment]) (string, bool) {
 				_, fails, stuck := sim.Outcome(m.Phone)
 				switch {
@@ -125,8 +138,6 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		control(&s.Book, w, r, simStatus)
-		return
 	}
 	if s.Intercept(w, r) {
 		return
@@ -140,44 +151,6 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveTransfer(w, r)
 	default:
 		http.NotFound(w, r)
-	}
-}
-
-// simStatus is the code a control call's status names: a code, its
-// message, or ACCEPTED and REFUSED (a declined payment, 627).
-func simStatus(status string) string {
-	switch status {
-	case "ACCEPTED":
-		return successCode
-	case "REFUSED":
-		return codeCancel
-	}
-	for code, message := range simMessages {
-		if message == status {
-			return code
-		}
-	}
-	return status
-}
-
-// control answers a control call on b, a settle's status first
-// translated by code: a settle to a waiting step is notified too (CinetPay calls
-// notify_url "after each update to notify you of status changes during a
-// transaction", checkout/notification), a settle to a final status is
-// notified by b.
-func control[D any](b *sim.Book[D], w http.ResponseWriter, r *http.Request, code func(string) string) {
-	id, settle := strings.CutPrefix(r.URL.Path, "/_sim/settle/")
-	if status := r.URL.Query().Get("status"); settle && status != "" {
-		q := r.URL.Query()
-		q.Set("status", code(status))
-		r.URL.RawQuery = q.Encode()
-	}
-	b.Intercept(w, r)
-	if step := r.URL.Query().Get("status"); !settle || !slices.Contains(b.Steps, step) {
-		return
-	}
-	if m, ok := b.View(id); ok && m.Status == r.URL.Query().Get("status") {
-		b.Notify(id, "")
 	}
 }
 
@@ -274,7 +247,7 @@ func (s *Simulator) returnTo(id string) (string, url.Values) {
 
 // notification is CinetPay's form notification of m, signed in x-token;
 // claiming status in cpm_error_message when given.
-func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) sim.Note {
 	message := simMessages[m.Status]
 	if claim != "" {
 		message = claim
@@ -284,6 +257,6 @@ func (s *Simulator) notification(m *sim.Movement[simPayment], claim string) (str
 		"cel_phone_num": {strings.TrimPrefix(m.Phone, "+")}, "cpm_phone_prefixe": {""}, "cpm_language": {"fr"}, "cpm_version": {"V4"},
 		"cpm_payment_config": {"SINGLE"}, "cpm_page_action": {"PAYMENT"}, "cpm_custom": {m.ID}, "cpm_designation": {""},
 		"cpm_error_message": {message}}
-	return m.Data.notifyURL, []byte(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}}
+	return sim.Note{URL: m.Data.notifyURL, Body: []byte(form.Encode()),
+		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Token": {Sign(s.SecretKey, form)}}}
 }

@@ -56,7 +56,7 @@ var v1SimCodes = map[string]int{"SUCCESS": 100, "INITIATED": 2001, "PENDING": 20
 func (s *V1Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[v1SimPayment]{
-			Pending: "INITIATED", Steps: []string{"PENDING"}, Stuck: "PENDING",
+			Pending: "INITIATED", Steps: []string{"PENDING"}, NotifySteps: true, Stuck: "PENDING",
 			Succeeded: "SUCCESS", Failed: "FAILED", Finals: []string{"INSUFFICIENT_BALANCE", "EXPIRED"},
 			Outcome: func(m *sim.Movement[v1SimPayment]) (string, bool) {
 				_, fails, stuck := sim.Outcome(m.Phone)
@@ -68,13 +68,13 @@ func (s *V1Simulator) ready() {
 				}
 				return "", stuck
 			},
-			Notify: func(m *sim.Movement[v1SimPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[v1SimPayment], claim string) sim.Note {
 				body := map[string]any{"merchant_transaction_id": m.ID, "transaction_id": v1TransactionID(m), "status": m.Status}
 				if claim != "" {
 					body["status"] = claim
 				}
 				b, _ := json.Marshal(body)
-				return m.Data.notifyURL, b, nil
+				return sim.Note{URL: m.Data.notifyURL, Body: b}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -104,9 +104,6 @@ func (s *V1Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/_sim/pay/"):
 		sim.Page{Settle: func(id, status string) bool { return s.Settle(id, status) == nil }, Declined: "FAILED", Return: s.returnTo}.Serve(w, r)
-		return
-	case strings.HasPrefix(r.URL.Path, "/_sim/"):
-		control(&s.Book, w, r, func(status string) string { return status })
 		return
 	}
 	if s.Intercept(w, r) {

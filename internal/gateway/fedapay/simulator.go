@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
@@ -57,13 +56,11 @@ type Simulator struct {
 	// sequence for both), found by our reference (custom_metadata) and a
 	// transaction by its tokens too.
 	sim.Book[simObject]
-	once    sync.Once
-	started atomic.Int64 // payouts started: money sent
+	once sync.Once
 }
 
-// simObject is FedaPay's own of a transaction or a payout.
+// simObject is FedaPay's own of a transaction or a payout (Payout).
 type simObject struct {
-	payout                          bool
 	reference                       string // ours, from custom_metadata
 	amount                          int64
 	currency                        string
@@ -71,21 +68,20 @@ type simObject struct {
 	mode                            string // a payout's
 	lastErrorCode, lastErrorMessage string
 	tokens                          []string // a transaction's
-	sent                            bool     // pushed to the phone or paid on the page
 }
 
-// ready sets the book to FedaPay's lifecycle on the first request. The
-// book's own SettleAfter stays 0: the delay runs from the push or the
-// payout's start, not from the creation.
+// ready sets the book to FedaPay's lifecycle on the first request. A
+// transaction or a payout is held until it is pushed (or paid on the
+// page) or started: SettleAfter runs from then.
 func (s *Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[simObject]{
 			Pending: "pending", Succeeded: "approved", Failed: "declined",
 			Steps: []string{"scheduled", "started"}, Finals: []string{"canceled", "sent", "failed"},
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simObject], claim string) sim.Note {
 				kind, entity := "transaction", object(m)
-				if m.Data.payout {
+				if m.Payout {
 					kind, entity = "payout", payoutObject(m)
 				}
 				if claim != "" {
@@ -94,21 +90,15 @@ func (s *Simulator) ready() {
 				return s.webhook(kind, fmt.Sprint(entity["status"]), entity)
 			},
 		}
+		s.Book.SettleAfter = s.SettleAfter
 	})
 }
 
 // webhook is the event <kind>.<name> about entity, signed as FedaPay signs
-// it: where it goes, its body and its headers.
-func (s *Simulator) webhook(kind, name string, entity map[string]any) (string, []byte, http.Header) {
+// it.
+func (s *Simulator) webhook(kind, name string, entity map[string]any) sim.Note {
 	body, _ := json.Marshal(map[string]any{"name": kind + "." + name, "object": kind, "entity": entity})
-	return s.WebhookURL, body, http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}
-}
-
-// settleLater settles id after SettleAfter, when it is set.
-func (s *Simulator) settleLater(id string) {
-	if s.SettleAfter > 0 {
-		time.AfterFunc(s.SettleAfter, func() { s.Settle(id, "") })
-	}
+	return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"X-Fedapay-Signature": {Sign(s.WebhookSecret, time.Now(), body)}}}
 }
 
 // simOutcome is how a transaction or a payout ends as its number asks; a
@@ -116,11 +106,11 @@ func (s *Simulator) settleLater(id string) {
 func simOutcome(m *sim.Movement[simObject]) (string, bool) {
 	_, fails, stuck := sim.Outcome(m.Phone)
 	switch {
-	case m.Data.payout && m.Status == "pending", stuck:
+	case m.Payout && m.Status == "pending", stuck:
 		return "", true
-	case m.Data.payout && fails:
+	case m.Payout && fails:
 		return "failed", false
-	case m.Data.payout:
+	case m.Payout:
 		return "sent", false
 	case sim.LowBalance(m.Phone):
 		m.Data.lastErrorCode = "insufficient_funds"
@@ -135,7 +125,7 @@ func simOutcome(m *sim.Movement[simObject]) (string, bool) {
 // simEnd puts an end in its object's words (a payout is sent or failed,
 // never approved or declined) and gives a failed payout its error.
 func simEnd(m *sim.Movement[simObject]) {
-	if !m.Data.payout {
+	if !m.Payout {
 		switch m.Status {
 		case "sent":
 			m.Status = "approved"
@@ -208,7 +198,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the API finds neither by our reference nor by a token.
 func (s *Simulator) byID(id string, payout bool) (sim.Movement[simObject], bool) {
 	m, ok := s.View(id)
-	return m, ok && m.ID == id && m.Data.payout == payout
+	return m, ok && m.ID == id && m.Payout == payout
 }
 
 func object(m *sim.Movement[simObject]) map[string]any {
@@ -239,7 +229,7 @@ func (s *Simulator) create(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Transaction creation failed", "errors": errs})
 		return
 	}
-	m := &sim.Movement[simObject]{ID: s.newID(), Data: simObject{amount: amount, currency: req.Currency["iso"],
+	m := &sim.Movement[simObject]{ID: s.newID(), Held: true, Data: simObject{amount: amount, currency: req.Currency["iso"],
 		callbackURL: req.CallbackURL, reference: req.CustomMetadata[metadataKey]}}
 	if req.Customer != nil && req.Customer.PhoneNumber != nil {
 		m.Phone = req.Customer.PhoneNumber.Number
@@ -289,9 +279,9 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 	bad, id := "Invalid token", ""
 	s.Update(req.Token, func(m *sim.Movement[simObject]) {
 		switch {
-		case m.Data.payout || !slices.Contains(m.Data.tokens, req.Token):
+		case m.Payout || !slices.Contains(m.Data.tokens, req.Token):
 			return
-		case m.Data.sent || m.Status != "pending":
+		case !m.Held || m.Status != "pending":
 			bad = "Transaction already processed"
 			return
 		case req.PhoneNumber != nil:
@@ -301,19 +291,21 @@ func (s *Simulator) send(w http.ResponseWriter, r *http.Request) {
 			bad = "Invalid phone number"
 			return
 		}
-		bad, id, m.Data.sent = "", m.ID, true
+		bad, id = "", m.ID
 	})
+	if bad == "" && !s.Release(id) { // pushed by another call meanwhile
+		bad = "Transaction already processed"
+	}
 	if bad != "" {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": bad})
 		return
 	}
-	s.settleLater(id)
 	sim.Reply(w, http.StatusOK, map[string]any{"message": "Payment sent to the customer"})
 }
 
 func (s *Simulator) returnTo(id string) (string, url.Values) {
 	m, ok := s.View(id)
-	if !ok || m.Data.payout || m.Data.callbackURL == "" {
+	if !ok || m.Payout || m.Data.callbackURL == "" {
 		return "", nil
 	}
 	return m.Data.callbackURL, nil
@@ -321,13 +313,9 @@ func (s *Simulator) returnTo(id string) (string, url.Values) {
 
 // pagePaid is the customer paying or declining on FedaPay's page.
 func (s *Simulator) pagePaid(id, status string) bool {
-	s.Update(id, func(m *sim.Movement[simObject]) { m.Data.sent = true })
+	s.Release(id)
 	return s.Settle(id, status) == nil
 }
-
-// Payouts counts the payouts the simulator started: each is money sent (a
-// payout created is not, until its start).
-func (s *Simulator) Payouts() int { return int(s.started.Load()) }
 
 // servePayouts answers POST /payouts, PUT /payouts/start and GET /payouts/{id}.
 func (s *Simulator) servePayouts(w http.ResponseWriter, r *http.Request, rest string) {
@@ -385,9 +373,8 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"message": "Payout creation failed", "errors": errs})
 		return
 	}
-	// Not a Movement.Payout: the book counts payouts as they are added,
-	// and this one sends nothing until its start.
-	m := &sim.Movement[simObject]{ID: s.newID(), Phone: phone, Data: simObject{payout: true, reference: req.CustomMetadata[metadataKey],
+	// Held: it sends nothing, nor counts in Payouts, until its start.
+	m := &sim.Movement[simObject]{ID: s.newID(), Payout: true, Held: true, Phone: phone, Data: simObject{reference: req.CustomMetadata[metadataKey],
 		amount: amount, currency: req.Currency["iso"], mode: req.Mode}}
 	sim.Reply(w, http.StatusOK, map[string]any{"v1/payout": payoutObject(s.add(m))})
 }
@@ -434,14 +421,16 @@ func (s *Simulator) startPayouts(w http.ResponseWriter, r *http.Request) {
 	}
 	objs := []map[string]any{}
 	for _, id := range ids {
+		started := false
 		s.Update(id, func(m *sim.Movement[simObject]) {
-			if m.Status == "pending" { // not started by another call meanwhile
-				m.Status, m.Payout = "started", true
-				s.started.Add(1)
+			if started = m.Status == "pending"; started { // not started by another call meanwhile
+				m.Status = "started"
 				objs = append(objs, payoutObject(m))
 			}
 		})
-		s.settleLater(id)
+		if started {
+			s.Release(id)
+		}
 	}
 	sim.Reply(w, http.StatusOK, map[string]any{"v1/payouts": objs})
 }

@@ -65,8 +65,7 @@ type simObject struct {
 	amount      json.Number
 	currency    string
 	redirectURL string // a charge's
-	redirect    bool   // a charge the customer authorizes on Flutterwave's page
-	authorized  bool
+	redirect    bool   // a charge the customer authorizes on Flutterwave's page: Held until then
 	reply       string // a charge's processor_response, a transfer's complete_message
 	bank, name  string // a transfer's
 }
@@ -78,7 +77,7 @@ func (s *Simulator) ready() {
 			Pending: "pending", Succeeded: "successful", Failed: "failed",
 			Steps: []string{"NEW", "PENDING"}, Finals: []string{"SUCCESSFUL", "FAILED"},
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simObject], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simObject], claim string) sim.Note {
 				event, data := "charge.completed", chargeData(m)
 				if m.Data.transfer {
 					event, data = "transfer.completed", transferData(m)
@@ -87,7 +86,7 @@ func (s *Simulator) ready() {
 					data["status"] = claim
 				}
 				body, _ := json.Marshal(map[string]any{"event": event, "data": data})
-				return s.WebhookURL, body, http.Header{"Verif-Hash": {s.SecretHash}}
+				return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"Verif-Hash": {s.SecretHash}}}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -95,11 +94,11 @@ func (s *Simulator) ready() {
 }
 
 // simOutcome is how a charge or a transfer ends as its number asks; a
-// redirect charge waits for the customer's authorization.
+// redirect charge waits for the customer's authorization (held).
 func simOutcome(m *sim.Movement[simObject]) (string, bool) {
 	_, fails, stuck := sim.Outcome(m.Phone)
 	switch {
-	case stuck, m.Data.redirect && !m.Data.authorized:
+	case stuck, m.Held:
 		return "", true
 	case m.Data.transfer && fails:
 		return "FAILED", false
@@ -175,7 +174,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/_sim/settle/"):
 		// Settling a redirect charge stands for the customer's authorization.
-		s.Update(strings.TrimPrefix(r.URL.Path, "/_sim/settle/"), func(m *sim.Movement[simObject]) { m.Data.authorized = true })
+		s.Release(strings.TrimPrefix(r.URL.Path, "/_sim/settle/"))
 	}
 	if s.Intercept(w, r) {
 		return
@@ -258,7 +257,7 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	case refuse || strings.Trim(req.PhoneNumber, "0123456789") != "" || len(req.PhoneNumber) < 9:
 		bad = "Invalid phone number"
 	}
-	m := &sim.Movement[simObject]{ID: s.newID(), Phone: req.PhoneNumber, Data: simObject{ref: req.TxRef, amount: req.Amount,
+	m := &sim.Movement[simObject]{ID: s.newID(), Phone: req.PhoneNumber, Held: kind.redirect, Data: simObject{ref: req.TxRef, amount: req.Amount,
 		currency: req.Currency, redirectURL: req.RedirectURL, redirect: kind.redirect, reply: "Transaction in progress"}}
 	if bad == "" {
 		if _, added := s.Add(m, txRefKey+req.TxRef); !added {
@@ -329,12 +328,10 @@ func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
 // as the number asks (or after SettleAfter), declining (status) fails it.
 func (s *Simulator) authorized(txRef, status string) {
 	key := txRefKey + txRef
-	s.Update(key, func(m *sim.Movement[simObject]) { m.Data.authorized = true })
+	s.Release(key)
 	if status != "" || s.SettleAfter <= 0 {
 		s.Settle(key, status)
-		return
 	}
-	time.AfterFunc(s.SettleAfter, func() { s.Settle(key, "") })
 }
 
 // transferBanks are the account_bank values the simulator takes per

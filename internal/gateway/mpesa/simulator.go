@@ -37,14 +37,14 @@ import (
 //
 // While a push waits, its query answers Daraja's "The transaction is being
 // processed" (500 500.001.1001). A push settles after SettleAfter, or when
-// POST /_sim/settle/{CheckoutRequestID}[?status=] says so (FAILED is 1032,
-// a ResultCode of simResultDescs is itself, any other word succeeds); its
-// stkCallback is then POSTed to the push's CallBackURL. POST
+// POST /_sim/settle/{CheckoutRequestID}[?status=] says so (a ResultCode
+// of simResultDescs; FAILED is 1032, SUCCESS 0, in any case; another word
+// is refused); its stkCallback is then POSTed to the push's CallBackURL. POST
 // /_sim/callback/{CheckoutRequestID}[?status=] sends it again, claiming
 // status when given (a duplicate, a stale or an early callback); POST
 // /_sim/fault?mode= injects faults into the API (the OAuth endpoint aside;
 // 500-initiate fails the push only, though the query is a POST too).
-// Calls counts the API's requests, the OAuth endpoint's aside.
+// Calls counts the API's requests, the OAuth endpoint's too.
 type Simulator struct {
 	ConsumerKey    string
 	ConsumerSecret string
@@ -97,6 +97,7 @@ func (s *Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
 			Pending: processing, Succeeded: "0", Failed: "1032", Finals: []string{"1", "1019", "1037", "2001"},
+			Words: map[string]string{"FAILED": "1032", "SUCCESS": "0"},
 			Outcome: func(m *sim.Movement[simPayment]) (string, bool) {
 				if _, _, stuck := sim.Outcome(m.Phone); stuck {
 					return "", true
@@ -108,12 +109,12 @@ func (s *Simulator) ready() {
 					m.Data.receipt, m.Data.date = fmt.Sprintf("SIM%07d", m.Seq%10000000), m.Ended.In(eat).Format(timestampLayout)
 				}
 			},
-			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
 				code, _ := strconv.Atoi(m.Status)
 				if claim != "" || m.Status == processing { // claimed, or early: as its number asks
 					code = resultCode(claim, m.Phone)
 				}
-				return m.Data.callbackURL, callback(m, code), nil
+				return sim.Note{URL: m.Data.callbackURL, Body: callback(m, code)}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -141,19 +142,12 @@ func badRequest(w http.ResponseWriter, field string) {
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
 	if r.URL.Path == "/oauth/v1/generate" {
+		s.Count()
 		s.issueToken(w, r)
 		return
 	}
 	faulted := r
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/_sim/settle/"):
-		// The control call's status in the words the book knows: a ResultCode.
-		if st := r.URL.Query().Get("status"); st != "" {
-			q := r.URL.Query()
-			q.Set("status", strconv.Itoa(resultCode(st, "")))
-			r.URL.RawQuery = q.Encode()
-		}
-	case r.URL.Path == queryPath:
+	if r.URL.Path == queryPath {
 		// A status read, not an initiation, though a POST.
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet

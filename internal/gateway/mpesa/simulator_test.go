@@ -51,3 +51,20 @@ func TestSimulator_ResultCodes(t *testing.T) {
 		t.Fatalf("%d callbacks; want 3", n)
 	}
 }
+
+// TestSimulator_CountsTokens holds Calls to counting the OAuth endpoint's
+// requests, which faults spare.
+func TestSimulator_CountsTokens(t *testing.T) {
+	sim, srv, _, _ := newSim(t)
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/oauth/v1/generate?grant_type=client_credentials", nil)
+	req.SetBasicAuth(sim.ConsumerKey, sim.ConsumerSecret)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || sim.Calls() != 1 {
+		t.Fatalf("a token under fault 500 = %d, %d calls; want 200, 1 call", res.StatusCode, sim.Calls())
+	}
+}

@@ -1,12 +1,9 @@
 package mtnmomo
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -49,7 +46,7 @@ import (
 // again, claiming status when given (a duplicate, a stale or an early
 // callback); POST /_sim/fault?mode= injects faults into the API (the
 // token endpoints aside). Calls counts the API's requests, the token
-// endpoints' aside.
+// endpoints' too.
 type Simulator struct {
 	APIUser         string
 	APIKey          string
@@ -83,7 +80,6 @@ type simPayment struct {
 	financialTransactionID       string
 	reason                       string
 	callbackURL                  string
-	relay                        string // the simulator's own address, which PUTs the callback
 }
 
 // MTN's statuses of a transaction.
@@ -100,17 +96,16 @@ func (s *Simulator) ready() {
 		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
 			Pending: simPending, Succeeded: simSuccessful, Failed: simFailed,
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
 				if m.Data.callbackURL == "" {
-					return "", nil, nil
+					return sim.Note{}
 				}
 				o := object(m)
 				if claim != "" {
 					o["status"] = strings.ToUpper(claim)
 				}
 				body, _ := json.Marshal(o)
-				// The book POSTs; MTN PUTs: the simulator's relay does.
-				return m.Data.relay + relayPath + m.ID, body, nil
+				return sim.Note{Method: http.MethodPut, URL: m.Data.callbackURL, Body: body}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -154,10 +149,6 @@ func gatewayRefusal(w http.ResponseWriter, status int, message string) {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
-	if strings.HasPrefix(r.URL.Path, relayPath) {
-		s.relayCallback(w, r)
-		return
-	}
 	name, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	rest = "/" + rest
 	key := s.CollectionKey
@@ -166,6 +157,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	subscribed := key != "" && r.Header.Get("Ocp-Apim-Subscription-Key") == key
 	if (name == "collection" || name == "disbursement") && rest == "/token/" && r.Method == http.MethodPost {
+		s.Count()
 		if !subscribed {
 			gatewayRefusal(w, http.StatusUnauthorized, badSubscription)
 			return
@@ -301,7 +293,7 @@ func (s *Simulator) initiate(w http.ResponseWriter, r *http.Request, kind string
 	}
 	m := &sim.Movement[simPayment]{ID: ref, Payout: kind == "transfer", Phone: p.PartyID, Data: simPayment{kind: kind,
 		amount: req.Amount, currency: req.Currency, externalID: req.ExternalID, party: *p,
-		payerMessage: req.PayerMessage, payeeNote: req.PayeeNote, callbackURL: callback, relay: selfURL(r)}}
+		payerMessage: req.PayerMessage, payeeNote: req.PayeeNote, callbackURL: callback}}
 	if _, added := s.Add(m); !added { // the same reference in between
 		refuse(w, http.StatusConflict, "RESOURCE_ALREADY_EXIST", "Duplicated reference id. Creation of resource failed.")
 		return
@@ -407,36 +399,4 @@ func simEnd(m *sim.Movement[simPayment]) {
 	case m.Data.reason == "":
 		m.Data.reason = "APPROVAL_REJECTED"
 	}
-}
-
-// relayPath is where the book POSTs a callback for the simulator to PUT
-// it to the transaction's X-Callback-Url, as MTN does: once, giving up
-// after 5 seconds.
-const relayPath = "/_sim/put/"
-
-// relayCallback is POST /_sim/put/{reference}.
-func (s *Simulator) relayCallback(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.View(strings.TrimPrefix(r.URL.Path, relayPath))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
-	if !ok || r.Method != http.MethodPost || err != nil || m.Data.callbackURL == "" {
-		http.NotFound(w, r)
-		return
-	}
-	req, err := http.NewRequest(http.MethodPut, m.Data.callbackURL, bytes.NewReader(body))
-	if err == nil {
-		req.Header.Set("Content-Type", "application/json")
-		if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {
-			res.Body.Close()
-		}
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// selfURL is the address the simulator answered r on, which it can reach
-// itself whatever name the client used.
-func selfURL(r *http.Request) string {
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		return "http://" + a.String()
-	}
-	return "http://" + r.Host
 }

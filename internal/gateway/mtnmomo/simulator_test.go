@@ -105,3 +105,21 @@ func TestSimulator_CallbackIsPut(t *testing.T) {
 		t.Fatalf("%d callbacks; want 1", n)
 	}
 }
+
+// TestSimulator_CountsTokens holds Calls to counting the token endpoint's
+// requests, which faults spare.
+func TestSimulator_CountsTokens(t *testing.T) {
+	sim, srv, _, _ := newSim(t)
+	gatewaytest.Control(t, srv.URL, "/_sim/fault?mode=500")
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/collection/token/", nil)
+	req.SetBasicAuth(sim.APIUser, sim.APIKey)
+	req.Header.Set("Ocp-Apim-Subscription-Key", sim.CollectionKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || sim.Calls() != 1 {
+		t.Fatalf("a token under fault 500 = %d, %d calls; want 200, 1 call", res.StatusCode, sim.Calls())
+	}
+}

@@ -44,14 +44,15 @@ import (
 //
 // A payment settles on the page, after SettleAfter (as if paid without a
 // number), or on POST /_sim/settle/{pay_token or order_id}[?status=SUCCESS|
-// FAILED|EXPIRED, or PENDING: it only moves there]. Its end (SUCCESS or
-// FAILED; none for EXPIRED) is POSTed to its notif_url, exactly as given
-// (query included), as {status, notif_token, txnid}. POST
+// FAILED|EXPIRED, or PENDING: it only moves there; in any case]. Its end
+// (SUCCESS or FAILED; none for EXPIRED) is POSTed to its notif_url,
+// exactly as given (query included), as {status, notif_token, txnid}. POST
 // /_sim/callback/{pay_token or order_id}[?status=] sends it again (none
 // for a payment not ended or EXPIRED), claiming status when given; POST
-// /_sim/fault injects
-// faults into the API (the OAuth endpoint aside; 500-initiate fails the web
-// payment only, though the status read is a POST too).
+// /_sim/fault injects faults into the API (the OAuth endpoint, unknown
+// paths and methods aside; 500-initiate fails the web payment only, though
+// the status read is a POST too). Calls counts the API's requests, the
+// OAuth endpoint's, unknown paths' and methods' too.
 type Simulator struct {
 	ClientID     string
 	ClientSecret string
@@ -61,12 +62,11 @@ type Simulator struct {
 
 	// Book holds the web payments, by pay_token, found by order_id too.
 	sim.Book[simPayment]
-	once    sync.Once
-	seq     atomic.Int64 // txnids
-	mu      sync.Mutex
-	tokens  map[string]time.Time // access token -> expiry
-	issued  int                  // tokens given
-	unfaced atomic.Int64         // requests counted but not faulted: tokens, unknown paths and methods
+	once   sync.Once
+	seq    atomic.Int64 // txnids
+	mu     sync.Mutex
+	tokens map[string]time.Time // access token -> expiry
+	issued int                  // tokens given
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in 3600:
@@ -117,10 +117,6 @@ func (s *Simulator) ready() {
 	})
 }
 
-// Calls counts the API requests the simulator answered, token requests
-// included (the control calls and the payment page aside).
-func (s *Simulator) Calls() int { return s.Book.Calls() + int(s.unfaced.Load()) }
-
 // Payments counts the web payments the simulator created: each is a page
 // where money can be paid.
 func (s *Simulator) Payments() int {
@@ -164,15 +160,15 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// faulted.
 		switch {
 		case r.URL.Path == tokenPath:
-			s.unfaced.Add(1)
+			s.Count()
 			s.issueToken(w, r)
 			return
 		case r.URL.Path != webpay && r.URL.Path != status:
-			s.unfaced.Add(1)
+			s.Count()
 			refuse(w, http.StatusNotFound, 60, "Resource not found", "The requested URI or the requested resource does not exist.")
 			return
 		case r.Method != http.MethodPost:
-			s.unfaced.Add(1)
+			s.Count()
 			refuse(w, http.StatusMethodNotAllowed, 61, "Method not allowed", "The requested method is not allowed on this resource.")
 			return
 		}
@@ -432,13 +428,13 @@ func (s *Simulator) end(m *sim.Movement[simPayment]) {
 // simNotification is what OM POSTs to the payment's notif_url: {status,
 // notif_token, txnid}, claiming status when given, else its own end
 // (SUCCESS or FAILED; none for a payment not ended or EXPIRED).
-func simNotification(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func simNotification(m *sim.Movement[simPayment], claim string) sim.Note {
 	status := m.Status
 	if claim != "" {
 		status = claim
 	} else if status != omSuccess && status != omFailed {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	b, _ := json.Marshal(map[string]string{"status": status, "notif_token": m.Data.notifToken, "txnid": m.Data.txnID})
-	return m.Data.notifURL, b, nil
+	return sim.Note{URL: m.Data.notifURL, Body: b}
 }

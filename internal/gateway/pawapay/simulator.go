@@ -107,13 +107,13 @@ func (s *Simulator) ready() {
 			Pending: "ACCEPTED", Succeeded: statusCompleted, Failed: statusFailed,
 			Steps: []string{"ENQUEUED", "PROCESSING", "IN_RECONCILIATION"}, Stuck: "PROCESSING",
 			Outcome: simOutcome, End: simEnd,
-			Notify: func(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
 				o := object(m)
 				if claim != "" {
 					o["status"] = claim
 				}
 				body, _ := json.Marshal(o)
-				return s.CallbackURL, body, nil
+				return sim.Note{URL: s.CallbackURL, Body: body}
 			},
 		}
 		s.Book.SettleAfter = s.SettleAfter

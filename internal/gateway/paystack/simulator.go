@@ -132,7 +132,7 @@ func simEnd(m *sim.Movement[simPayment]) {
 
 // webhook is the payment's webhook, claiming status when given, signed as
 // Paystack signs: hex HMAC-SHA512 of the raw body under the secret key.
-func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) (string, []byte, http.Header) {
+func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) sim.Note {
 	var body []byte
 	switch status := cmp.Or(claim, m.Status); {
 	case m.Payout:
@@ -150,11 +150,11 @@ func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) (string, 
 		body, _ = json.Marshal(map[string]any{"event": "charge.success", "data": data})
 	}
 	if s.WebhookURL == "" || body == nil {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	mac := hmac.New(sha512.New, []byte(s.SecretKey))
 	mac.Write(body)
-	return s.WebhookURL, body, http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}
+	return sim.Note{URL: s.WebhookURL, Body: body, Header: http.Header{"X-Paystack-Signature": {hex.EncodeToString(mac.Sum(nil))}}}
 }
 
 // providers are the mobile money providers a charge may name, by currency
@@ -300,8 +300,8 @@ func (s *Simulator) charge(w http.ResponseWriter, r *http.Request) {
 	id := int64(4000000 + s.Next())
 	m := &sim.Movement[simPayment]{ID: fmt.Sprint(id), Phone: req.MobileMoney.Phone, Status: "pay_offline",
 		Data: simPayment{id: id, reference: req.Reference, amount: req.Amount, currency: req.Currency, displayText: approveText}}
-	if provider == "vod" {
-		m.Status, m.Data.displayText = "send_otp", voucherText
+	if provider == "vod" { // held until its voucher is in
+		m.Status, m.Held, m.Data.displayText = "send_otp", true, voucherText
 	}
 	if _, added := s.Add(m, req.Reference); !added {
 		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Duplicate Transaction Reference"})
@@ -336,10 +336,8 @@ func (s *Simulator) submitOTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case wrong:
 		s.Settle(req.Reference, "failed")
-	case s.SettleAfter > 0:
-		// The book settles after SettleAfter from the charge's creation,
-		// when no approval could come yet: the voucher starts the wait.
-		time.AfterFunc(s.SettleAfter, func() { s.Settle(req.Reference, "") })
+	default:
+		s.Release(req.Reference)
 	}
 	m, _ := s.View(req.Reference)
 	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Charge attempted", "data": step(&m)})

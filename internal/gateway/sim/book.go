@@ -20,24 +20,40 @@ type Movement[D any] struct {
 	Status  string
 	Created time.Time
 	Ended   time.Time // when it reached a final status; zero before
-	Data    D
+	// Held is a movement not yet sent to the network (a payment before its
+	// push, a payout before its start): it does not settle after
+	// SettleAfter, nor count as a payout, until Release.
+	Held bool
+	Data D
 }
 
 // Lifecycle is an aggregator's statuses and what its simulator does at
 // each: the one state machine every simulator is built on. A movement
 // starts Pending, may move to any of Steps (on a control call or by the
-// simulator itself, never with a notification) and ends once, Succeeded,
-// Failed or one of Finals, with the aggregator's notification.
+// simulator itself, without a notification unless NotifySteps) and ends
+// once, Succeeded, Failed or one of Finals, with the aggregator's
+// notification; only After may follow an end.
 type Lifecycle[D any] struct {
 	Pending, Succeeded, Failed string
 	// Steps are the intermediate statuses the aggregator documents
 	// (pawaPay's ENQUEUED, PROCESSING, IN_RECONCILIATION).
 	Steps []string
+	// NotifySteps notifies a settle to a step too, as CinetPay notifies
+	// every update (a stuck movement's wait aside).
+	NotifySteps bool
 	// Finals are the other final statuses (cancelled, expired, reversed).
 	Finals []string
+	// After are the final statuses that may follow a final one, by the
+	// one they follow (Wave's payout: succeeded, then reversed). A status
+	// only After has (not in Finals) ends no movement at another status.
+	After map[string][]string
 	// Stuck is the status of a movement that never ends (its number asks
 	// for it); "": it stays where it is.
 	Stuck string
+	// Words are other words a settle's status may use for a status
+	// (CinetPay's REFUSED for 627). A status or a word is matched in any
+	// case when not exactly.
+	Words map[string]string
 	// Outcome is how m ends when nothing says how: "" succeeds, else a
 	// final status; stuck: it never ends. nil: by its number (Outcome).
 	Outcome func(m *Movement[D]) (status string, stuck bool)
@@ -45,10 +61,10 @@ type Lifecycle[D any] struct {
 	// transaction id, failure reason, fees). The book is locked.
 	End func(m *Movement[D])
 	// Notify is the aggregator's notification of m, claiming status when
-	// not "" (a stale, early or forged one, on a control call): where it is
-	// posted, its body and its headers (Content-Type: JSON unless set);
-	// url "": none. The book is locked; it is sent after.
-	Notify func(m *Movement[D], claim string) (url string, body []byte, header http.Header)
+	// not "" (a stale, early or forged one, on a control call, sent as
+	// claimed); a Note without URL: none. The book is locked; it is sent
+	// after.
+	Notify func(m *Movement[D], claim string) Note
 }
 
 // Book holds a simulator's movements and runs them through its Lifecycle:
@@ -90,10 +106,16 @@ func (b *Book[D]) Intercept(w http.ResponseWriter, r *http.Request) bool {
 		b.control(w, r)
 		return true
 	}
-	b.mu.Lock()
-	b.calls++
-	b.mu.Unlock()
+	b.Count()
 	return b.faults.Apply(w, r)
+}
+
+// Count counts an API request that faults spare (a token endpoint's),
+// answered without Intercept.
+func (b *Book[D]) Count() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls++
 }
 
 func (b *Book[D]) control(w http.ResponseWriter, r *http.Request) {
@@ -127,8 +149,8 @@ func (b *Book[D]) control(w http.ResponseWriter, r *http.Request) {
 // found by, such as the merchant's reference) is already known: then it
 // returns the movement that holds it and false, for the simulator to
 // answer a duplicate as its aggregator does. A new movement gets its Seq,
-// its creation time, the Pending status when it has none, counts as a
-// payout when it is one, and settles after SettleAfter.
+// its creation time, the Pending status when it has none and, unless
+// Held, counts as a payout when it is one and settles after SettleAfter.
 func (b *Book[D]) Add(m *Movement[D], aliases ...string) (*Movement[D], bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -152,6 +174,30 @@ func (b *Book[D]) Add(m *Movement[D], aliases ...string) (*Movement[D], bool) {
 	for _, k := range aliases {
 		b.aliases[k] = m.ID
 	}
+	if !m.Held {
+		b.send(m)
+	}
+	return m, true
+}
+
+// Release sends the held movement found by key to the network: it
+// counts as a payout when it is one and settles after SettleAfter. It
+// reports whether the movement was held (false: none, or released
+// already).
+func (b *Book[D]) Release(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := b.find(key)
+	if m == nil || !m.Held {
+		return false
+	}
+	m.Held = false
+	b.send(m)
+	return true
+}
+
+// send is m sent to the network. The book is locked.
+func (b *Book[D]) send(m *Movement[D]) {
 	if m.Payout {
 		b.payouts++
 	}
@@ -159,7 +205,6 @@ func (b *Book[D]) Add(m *Movement[D], aliases ...string) (*Movement[D], bool) {
 		id := m.ID
 		time.AfterFunc(b.SettleAfter, func() { b.Settle(id, "") })
 	}
-	return m, true
 }
 
 // Alias makes id's movement found by key too.
@@ -226,18 +271,62 @@ func (b *Book[D]) Next() int {
 }
 
 // Final reports whether status ends a movement.
-func (l *Lifecycle[D]) Final(status string) bool {
+func (l *Lifecycle[D]) Final(status string) bool { return l.ends(status) || l.follows(status) }
+
+// ends reports whether status ends a movement not ended yet.
+func (l *Lifecycle[D]) ends(status string) bool {
 	return status == l.Succeeded || status == l.Failed || slices.Contains(l.Finals, status)
 }
 
-// Settle moves the movement found by key as status says: to a step (no
-// notification), to a final status, or, when status is "", as its
-// Outcome says. A movement that reaches its end is completed (End) and
-// notified; one already ended stays as it is (nil: a payment settles
-// once). ErrUnknown: no such movement; ErrStatus: the lifecycle has no
-// such status.
+// follows reports whether status may follow a final status (After).
+func (l *Lifecycle[D]) follows(status string) bool {
+	for _, next := range l.After {
+		if slices.Contains(next, status) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusOf is the lifecycle's status word names: itself, its Words' one,
+// either in another case; false: none.
+func (l *Lifecycle[D]) statusOf(word string) (string, bool) {
+	known := func(s string) bool {
+		return s == l.Pending || s == l.Stuck || slices.Contains(l.Steps, s) || l.Final(s)
+	}
+	if word == "" || known(word) {
+		return word, true
+	}
+	if s, ok := l.Words[word]; ok {
+		return s, known(s)
+	}
+	statuses := slices.Concat([]string{l.Pending, l.Stuck, l.Succeeded, l.Failed}, l.Steps, l.Finals)
+	for _, next := range l.After {
+		statuses = append(statuses, next...)
+	}
+	for _, s := range statuses {
+		if s != "" && strings.EqualFold(s, word) {
+			return s, true
+		}
+	}
+	for w, s := range l.Words {
+		if strings.EqualFold(w, word) {
+			return s, known(s)
+		}
+	}
+	return "", false
+}
+
+// Settle moves the movement found by key as status says (the lifecycle's
+// status or one of its Words, in any case): to a step (notified only with
+// NotifySteps), to a final status, or, when status is "", as its Outcome
+// says. A movement that reaches its end is completed (End) and notified;
+// one already ended stays as it is (nil: a payment settles once), unless
+// status is one After has follow its end. ErrUnknown: no such movement;
+// ErrStatus: the lifecycle has no such status.
 func (b *Book[D]) Settle(key, status string) error {
-	if status != "" && status != b.Pending && status != b.Stuck && !slices.Contains(b.Steps, status) && !b.Final(status) {
+	status, ok := b.statusOf(status)
+	if !ok {
 		return ErrStatus
 	}
 	b.mu.Lock()
@@ -246,7 +335,9 @@ func (b *Book[D]) Settle(key, status string) error {
 	case m == nil:
 		b.mu.Unlock()
 		return ErrUnknown
-	case b.Final(m.Status):
+	case status != "" && slices.Contains(b.After[m.Status], status):
+		// A final status after its own: it ends m again, below.
+	case b.Final(m.Status), b.follows(status) && !b.ends(status):
 		b.mu.Unlock()
 		return nil
 	case status == "":
@@ -268,16 +359,21 @@ func (b *Book[D]) Settle(key, status string) error {
 		}
 	case !b.Final(status):
 		m.Status = status
+		var n Note
+		if b.NotifySteps {
+			n = b.notification(m, "")
+		}
 		b.mu.Unlock()
+		PostCallback(n)
 		return nil
 	}
 	m.Status, m.Ended = status, time.Now()
 	if b.End != nil {
 		b.End(m)
 	}
-	url, body, header := b.notification(m, "")
+	n := b.notification(m, "")
 	b.mu.Unlock()
-	send(url, body, header)
+	PostCallback(n)
 	return nil
 }
 
@@ -300,23 +396,17 @@ func (b *Book[D]) Notify(key, claim string) error {
 		b.mu.Unlock()
 		return ErrUnknown
 	}
-	url, body, header := b.notification(m, claim)
+	n := b.notification(m, claim)
 	b.mu.Unlock()
-	send(url, body, header)
+	PostCallback(n)
 	return nil
 }
 
-func (b *Book[D]) notification(m *Movement[D], claim string) (string, []byte, http.Header) {
+func (b *Book[D]) notification(m *Movement[D], claim string) Note {
 	if b.Lifecycle.Notify == nil {
-		return "", nil, nil
+		return Note{}
 	}
 	return b.Lifecycle.Notify(m, claim)
-}
-
-func send(url string, body []byte, header http.Header) {
-	if url != "" {
-		PostCallback(url, body, header)
-	}
 }
 
 // Calls counts the API requests the simulator answered (control calls and
@@ -327,8 +417,8 @@ func (b *Book[D]) Calls() int {
 	return b.calls
 }
 
-// Payouts counts the payouts the simulator accepted (duplicates aside):
-// each is money sent.
+// Payouts counts the payouts the simulator accepted (duplicates aside)
+// and sent (held ones aside until Release): each is money sent.
 func (b *Book[D]) Payouts() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -12,13 +12,14 @@ import (
 	"time"
 )
 
-// notes is a receiver for a book's notifications: the statuses they claim,
-// in order of arrival.
+// notes is a receiver for a book's notifications: the statuses they claim
+// and their methods, in order of arrival.
 type notes struct {
-	mu   sync.Mutex
-	got  []string
-	srv  *httptest.Server
-	seen chan struct{}
+	mu      sync.Mutex
+	got     []string
+	methods []string
+	srv     *httptest.Server
+	seen    chan struct{}
 }
 
 func newNotes(t *testing.T) *notes {
@@ -29,6 +30,7 @@ func newNotes(t *testing.T) *notes {
 		json.Unmarshal(b, &body)
 		n.mu.Lock()
 		n.got = append(n.got, body.Status+" "+r.Header.Get("X-Sig"))
+		n.methods = append(n.methods, r.Method)
 		n.mu.Unlock()
 		n.seen <- struct{}{}
 	}))
@@ -50,13 +52,13 @@ func testBook(url string) *Book[string] {
 		Pending: "created", Succeeded: "paid", Failed: "declined",
 		Steps: []string{"queued", "processing"}, Finals: []string{"reversed"}, Stuck: "processing",
 		End: func(m *Movement[string]) { m.Data = "ended " + m.Status },
-		Notify: func(m *Movement[string], claim string) (string, []byte, http.Header) {
+		Notify: func(m *Movement[string], claim string) Note {
 			status := m.Status
 			if claim != "" {
 				status = claim
 			}
 			b, _ := json.Marshal(map[string]string{"status": status})
-			return url, b, http.Header{"X-Sig": {"sig-" + m.ID}}
+			return Note{URL: url, Body: b, Header: http.Header{"X-Sig": {"sig-" + m.ID}}}
 		},
 	}}
 }
@@ -126,38 +128,67 @@ func TestBook_OutcomeByNumber(t *testing.T) {
 	}
 }
 
-func TestBook_SettleAfterAndControl(t *testing.T) {
-	n := newNotes(t)
-	b := testBook(n.srv.URL)
-	b.SettleAfter = 20 * time.Millisecond
+// serve runs b behind a simulator's API: /token is counted without
+// faults (Count), anything else goes through Intercept.
+func serve(t *testing.T, b *Book[string]) string {
+	t.Helper()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if b.Intercept(w, r) {
+		if r.URL.Path == "/token" {
+			b.Count()
+		} else if b.Intercept(w, r) {
 			return
 		}
 		w.WriteHeader(http.StatusOK)
 	}))
-	defer api.Close()
-	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567"})
+	t.Cleanup(api.Close)
+	return api.URL
+}
+
+// post POSTs to url, answering the status code.
+func post(t *testing.T, url string) int {
+	t.Helper()
+	res, err := http.Post(url, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// wait waits for a notification.
+func (n *notes) wait(t *testing.T) {
+	t.Helper()
 	select {
 	case <-n.seen:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no notification after SettleAfter")
+		t.Fatalf("no notification; got %v", n.statuses())
 	}
+}
+
+// none checks that no notification comes for a while.
+func (n *notes) none(t *testing.T, why string) {
+	t.Helper()
+	select {
+	case <-n.seen:
+		t.Fatalf("%s: notified; got %v", why, n.statuses())
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestBook_SettleAfterAndControl(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	b.SettleAfter = 20 * time.Millisecond
+	api := serve(t, b)
+	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567"})
+	n.wait(t)
 	b.SettleAfter = 0
 	b.Add(&Movement[string]{ID: "p2", Phone: "+221771234567"}, "ref-2")
-	post := func(path string) int {
-		res, err := http.Post(api.URL+path, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
 	for path, want := range map[string]int{
 		"/_sim/settle/ref-2?status=reversed": 204, "/_sim/settle/nobody": 404, "/_sim/settle/p2?status=bogus": 400,
 		"/_sim/callback/p2": 204, "/_sim/callback/nobody": 404, "/_sim/elsewhere": 404, "/_sim/fault?mode=500": 204,
 	} {
-		if got := post(path); got != want {
+		if got := post(t, api+path); got != want {
 			t.Errorf("POST %s = %d; want %d", path, got, want)
 		}
 	}
@@ -165,10 +196,142 @@ func TestBook_SettleAfterAndControl(t *testing.T) {
 		t.Errorf("p2 = %s; want reversed", v.Status)
 	}
 	calls := b.Calls()
-	if got := post("/v1/anything"); got != http.StatusInternalServerError {
+	if got := post(t, api+"/v1/anything"); got != http.StatusInternalServerError {
 		t.Errorf("an API call under fault 500 = %d", got)
 	}
 	if b.Calls() != calls+1 {
 		t.Errorf("calls = %d; want the API call counted, control calls not", b.Calls())
+	}
+	if got := post(t, api+"/token"); got != http.StatusOK || b.Calls() != calls+2 {
+		t.Errorf("a call Count counts under fault 500 = %d, %d calls; want answered, counted", got, b.Calls()-calls)
+	}
+}
+
+// TestBook_NoteMethod holds the book to a notification's method: PUT
+// when the lifecycle's Note says so, on settling and on a control call.
+func TestBook_NoteMethod(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	notify := b.Lifecycle.Notify
+	b.Lifecycle.Notify = func(m *Movement[string], claim string) Note {
+		note := notify(m, claim)
+		note.Method = http.MethodPut
+		return note
+	}
+	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567"})
+	b.Settle("p1", "")
+	n.wait(t)
+	post(t, serve(t, b)+"/_sim/callback/p1")
+	n.wait(t)
+	if got := strings.Join(n.methods, ","); got != "PUT,PUT" {
+		t.Fatalf("methods = %s; want PUT,PUT", got)
+	}
+}
+
+// TestBook_Words holds a settle to the lifecycle's Words and to its
+// statuses in any case, and a callback's claim to the word as given.
+func TestBook_Words(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	b.Words = map[string]string{"REFUSED": "declined", "CLEARED": "paid"}
+	api := serve(t, b)
+	for id, word := range map[string]string{"p1": "REFUSED", "p2": "cleared", "p3": "Declined", "p4": "QUEUED"} {
+		b.Add(&Movement[string]{ID: id, Phone: "+221771234567"})
+		if got := post(t, api+"/_sim/settle/"+id+"?status="+word); got != http.StatusNoContent {
+			t.Errorf("settle to %s = %d", word, got)
+		}
+	}
+	for id, want := range map[string]string{"p1": "declined", "p2": "paid", "p3": "declined", "p4": "queued"} {
+		if v, _ := b.View(id); v.Status != want {
+			t.Errorf("%s = %s; want %s", id, v.Status, want)
+		}
+	}
+	if got := post(t, api+"/_sim/settle/p4?status=voided"); got != http.StatusBadRequest {
+		t.Errorf("settle to a word the lifecycle lacks = %d; want 400", got)
+	}
+	for range 3 {
+		n.wait(t)
+	}
+	post(t, api+"/_sim/callback/p4?status=Cleared")
+	n.wait(t)
+	if got := n.statuses(); got[len(got)-1] != "Cleared sig-p4" {
+		t.Fatalf("claimed note = %v; want the claim as given", got)
+	}
+}
+
+// TestBook_NotifySteps holds a lifecycle with NotifySteps to notifying a
+// settle to a step, not a stuck movement's wait.
+func TestBook_NotifySteps(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	b.NotifySteps = true
+	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567"})
+	b.Settle("p1", "queued")
+	n.wait(t)
+	b.Add(&Movement[string]{ID: "lost", Phone: "+221770000129"})
+	b.Settle("lost", "")
+	n.none(t, "a stuck movement")
+	if v, _ := b.View("lost"); v.Status != "processing" {
+		t.Fatalf("lost = %s; want processing", v.Status)
+	}
+	b.Settle("p1", "")
+	n.wait(t)
+	b.Settle("p1", "processing") // ended: no step, no note
+	n.none(t, "a step after the end")
+	if got := strings.Join(n.statuses(), ","); got != "queued sig-p1,paid sig-p1" {
+		t.Fatalf("notes = %s", got)
+	}
+}
+
+// TestBook_After holds a status After has follow a final one: it ends
+// only a movement at that status, notified and completed by End.
+func TestBook_After(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	b.After = map[string][]string{"paid": {"refunded"}}
+	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567"})
+	if err := b.Settle("p1", "refunded"); err != nil { // not paid yet
+		t.Fatal(err)
+	}
+	if v, _ := b.View("p1"); v.Status != "created" {
+		t.Fatalf("refunded before paid = %s; want still created", v.Status)
+	}
+	b.Settle("p1", "")
+	n.wait(t)
+	if err := b.Settle("p1", "REFUNDED"); err != nil {
+		t.Fatal(err)
+	}
+	n.wait(t)
+	if v, _ := b.View("p1"); v.Status != "refunded" || v.Data != "ended refunded" || !b.Final(v.Status) {
+		t.Fatalf("after a refund = %+v; want refunded, completed by End, final", v)
+	}
+	b.Settle("p1", "paid")
+	b.Settle("p1", "refunded")
+	n.none(t, "settles after the refund")
+	if got := strings.Join(n.statuses(), ","); got != "paid sig-p1,refunded sig-p1" {
+		t.Fatalf("notes = %s", got)
+	}
+}
+
+// TestBook_Held holds a held movement out of SettleAfter and Payouts
+// until Release.
+func TestBook_Held(t *testing.T) {
+	n := newNotes(t)
+	b := testBook(n.srv.URL)
+	b.SettleAfter = 20 * time.Millisecond
+	b.Add(&Movement[string]{ID: "p1", Phone: "+221771234567", Payout: true, Held: true}, "ref-1")
+	n.none(t, "a held payout")
+	if v, _ := b.View("p1"); v.Status != "created" || !v.Held || b.Payouts() != 0 {
+		t.Fatalf("held = %+v, %d payouts; want created, held, none", v, b.Payouts())
+	}
+	if !b.Release("ref-1") || b.Payouts() != 1 {
+		t.Fatalf("release: %d payouts; want 1", b.Payouts())
+	}
+	n.wait(t)
+	if b.Release("p1") || b.Release("nobody") || b.Payouts() != 1 {
+		t.Fatalf("a second release counted: %d payouts", b.Payouts())
+	}
+	if v, _ := b.View("p1"); v.Status != "paid" || v.Held {
+		t.Fatalf("released = %+v; want paid", v)
 	}
 }

@@ -11,6 +11,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -89,16 +90,27 @@ func Reply(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// PostCallback sends a simulator's callback: body (JSON unless header says
-// otherwise) to url with the aggregator's own headers (its signature),
-// giving up after 5 seconds.
-func PostCallback(url string, body []byte, header http.Header) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+// Note is an aggregator's notification: Body sent to URL with Method
+// (POST when "") and the aggregator's own Header (its signature;
+// Content-Type: JSON unless set). URL "": none.
+type Note struct {
+	Method, URL string
+	Body        []byte
+	Header      http.Header
+}
+
+// PostCallback sends a simulator's notification n, giving up after 5
+// seconds.
+func PostCallback(n Note) {
+	if n.URL == "" {
+		return
+	}
+	req, err := http.NewRequest(cmp.Or(n.Method, http.MethodPost), n.URL, bytes.NewReader(n.Body))
 	if err != nil {
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
+	for k, v := range n.Header {
 		req.Header[k] = v
 	}
 	if res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req); err == nil {

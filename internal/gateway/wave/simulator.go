@@ -44,7 +44,8 @@ import (
 // without a number), on the page, or on POST /_sim/settle/{id, client_reference
 // or a payout's idempotency-key}[?status=succeeded|cancelled|expired for a
 // session, succeeded|failed|reversed for a payout; reversed takes back a
-// succeeded payout]. A session's end is POSTed to CallbackURL as
+// succeeded payout, and would a succeeded session too: the book does not
+// tell them apart]. A session's end is POSTed to CallbackURL as
 // checkout.session.completed or checkout.session.payment_failed, signed
 // (Wave-Signature) with WebhookSecret when set; an expired session and
 // payouts send none (Wave documents no such event). POST
@@ -111,12 +112,12 @@ var (
 // ready sets the book to Wave's lifecycle on the first request: a session
 // or payout is processing, then succeeded, or cancelled (a session),
 // expired (a session), failed (a payout), with a webhook for a session's
-// payment.
+// payment; a succeeded payout may be reversed after.
 func (s *Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[simData]{
 			Pending: simProcessing, Succeeded: simSucceeded, Failed: simFailed,
-			Finals:  []string{simCancelled, simExpired, simReversed},
+			Finals: []string{simCancelled, simExpired}, After: map[string][]string{simSucceeded: {simReversed}},
 			Outcome: simOutcome, End: s.end, Notify: s.webhook,
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -125,18 +126,8 @@ func (s *Simulator) ready() {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.ready()
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/c/"):
+	if strings.HasPrefix(r.URL.Path, "/c/") {
 		s.page(w, r, strings.TrimPrefix(r.URL.Path, "/c/"))
-		return
-	case strings.HasPrefix(r.URL.Path, "/_sim/settle/") && r.URL.Query().Get("status") == simReversed && r.Method == http.MethodPost:
-		// A payout's reversal follows its success: not an end the Book
-		// knows.
-		if _, found := s.reverse(strings.TrimPrefix(r.URL.Path, "/_sim/settle/"), true); !found {
-			http.NotFound(w, r)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	if s.Intercept(w, r) {
@@ -441,13 +432,13 @@ func (s *Simulator) end(m *sim.Movement[simData]) {
 // webhook is the event a session's end sends, or, with claim, one
 // claiming that payment_status (succeeded: completed; other: failed). An
 // open or expired session sends none of its own, nor does a payout.
-func (s *Simulator) webhook(m *sim.Movement[simData], claim string) (string, []byte, http.Header) {
+func (s *Simulator) webhook(m *sim.Movement[simData], claim string) sim.Note {
 	status := m.Status
 	if claim != "" {
 		status = claim
 	}
 	if m.Payout || s.CallbackURL == "" || status == simProcessing || status == simExpired {
-		return "", nil, nil
+		return sim.Note{}
 	}
 	kind := "checkout.session.payment_failed"
 	if status == simSucceeded {
@@ -462,7 +453,7 @@ func (s *Simulator) webhook(m *sim.Movement[simData], claim string) (string, []b
 	if s.WebhookSecret != "" {
 		h.Set("Wave-Signature", Sign(s.WebhookSecret, time.Now().Unix(), body))
 	}
-	return s.CallbackURL, body, h
+	return sim.Note{URL: s.CallbackURL, Body: body, Header: h}
 }
 
 // createPayout is POST /v1/payout, under its idempotency-key.
@@ -539,29 +530,18 @@ func (s *Simulator) answerKey(w http.ResponseWriter, old *sim.Movement[simData],
 // the same. One not succeeded is refused with the simulator's own code.
 func (s *Simulator) reversePayout(w http.ResponseWriter, id string) {
 	m, ok := s.View(id)
-	if !ok || m.ID != id || !m.Payout {
+	switch {
+	case !ok || m.ID != id || !m.Payout:
 		refuse(w, http.StatusNotFound, "payout-not-found", "No payout with this id.")
 		return
-	}
-	switch status, _ := s.reverse(id, false); status {
-	case simReversed:
-		w.WriteHeader(http.StatusOK)
-	case simSucceeded:
+	case m.Status == simSucceeded && time.Since(m.Created) > ReversalWindow:
 		refuse(w, http.StatusBadRequest, "payout-reversal-time-limit-exceeded", "This payout is too old to be reversed.")
-	default:
-		refuse(w, http.StatusConflict, "payout-not-reversible", "Only a succeeded payout can be reversed.")
+		return
 	}
-}
-
-// reverse takes back the succeeded payout found by key (any time when
-// anytime, else within ReversalWindow): it answers the payout's status
-// after, and whether key names anything.
-func (s *Simulator) reverse(key string, anytime bool) (status string, found bool) {
-	found = s.Update(key, func(m *sim.Movement[simData]) {
-		if m.Payout && m.Status == simSucceeded && (anytime || time.Since(m.Created) <= ReversalWindow) {
-			m.Status = simReversed
-		}
-		status = m.Status
-	})
-	return status, found
+	s.Settle(id, simReversed)
+	if m, _ = s.View(id); m.Status != simReversed {
+		refuse(w, http.StatusConflict, "payout-not-reversible", "Only a succeeded payout can be reversed.")
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
