@@ -69,8 +69,12 @@ func ErrorReason(err error) string {
 	return ""
 }
 
-// ErrorCode returns the code of err when it is (or wraps) an *Error, else EInternal.
+// ErrorCode returns the code of err when it is (or wraps) an *Error, "" for
+// no error, else EInternal.
 func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code

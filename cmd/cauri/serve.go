@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -82,6 +83,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Connectors: connectors, Failures: failures, Platform: cfg.PlatformWorkspace, Route: router}
 	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
 		Connectors: connectors, Failures: failures, Route: router}
+	gatewaySvc := &gateways.Service{Store: st, Now: now}
 	srv, err := web.New(web.Deps{
 		Store:          st,
 		Checkout:       checkoutSvc,
@@ -93,7 +95,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		BaseURL:        cfg.BaseURL,
 		Accounts:       &accounts.Service{Store: st, Now: now},
 		Webhooks:       &delivery.Service{Store: st, Guard: guard, Worker: worker, Now: now},
-		Partners:       &partner.Service{Store: st, Guard: guard, Secret: cfg.PartnerSecret, Now: now},
+		Gateways:       gatewaySvc,
+		Partners:       &partner.Service{Store: st, Gateways: gatewaySvc, Guard: guard, Secret: cfg.PartnerSecret, Now: now},
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,
 		Registry:       reg,

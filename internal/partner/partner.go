@@ -13,12 +13,11 @@ import (
 	"context"
 	"crypto/subtle"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
-	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -31,7 +30,6 @@ type Store interface {
 	ProvisionWorkspace(ctx context.Context, p store.Provision) error
 	UpdateWorkspace(ctx context.Context, id, name string, fn func(*cauri.WebhookConfig) error, now time.Time) (*cauri.Workspace, error)
 	WebhookConfig(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error)
-	CreateGateway(ctx context.Context, g *cauri.Gateway, credentials map[string]string) error
 	Audit(ctx context.Context, now time.Time, action, workspaceID string, detail map[string]any) error
 }
 
@@ -43,8 +41,9 @@ type URLChecker interface {
 
 // Service is the partner API's rules.
 type Service struct {
-	Store Store
-	Guard URLChecker
+	Store    Store
+	Gateways *gateways.Service
+	Guard    URLChecker
 	// Secret is the single partner's secret (CAURI_PARTNER_SECRET; "":
 	// only the partners the administration issued).
 	Secret string
@@ -298,32 +297,8 @@ func (s *Service) UpdateMerchant(ctx context.Context, ws *cauri.Workspace, in Up
 	return s.merchant(ctx, ws)
 }
 
-// NewGateway is one of a merchant's aggregator accounts.
-type NewGateway struct {
-	Provider, Name string
-	Live           bool
-	Countries      []string
-	Credentials    map[string]string
-}
-
-// AddGateway adds a gateway to ws (a merchant read with Workspace),
-// checked as the dashboard and the command line check it, its credentials
-// sealed. A Connect merchant collects through the platform's gateways:
-// EForbidden.
-func (s *Service) AddGateway(ctx context.Context, ws *cauri.Workspace, in NewGateway) (*cauri.Gateway, error) {
-	if ws.Connect {
-		return nil, cauri.Errorf(cauri.EForbidden, "A Connect merchant collects through the service's platform gateways; it adds none of its own")
-	}
-	prov, ok := gateway.Lookup(in.Provider)
-	if !ok {
-		return nil, cauri.Errorf(cauri.EInvalid, "provider must be one of %s", strings.Join(gateway.Keys(), ", "))
-	}
-	g, err := prov.NewGateway(ws.ID, in.Name, in.Live, in.Countries, in.Credentials, s.Now())
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Store.CreateGateway(ctx, g, in.Credentials); err != nil {
-		return nil, err
-	}
-	return g, nil
+// AddGateway adds a gateway to ws (a merchant read with Workspace), as
+// every way in adds one (package gateways).
+func (s *Service) AddGateway(ctx context.Context, ws *cauri.Workspace, in gateways.New) (*cauri.Gateway, error) {
+	return s.Gateways.Add(ctx, ws, in)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -26,7 +27,8 @@ func (guard) CheckURL(_ context.Context, u string) error {
 var now = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
 func service(st *store.Store, secret string) *Service {
-	return &Service{Store: st, Guard: guard{}, Secret: secret, Now: func() time.Time { return now }}
+	clock := func() time.Time { return now }
+	return &Service{Store: st, Gateways: &gateways.Service{Store: st, Now: clock}, Guard: guard{}, Secret: secret, Now: clock}
 }
 
 func TestAuthenticate(t *testing.T) {
@@ -121,11 +123,11 @@ func TestMerchants(t *testing.T) {
 			t.Fatalf("merchants = %d, %v; want 2", len(list), err)
 		}
 
-		if _, err := s.AddGateway(ctx, ws, NewGateway{Provider: "nobody"}); cauri.ErrorCode(err) != cauri.EInvalid {
+		if _, err := s.AddGateway(ctx, ws, gateways.New{Provider: "nobody"}); cauri.ErrorCode(err) != cauri.EInvalid {
 			t.Fatalf("unknown provider: %v", err)
 		}
 		ws.Connect = true
-		if _, err := s.AddGateway(ctx, ws, NewGateway{Provider: "pawapay"}); cauri.ErrorCode(err) != cauri.EForbidden {
+		if _, err := s.AddGateway(ctx, ws, gateways.New{Provider: "pawapay"}); cauri.ErrorCode(err) != cauri.EForbidden {
 			t.Fatalf("a Connect merchant's gateway: %v; want %s", err, cauri.EForbidden)
 		}
 	})

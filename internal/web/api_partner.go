@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -210,7 +211,7 @@ func (s *Server) addMerchantGateway(w http.ResponseWriter, r *http.Request, p *s
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	g, err := s.Partners.AddGateway(r.Context(), ws, partner.NewGateway{Provider: req.Provider, Name: req.Name, Live: req.Live,
+	g, err := s.Partners.AddGateway(r.Context(), ws, gateways.New{Provider: req.Provider, Name: req.Name, Live: req.Live,
 		Countries: req.Countries, Credentials: req.Credentials})
 	if err != nil {
 		return err

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateways"
 )
 
 type operatorRow struct {
@@ -63,11 +63,7 @@ func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding s
 	if !ok {
 		return err
 	}
-	list, err := s.Store.Gateways(r.Context(), ws.ID)
-	if err != nil {
-		return err
-	}
-	health, err := s.Store.GatewaysHealth(r.Context(), ws.ID, s.Now().Add(-24*time.Hour))
+	list, health, err := s.Gateways.List(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -142,9 +138,6 @@ func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	if ws.Connect {
-		return s.renderGateways(w, r, "", cauri.Errorf(cauri.EForbidden, "A Connect workspace collects through the service's platform gateways; it adds none of its own"))
-	}
 	f := r.PostForm
 	p, found := gateway.Lookup(f.Get("provider"))
 	if !found {
@@ -162,14 +155,15 @@ func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
 			countries = append(countries, c)
 		}
 	}
-	g, err := p.NewGateway(ws.ID, f.Get("name"), f.Get("live") == "true", countries, creds, s.Now())
-	if err == nil {
-		err = s.Store.CreateGateway(r.Context(), g, creds)
-	}
-	if err != nil {
-		if cauri.ErrorCode(err) == cauri.EInternal {
-			return err
-		}
+	_, err = s.Gateways.Add(r.Context(), ws, gateways.New{Provider: p.Key, Name: f.Get("name"), Live: f.Get("live") == "true",
+		Countries: countries, Credentials: creds})
+	switch cauri.ErrorCode(err) {
+	case "":
+	case cauri.EInternal:
+		return err
+	case cauri.EForbidden:
+		return s.renderGateways(w, r, "", err)
+	default:
 		return s.renderGateways(w, r, p.Key, err)
 	}
 	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
@@ -182,7 +176,7 @@ func (s *Server) gatewaySwitch(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	if _, err := s.Store.SetGatewayEnabled(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("enabled") == "true", s.Now()); err != nil {
+	if _, err := s.Gateways.SetEnabled(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("enabled") == "true"); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
@@ -197,8 +191,8 @@ func (s *Server) gatewayOperator(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := r.PostForm
-	if _, err := s.Store.SetGatewayOperator(r.Context(), ws.ID, r.PathValue("id"), f.Get("country"), f.Get("operator"),
-		f.Get("enabled") == "true", s.Now()); err != nil {
+	if _, err := s.Gateways.SetOperator(r.Context(), ws.ID, r.PathValue("id"), f.Get("country"), f.Get("operator"),
+		f.Get("enabled") == "true"); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)

@@ -23,6 +23,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/routing"
@@ -44,6 +45,7 @@ type Deps struct {
 	Accounts       *accounts.Service // API keys, the dashboard's sign-in, sessions and team
 	Partners       *partner.Service  // the partner API (/v1/partner)
 	Webhooks       *delivery.Service // webhook configuration, the delivery log, resends
+	Gateways       *gateways.Service // a workspace's aggregator accounts
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it, to the

@@ -19,6 +19,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
@@ -106,7 +107,8 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
 			Failures: failures, Route: router},
 		Accounts: &accounts.Service{Store: st, Now: clk.Now},
-		Partners: &partner.Service{Store: st, Guard: guard, Now: clk.Now},
+		Gateways: &gateways.Service{Store: st, Now: clk.Now},
+		Partners: &partner.Service{Store: st, Gateways: &gateways.Service{Store: st, Now: clk.Now}, Guard: guard, Now: clk.Now},
 		Webhooks: &delivery.Service{Store: st, Guard: guard, Worker: worker, Now: clk.Now},
 		Router:   router,
 		Limiter:  ratelimit.NewMemory(clk.Now),

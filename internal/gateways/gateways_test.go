@@ -1,0 +1,59 @@
+package gateways
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+func TestAddListSwitch(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+		s := &Service{Store: st, Now: func() time.Time { return now }}
+		ws, err := cauri.NewWorkspace("Boutique Adjoa", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := cauri.KeySet(ws.ID, now)
+		if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			in   New
+			code string
+		}{
+			{New{Provider: "stripe"}, cauri.EInvalid},
+			{New{Provider: "pawapay"}, cauri.EInvalid}, // no credentials
+			{New{Provider: "pawapay", Credentials: map[string]string{"api_token": "t", "extra": "x"}}, cauri.EInvalid},              // an unknown one
+			{New{Provider: "pawapay", Countries: []string{"FR"}, Credentials: map[string]string{"api_token": "t"}}, cauri.EInvalid}, // not served
+		} {
+			if _, err := s.Add(ctx, ws, tc.in); cauri.ErrorCode(err) != tc.code {
+				t.Errorf("Add(%+v) = %v; want %s", tc.in, err, tc.code)
+			}
+		}
+		g, err := s.Add(ctx, ws, New{Provider: "pawapay", Live: true, Countries: []string{"SN"}, Credentials: map[string]string{"api_token": "secret-token"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, _, err := s.List(ctx, ws.ID)
+		if err != nil || len(list) != 1 || list[0].ID != g.ID || list[0].CredentialHints["api_token"] == "secret-token" {
+			t.Fatalf("list = %+v, %v; want the one gateway, its credentials only hinted at", list, err)
+		}
+		if g, err = s.SetEnabled(ctx, ws.ID, g.ID, false); err != nil || g.Enabled {
+			t.Fatalf("switched off = %+v, %v", g, err)
+		}
+		if _, err := s.SetEnabled(ctx, "ws_another", g.ID, true); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("another workspace's gateway: %v; want %s", err, cauri.ENotFound)
+		}
+		connect := *ws
+		connect.Connect = true
+		if _, err := s.Add(ctx, &connect, New{Provider: "pawapay", Credentials: map[string]string{"api_token": "t"}}); cauri.ErrorCode(err) != cauri.EForbidden {
+			t.Fatalf("a Connect workspace's own gateway: %v; want %s", err, cauri.EForbidden)
+		}
+	})
+}
