@@ -195,3 +195,8 @@ func (s *Service) Accept(ctx context.Context, token, password string) (string, e
 	}
 	return s.startSession(ctx, store.DashboardSession{UserID: userID, WorkspaceID: inv.WorkspaceID, Livemode: true})
 }
+
+// Workspaces lists the workspaces a user belongs to.
+func (s *Service) Workspaces(ctx context.Context, userID string) ([]*cauri.Workspace, error) {
+	return s.Store.UserWorkspaces(ctx, userID)
+}

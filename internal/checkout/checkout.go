@@ -274,3 +274,29 @@ func (s *Service) SettleSandbox(ctx context.Context, id, issue string) (*cauri.S
 	}
 	return sess, err
 }
+
+// Session reads a session by its id, as the hosted pages do (the id is
+// the customer's capability), with the workspace it pays.
+func (s *Service) Session(ctx context.Context, id string) (*cauri.Session, *cauri.Workspace, error) {
+	sess, err := s.Store.Session(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := s.Store.Workspace(ctx, sess.WorkspaceID)
+	return sess, ws, err
+}
+
+// Detail reads one of a workspace's sessions of one mode with its
+// attempts, as the dashboard shows it; another workspace's, or the other
+// mode's, is not found.
+func (s *Service) Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.Attempt, error) {
+	sess, err := s.Store.Session(ctx, id)
+	if err == nil && (sess.WorkspaceID != workspaceID || sess.Livemode != livemode) {
+		err = cauri.Errorf(cauri.ENotFound, "Transaction not found")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	attempts, err := s.Store.Attempts(ctx, sess.ID)
+	return sess, attempts, err
+}

@@ -183,3 +183,23 @@ func (s *Service) CheckLink(ctx context.Context, ws *cauri.Workspace, live bool,
 	}
 	return out, nil
 }
+
+// Link reads a payment link by its slug, with the workspace it pays.
+func (s *Service) Link(ctx context.Context, slug string) (*cauri.PaymentLink, *cauri.Workspace, error) {
+	l, err := s.Store.LinkBySlug(ctx, slug)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := s.Store.Workspace(ctx, l.WorkspaceID)
+	return l, ws, err
+}
+
+// Links lists a workspace's payment links.
+func (s *Service) Links(ctx context.Context, workspaceID string) ([]*cauri.PaymentLink, error) {
+	return s.Store.Links(ctx, workspaceID)
+}
+
+// SetLinkActive deactivates or reactivates one of the workspace's links.
+func (s *Service) SetLinkActive(ctx context.Context, workspaceID, id string, active bool) (*cauri.PaymentLink, error) {
+	return s.Store.SetLinkActive(ctx, workspaceID, id, active, s.Now())
+}

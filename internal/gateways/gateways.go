@@ -21,6 +21,7 @@ import (
 // Store is what the service keeps and reads (*store.Store).
 type Store interface {
 	Gateways(ctx context.Context, workspaceID string) ([]*cauri.Gateway, error)
+	GatewayByID(ctx context.Context, id string) (*cauri.Gateway, error)
 	GatewaysHealth(ctx context.Context, workspaceID string, since time.Time) (map[string]*store.GatewayHealth, error)
 	CreateGateway(ctx context.Context, g *cauri.Gateway, credentials map[string]string) error
 	SetGatewayEnabled(ctx context.Context, workspaceID, id string, enabled bool, now time.Time) (*cauri.Gateway, error)
@@ -85,4 +86,21 @@ func (s *Service) SetEnabled(ctx context.Context, workspaceID, id string, enable
 // SetOperator switches one operator of one country of a gateway on or off.
 func (s *Service) SetOperator(ctx context.Context, workspaceID, id, country, operator string, enabled bool) (*cauri.Gateway, error) {
 	return s.Store.SetGatewayOperator(ctx, workspaceID, id, country, operator, enabled, s.Now())
+}
+
+// Known reports a gateway by its id (ENotFound when none), for the
+// aggregators that check a callback address before using it.
+func (s *Service) Known(ctx context.Context, id string) error {
+	_, err := s.Store.GatewayByID(ctx, id)
+	return err
+}
+
+// Names returns the names of a workspace's gateways, by id.
+func (s *Service) Names(ctx context.Context, workspaceID string) (map[string]string, error) {
+	list, err := s.Store.Gateways(ctx, workspaceID)
+	names := map[string]string{}
+	for _, g := range list {
+		names[g.ID] = g.Name
+	}
+	return names, err
 }

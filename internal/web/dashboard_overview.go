@@ -80,7 +80,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.Store.UserWorkspaces(r.Context(), d.UserID)
+	list, err := s.Accounts.Workspaces(r.Context(), d.UserID)
 	if err != nil {
 		return err
 	}

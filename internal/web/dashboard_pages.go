@@ -182,7 +182,7 @@ func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused err
 	if !ok {
 		return err
 	}
-	links, err := s.Store.Links(r.Context(), ws.ID)
+	links, err := s.Checkout.Links(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	if _, err := s.Store.SetLinkActive(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("active") == "true", s.Now()); err != nil {
+	if _, err := s.Checkout.SetLinkActive(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("active") == "true"); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
@@ -285,26 +285,15 @@ func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	sess, err := s.Store.Session(r.Context(), r.PathValue("id"))
-	if err == nil && (sess.WorkspaceID != ws.ID || sess.Livemode != d.Livemode) {
-		err = cauri.Errorf(cauri.ENotFound, "Transaction not found")
-	}
+	sess, attempts, err := s.Checkout.Detail(r.Context(), ws.ID, d.Livemode, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	attempts, err := s.Store.Attempts(r.Context(), sess.ID)
+	names, err := s.Gateways.Names(r.Context(), ws.ID)
 	if err != nil {
 		return err
 	}
-	gateways, err := s.Store.Gateways(r.Context(), ws.ID)
-	if err != nil {
-		return err
-	}
-	names := map[string]string{}
-	for _, g := range gateways {
-		names[g.ID] = g.Name
-	}
-	deliveries, err := s.Store.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{TransactionID: sess.ID, Limit: 200})
+	deliveries, err := s.Webhooks.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{TransactionID: sess.ID, Limit: 200})
 	if err != nil {
 		return err
 	}

@@ -101,15 +101,11 @@ func (s *Server) linkPagePost(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) renderLink(w http.ResponseWriter, r *http.Request, form checkout.LinkPayment, refused error) error {
 	lang, t := pickLanguage(r)
 	setPageHeaders(w)
-	l, err := s.Store.LinkBySlug(r.Context(), r.PathValue("slug"))
+	l, ws, err := s.Checkout.Link(r.Context(), r.PathValue("slug"))
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		w.WriteHeader(http.StatusNotFound)
 		return s.pages.ExecuteTemplate(w, "notfound.html", pageData{T: t, Lang: lang})
 	}
-	if err != nil {
-		return err
-	}
-	ws, err := s.Store.Workspace(r.Context(), l.WorkspaceID)
 	if err != nil {
 		return err
 	}

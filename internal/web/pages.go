@@ -136,7 +136,7 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, refused 
 	if err != nil {
 		return err
 	}
-	ws, err := s.Store.Workspace(r.Context(), sess.WorkspaceID)
+	ws, err := s.Accounts.Workspace(r.Context(), sess.WorkspaceID)
 	if err != nil {
 		return err
 	}

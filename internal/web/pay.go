@@ -92,7 +92,7 @@ func (s *Server) initiate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sess, err := s.Store.Session(r.Context(), req.TransactionID)
+	sess, _, err := s.Checkout.Session(r.Context(), req.TransactionID)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 // gatewayCallbackPing is GET /callbacks/{gatewayId}: aggregators that check
 // the address before using it (CinetPay) get 200 for a known gateway.
 func (s *Server) gatewayCallbackPing(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.Store.GatewayByID(r.Context(), r.PathValue("gatewayId")); err != nil {
+	if err := s.Gateways.Known(r.Context(), r.PathValue("gatewayId")); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
