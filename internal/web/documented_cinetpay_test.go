@@ -145,7 +145,7 @@ func TestDocumented_CinetPay(t *testing.T) {
 			// the check says ACCEPTED.
 			fake.on("POST /v2/payment/check", "check_accepted.json")
 			cinetpayNotify(e, g.ID, cinetpayForm(t, fake, "payment_notification.form"), secret)
-			cinetpayPaid(t, "CinetPay's notification", st, id)
+			settled(t, st, "CinetPay's notification", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("after CinetPay's notification = %s", got)
 			}
@@ -182,7 +182,7 @@ func TestDocumented_CinetPay(t *testing.T) {
 			form.Set("cpm_amount", "5000")
 			form.Set("payment_method", "VISAM")
 			cinetpayNotify(e, g.ID, form, secret)
-			cinetpayPaid(t, "CinetPay's notification", st, id)
+			settled(t, st, "CinetPay's notification", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("after CinetPay's notification = %s", got)
 			}
@@ -249,7 +249,7 @@ func TestDocumented_CinetPayV1(t *testing.T) {
 		if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}); v.status != 200 {
 			t.Fatalf("verify = %d %s", v.status, v.raw)
 		}
-		cinetpayPaid(t, "the page's check", st, id)
+		settled(t, st, "the page's check", id)
 		if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 			t.Fatalf("after CinetPay's status read = %s", got)
 		}
@@ -259,21 +259,6 @@ func TestDocumented_CinetPayV1(t *testing.T) {
 			t.Fatalf("attempts = %+v, %v; want CinetPay's transaction_id on the paid attempt", attempts, err)
 		}
 	})
-}
-
-// cinetpayPaid fails unless the session is paid in the store: settled by
-// what the test just did (what), since a merchant's read of a live
-// session asks the aggregator itself (checkout.Service.Get verifies a
-// payable session) and would settle it whatever the notification did.
-func cinetpayPaid(t *testing.T, what string, st *store.Store, id string) {
-	t.Helper()
-	s, err := st.Session(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Status != cauri.SessionSuccess {
-		t.Fatalf("after %s the session is %s; want SUCCESS", what, s.Status)
-	}
 }
 
 // cinetpayCalled reports whether the fake received each call, in that order.

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -64,20 +63,6 @@ func called(d *documented, call string) bool {
 	return false
 }
 
-// settledByCallback fails unless session id is SUCCESS in the store: the
-// merchant's read of a pending live session asks the aggregator itself,
-// so only the stored status shows that the callback settled it.
-func settledByCallback(t *testing.T, st *store.Store, id string) {
-	t.Helper()
-	sess, err := st.Session(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sess.Status != cauri.SessionSuccess {
-		t.Fatalf("after the callback, the session is %s; want SUCCESS", sess.Status)
-	}
-}
-
 // fedapaySigned is the X-FEDAPAY-SIGNATURE FedaPay puts on body (FedaPay's
 // SDKs, WebhookSignature: t=<unix>,s=<hex HMAC-SHA256 of "<t>.<body>">),
 // now: the connector checks the signature's age against the real clock.
@@ -122,7 +107,7 @@ func TestDocumented_FedaPay(t *testing.T) {
 				fake.on("GET /transactions/", "transaction_approved.json")
 				approved := fedapayEvent(t, fake, "transaction.approved", "transaction_approved.json", "v1/transaction")
 				fake.callback(e, g, approved, fedapaySigned(secret, approved))
-				settledByCallback(t, st, id)
+				settled(t, st, "the callback", id)
 				if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 					t.Fatalf("after FedaPay's webhook = %s", got)
 				}

@@ -100,7 +100,7 @@ func TestDocumented_Flutterwave(t *testing.T) {
 				}
 				fake.on("GET /transactions/verify_by_reference", successful)
 				fake.callback(e, g, flutterwaveEvent("charge.completed", data), verified)
-				settledByCallback(t, st, id)
+				settled(t, st, "the callback", id)
 				if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 					t.Fatalf("after Flutterwave's webhook = %s", got)
 				}
@@ -126,7 +126,7 @@ func TestDocumented_Flutterwave(t *testing.T) {
 				}
 				fake.on("GET /transactions/verify_by_reference", successful)
 				fake.callback(e, g, flutterwaveEvent("charge.completed", data), verified)
-				settledByCallback(t, st, id)
+				settled(t, st, "the callback", id)
 				if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 					t.Fatalf("after Flutterwave's webhook = %s", got)
 				}

@@ -50,6 +50,7 @@ func TestDocumented_PawaPay(t *testing.T) {
 			}
 			fake.on("GET /v2/deposits/", "deposit_status_completed.json")
 			fake.callback(e, g, "deposit_callback_completed.json", nil)
+			settled(t, st, "pawaPay's callback", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("after pawaPay's callback = %s", got)
 			}
@@ -66,6 +67,7 @@ func TestDocumented_PawaPay(t *testing.T) {
 			}
 			fake.on("GET /v2/deposits/", "deposit_status_completed.json")
 			fake.callback(e, g, "deposit_callback_completed.json", nil)
+			settled(t, st, "pawaPay's callback", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("after pawaPay's callback = %s", got)
 			}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -84,11 +82,7 @@ func TestDocumented_Paystack(t *testing.T) {
 			t.Helper()
 			fake.on("GET /transaction/verify/", "verify_success.json")
 			fake.callback(e, g, "webhook_charge_success.json", paystackSigned(fake.body("webhook_charge_success.json"), secretKey))
-			// The webhook settled it: read from the store, since the
-			// merchant's read below would ask Paystack itself.
-			if s, err := st.Session(context.Background(), id); err != nil || s.Status != cauri.SessionSuccess {
-				t.Fatalf("after Paystack's charge.success = %+v, %v; want SUCCESS", s, err)
-			}
+			settled(t, st, "Paystack's charge.success", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("the merchant reads %s; want SUCCESS", got)
 			}

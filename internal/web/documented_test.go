@@ -15,6 +15,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/store"
 )
 
 // documented is a fake aggregator that answers only with its documented
@@ -155,6 +156,21 @@ func (e *env) addDocumented(ws *cauri.Workspace, provider string, d *documented,
 		e.t.Fatal(err)
 	}
 	return g
+}
+
+// settled fails unless session id is SUCCESS in the store after what the
+// test just did (what: a callback, a status check): the merchant's read of
+// a pending live session asks the aggregator itself, so only the stored
+// status shows that the callback settled it.
+func settled(t *testing.T, st *store.Store, what, id string) {
+	t.Helper()
+	sess, err := st.Session(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Status != cauri.SessionSuccess {
+		t.Fatalf("after %s, the session is %s; want SUCCESS", what, sess.Status)
+	}
 }
 
 // sessionStatus is a live session's status as its merchant reads it.

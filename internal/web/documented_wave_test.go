@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cauri-pay/cauri"
 	wavegw "github.com/cauri-pay/cauri/internal/gateway/wave"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -51,11 +50,7 @@ func TestDocumented_Wave(t *testing.T) {
 			body := fake.body("webhook_checkout_completed.json")
 			fake.callback(e, g, "webhook_checkout_completed.json",
 				http.Header{"Wave-Signature": {wavegw.Sign(creds["webhook_secret"], time.Now().Unix(), body)}})
-			// The webhook settled it: read from the store, since the
-			// merchant's read below would ask Wave itself.
-			if s, err := st.Session(ctx, id); err != nil || s.Status != cauri.SessionSuccess {
-				t.Fatalf("after Wave's checkout.session.completed = %+v, %v; want SUCCESS", s, err)
-			}
+			settled(t, st, "Wave's checkout.session.completed", id)
 			if got := e.sessionStatus(keys["live_secret"], id); got != "SUCCESS" {
 				t.Fatalf("the merchant reads %s; want SUCCESS", got)
 			}
