@@ -84,7 +84,14 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	case "wave":
 		return &wave.Client{BaseURL: base, APIKey: creds["api_key"], WebhookSecret: creds["webhook_secret"], HTTP: client}, nil
 	case "mtnmomo":
-		return cached(g.ID+base, creds, &mtnmomo.Client{BaseURL: base, Environment: creds["target_environment"], CollectionKey: creds["collection_key"],
+		env := creds["target_environment"]
+		if env == "" && g.Live && len(g.Routes) > 0 {
+			// A live account is its country's: MTN's environment is the
+			// operator code of the gateway's one country (mtnbenin, ...),
+			// never the sandbox's.
+			env = g.Routes[0].Code
+		}
+		return cached(g.ID+base, creds, &mtnmomo.Client{BaseURL: base, Environment: env, CollectionKey: creds["collection_key"],
 			DisbursementKey: creds["disbursement_key"], APIUser: creds["api_user"], APIKey: creds["api_key"], HTTP: client}), nil
 	case "orangemoney":
 		return cached(g.ID+base, creds, &orangemoney.Client{BaseURL: base, Country: creds["country"], ClientID: creds["client_id"],

@@ -1,0 +1,43 @@
+package connect
+
+import (
+	"testing"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
+)
+
+// TestNew_MTNEnvironment: a live MTN MoMo gateway connected without
+// target_environment speaks to its country's environment, never to the
+// sandbox's; a test one to the sandbox; the credential wins when given.
+func TestNew_MTNEnvironment(t *testing.T) {
+	p, _ := gateway.Lookup("mtnmomo")
+	routes, err := p.Routes([]string{"BJ"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := map[string]string{"api_user": "u", "api_key": "k", "collection_key": "c"}
+	for _, tc := range []struct {
+		live bool
+		env  string // the credential
+		want string
+	}{
+		{true, "", "mtnbenin"},
+		{false, "", ""}, // the client's default: the sandbox
+		{true, "mtnivorycoast", "mtnivorycoast"},
+	} {
+		c := map[string]string{"target_environment": tc.env}
+		for k, v := range creds {
+			c[k] = v
+		}
+		g := &cauri.Gateway{ID: cauri.NewID("gw_"), Provider: "mtnmomo", Live: tc.live, Routes: routes}
+		conn, err := New(g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := conn.(*mtnmomo.Client).Environment; got != tc.want {
+			t.Errorf("live %v, target_environment %q: environment %q; want %q", tc.live, tc.env, got, tc.want)
+		}
+	}
+}
