@@ -63,7 +63,7 @@ func flutterwaveEvent(event, data string) string {
 
 // TestDocumented_Flutterwave is a merchant's first payments through
 // Flutterwave, answered only by Flutterwave's documented answers: MTN
-// Uganda and MTN Rwanda, where the charge answers only Flutterwave's
+// Uganda, MTN Rwanda and MTN Zambia, where the charge answers only Flutterwave's
 // authorization page (the customer is sent to meta.authorization.redirect);
 // MTN Cameroon and Orange Côte d'Ivoire, francophone charges pushed to
 // the phone (mode callback);
@@ -78,12 +78,13 @@ func TestDocumented_Flutterwave(t *testing.T) {
 		verified := http.Header{"Verif-Hash": {secretHash}}
 		fake := newDocumented(t, "flutterwave", flutterwaveRef, flutterwaveIDs...).
 			on("POST /charges", "charge_redirect.json")
-		g := e.addDocumented(ws, "flutterwave", fake, map[string]string{"secret_key": "FLWSECK-documented", "secret_hash": secretHash}, "UG", "RW", "CM", "CI")
+		g := e.addDocumented(ws, "flutterwave", fake, map[string]string{"secret_key": "FLWSECK-documented", "secret_hash": secretHash}, "UG", "RW", "ZM", "CM", "CI")
 		const page = "https://flutterwave-authorize.example.org/captcha/verify/lang-en/40021:c0ffee00c0ffee00c0ffee00c0ffee00"
 
 		for _, c := range []struct{ name, currency, phone string }{
 			{"MTNUganda", "UGX", "+256771234567"},
 			{"MTNRwanda", "RWF", "+250781234567"},
+			{"MTNZambia", "ZMW", "+260961234567"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				// Until the customer authorizes on the page, the charge is

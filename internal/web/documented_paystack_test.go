@@ -59,10 +59,10 @@ func paystackCalls(d *documented) []string {
 }
 
 // TestDocumented_Paystack is a merchant's first payments through Paystack
-// in Ghana, answered only by Paystack's documented answers: Telecel
+// in Ghana and Kenya, answered only by Paystack's documented answers: Telecel
 // (ex-Vodafone) Cash, whose charge asks for the customer's voucher (send_otp,
 // then Submit OTP); MTN, whose charge waits for the customer with
-// Paystack's instructions (pay_offline); each to SUCCESS by the signed
+// Paystack's instructions (pay_offline), as M-Pesa's in Kenya; each to SUCCESS by the signed
 // charge.success webhook. And transfers to an MTN wallet (a recipient, then
 // the transfer): one Paystack answers success at once, one it answers
 // pending and ends by the signed transfer.success webhook.
@@ -72,7 +72,7 @@ func TestDocumented_Paystack(t *testing.T) {
 		ws, keys := e.newWorkspace("Accra shop", true)
 		const secretKey = "sk_live_documented"
 		fake := newDocumented(t, "paystack", jsonRef("reference"), paystackIDs...)
-		g := e.addDocumented(ws, "paystack", fake, map[string]string{"secret_key": secretKey}, "GH")
+		g := e.addDocumented(ws, "paystack", fake, map[string]string{"secret_key": secretKey}, "GH", "KE")
 		// A charge not yet settled: Verify Transaction says so, Check
 		// Pending Charge says which step it waits on.
 		waiting := func(step string) {
@@ -123,6 +123,24 @@ func TestDocumented_Paystack(t *testing.T) {
 			if r.status != 200 || r.str("status") != "PENDING" || next["type"] != "approve" ||
 				next["instructions"] != "Approve the prompt on your phone to finish paying" {
 				t.Fatalf("initiate = %d %s; want the customer's approval with Paystack's instructions", r.status, r.raw)
+			}
+			paid(t, id)
+		})
+
+		// M-Pesa Kenya: 150 KES, the 15000 cents of the documented
+		// charge_request_kes.json, waiting for the customer as MTN's.
+		t.Run("MPesaKenya", func(t *testing.T) {
+			fake.on("POST /charge", "charge_pay_offline.json")
+			waiting("charge_pay_offline.json")
+			id := e.mustSession(keys["live_public"], map[string]any{"amount": 150, "currency": "KES", "customer_email": "wanjiru@example.com"})
+			r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "mpesa", "phone": "0712 345678"})
+			if r.status != 200 || r.str("status") != "PENDING" || nextOf(r)["type"] != "approve" {
+				t.Fatalf("initiate = %d %s; want the customer's approval", r.status, r.raw)
+			}
+			var sent map[string]any
+			json.Unmarshal(fake.last("POST /charge"), &sent)
+			if mm, _ := sent["mobile_money"].(map[string]any); mm["provider"] != "mpesa" || mm["phone"] != "254712345678" {
+				t.Errorf("charge = %v; want charge_request_kes.json's provider and phone", sent)
 			}
 			paid(t, id)
 		})

@@ -35,6 +35,7 @@ type documented struct {
 	ours   string
 	routes map[string]fixtureReply
 	calls  []string
+	bodies [][]byte
 }
 
 type fixtureReply struct {
@@ -86,7 +87,7 @@ func (d *documented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	call := r.Method + " " + r.URL.Path
 	d.mu.Lock()
-	d.calls = append(d.calls, call)
+	d.calls, d.bodies = append(d.calls, call), append(d.bodies, body)
 	if ref := d.refOf(r, body); ref != "" {
 		d.ours = ref
 	}
@@ -106,6 +107,19 @@ func (d *documented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(reply.code)
 	w.Write(d.body(reply.fixture))
+}
+
+// last is the body of the last call named call ("POST /charge"), nil if
+// none came.
+func (d *documented) last(call string) []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.calls) - 1; i >= 0; i-- {
+		if d.calls[i] == call {
+			return d.bodies[i]
+		}
+	}
+	return nil
 }
 
 // callback posts a documented callback (fixture, our ids in it) to the
