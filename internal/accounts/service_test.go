@@ -15,25 +15,12 @@ type clock struct{ t time.Time }
 
 func (c *clock) Now() time.Time { return c.t }
 
-func newWorkspace(t *testing.T, st *store.Store, name string, now time.Time) *cauri.Workspace {
-	t.Helper()
-	ws, err := cauri.NewWorkspace(name, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, _ := cauri.KeySet(ws.ID, now)
-	if err := st.CreateWorkspace(context.Background(), ws, keys); err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
-
 func TestSignInAndSessions(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
 		s := &Service{Store: st, Now: clk.Now}
-		ws := newWorkspace(t, st, "Boutique Adjoa", clk.t)
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
 		hash, err := HashPassword("correct horse battery")
 		if err != nil {
 			t.Fatal(err)
@@ -83,8 +70,8 @@ func TestInvitations(t *testing.T) {
 		ctx := context.Background()
 		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
 		s := &Service{Store: st, Now: clk.Now}
-		ws := newWorkspace(t, st, "Boutique Adjoa", clk.t)
-		other := newWorkspace(t, st, "Kofi Store", clk.t)
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
 		hash, _ := HashPassword("kofi's own long password")
 		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "kofi@example.com", CreatedAt: clk.t}, hash, other.ID)
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/movement"
@@ -38,31 +37,11 @@ func (c *clock) Add(d time.Duration) {
 // over a real store.
 func setup(t *testing.T, st *store.Store) (*Service, *cauri.Workspace, *cauri.Gateway, string, *clock) {
 	t.Helper()
-	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-	ws, err := cauri.NewWorkspace("Boutique Adjoa", clk.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, _ := cauri.KeySet(ws.ID, clk.Now())
-	if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
-		t.Fatal(err)
-	}
-	if ws, err = st.VerifyWorkspace(ctx, ws.ID, clk.Now()); err != nil {
-		t.Fatal(err)
-	}
+	ws := storetest.Workspace(t, st, "Boutique Adjoa", true, clk.Now())
 	srv := httptest.NewServer(&pawapay.Simulator{Token: "sim-token"})
 	t.Cleanup(srv.Close)
-	p, _ := gateway.Lookup("pawapay")
-	routes, err := p.Routes([]string{"SN"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Live: true, BaseURL: srv.URL,
-		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: clk.Now()}
-	if err := st.CreateGateway(ctx, g, map[string]string{"api_token": "sim-token"}); err != nil {
-		t.Fatal(err)
-	}
+	g := storetest.Gateway(t, st, ws, "pawapay", srv.URL, map[string]string{"api_token": "sim-token"}, clk.Now(), "SN")
 	failures := movement.NewFailures(slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
 	s := &Service{Store: st, PayURL: "http://127.0.0.1:1/pay", CallbackURL: "http://127.0.0.1:1/callbacks", Now: clk.Now, Failures: failures,
 		Connectors: &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}}

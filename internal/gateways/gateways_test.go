@@ -15,14 +15,7 @@ func TestAddListSwitch(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 		s := &Service{Store: st, Now: func() time.Time { return now }}
-		ws, err := cauri.NewWorkspace("Boutique Adjoa", now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, _ := cauri.KeySet(ws.ID, now)
-		if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
-			t.Fatal(err)
-		}
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, now)
 		for _, tc := range []struct {
 			in   New
 			code string

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/connect"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/movement"
@@ -27,33 +26,15 @@ func setup(t *testing.T, st *store.Store, dailyCap int) (*Service, *cauri.Worksp
 	t.Helper()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	ws, err := cauri.NewWorkspace("Boutique Adjoa", now)
+	ws := storetest.Workspace(t, st, "Boutique Adjoa", true, now)
+	ws, err := st.SetTransferDailyCap(ctx, ws.ID, dailyCap, now)
 	if err != nil {
-		t.Fatal(err)
-	}
-	keys, _ := cauri.KeySet(ws.ID, now)
-	if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.VerifyWorkspace(ctx, ws.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	if ws, err = st.SetTransferDailyCap(ctx, ws.ID, dailyCap, now); err != nil {
 		t.Fatal(err)
 	}
 	sim := &pawapay.Simulator{Token: "sim-token"}
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	p, _ := gateway.Lookup("pawapay")
-	routes, err := p.Routes([]string{"SN"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Live: true, BaseURL: srv.URL,
-		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: now}
-	if err := st.CreateGateway(ctx, g, map[string]string{"api_token": "sim-token"}); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Gateway(t, st, ws, "pawapay", srv.URL, map[string]string{"api_token": "sim-token"}, now, "SN")
 	failures := movement.NewFailures(slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
 	s := &Service{Store: st, Now: func() time.Time { return now }, CallbackURL: "http://127.0.0.1:1/callbacks", Failures: failures,
 		Connectors: &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}}

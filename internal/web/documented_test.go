@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -157,18 +155,7 @@ func jsonRef(field string) func(*http.Request, []byte) string {
 // pointed at the documented fake d.
 func (e *env) addDocumented(ws *cauri.Workspace, provider string, d *documented, creds map[string]string, countries ...string) *cauri.Gateway {
 	e.t.Helper()
-	srv := httptest.NewServer(d)
-	e.t.Cleanup(srv.Close)
-	p, _ := gateway.Lookup(provider)
-	routes, err := p.Routes(countries)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: provider, Name: p.Name, Live: true, BaseURL: srv.URL,
-		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
-	if err := e.store.CreateGateway(context.Background(), g, creds); err != nil {
-		e.t.Fatal(err)
-	}
+	g, _ := e.addGateway(ws, provider, d, creds, countries...)
 	return g
 }
 

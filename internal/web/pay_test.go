@@ -32,16 +32,7 @@ func (e *env) addGateway(ws *cauri.Workspace, provider string, sim http.Handler,
 	e.t.Helper()
 	srv := httptest.NewServer(sim)
 	e.t.Cleanup(srv.Close)
-	p, _ := gateway.Lookup(provider)
-	routes, err := p.Routes(countries)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: provider, Name: p.Name, Live: true, BaseURL: srv.URL,
-		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: e.clock.Now()}
-	if err := e.store.CreateGateway(context.Background(), g, creds); err != nil {
-		e.t.Fatal(err)
-	}
+	g := storetest.Gateway(e.t, e.store, ws, provider, srv.URL, creds, e.clock.Now(), countries...)
 	return g, srv.URL
 }
 

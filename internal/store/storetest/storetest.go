@@ -15,7 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/vault"
 )
@@ -107,4 +110,43 @@ func open(t testing.TB, dbURL string) *store.Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Workspace stores a new workspace named name with its keys, verified (its
+// live keys make live objects) when verified.
+func Workspace(t testing.TB, st *store.Store, name string, verified bool, now time.Time) *cauri.Workspace {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := cauri.NewWorkspace(name, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := cauri.KeySet(ws.ID, now)
+	if err := st.CreateWorkspace(ctx, ws, keys); err != nil {
+		t.Fatal(err)
+	}
+	if verified {
+		if ws, err = st.VerifyWorkspace(ctx, ws.ID, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// Gateway connects a live gateway of provider to ws, at baseURL (a
+// simulator or a fake on loopback), serving countries, collecting and
+// paying out.
+func Gateway(t testing.TB, st *store.Store, ws *cauri.Workspace, provider, baseURL string, creds map[string]string, now time.Time, countries ...string) *cauri.Gateway {
+	t.Helper()
+	p, _ := gateway.Lookup(provider)
+	routes, err := p.Routes(countries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: provider, Name: p.Name, Live: true, BaseURL: baseURL,
+		Collect: true, Payout: true, Enabled: true, Routes: routes, CreatedAt: now}
+	if err := st.CreateGateway(context.Background(), g, creds); err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
