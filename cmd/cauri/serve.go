@@ -21,6 +21,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
@@ -85,7 +86,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Connectors: connectors, Failures: failures, Route: router}
 	gatewaySvc := &gateways.Service{Store: st, Now: now}
 	srv, err := web.New(web.Deps{
-		Store:          st,
 		Checkout:       checkoutSvc,
 		Transfers:      transferSvc,
 		Router:         router,
@@ -96,6 +96,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Accounts:       &accounts.Service{Store: st, Now: now},
 		Webhooks:       &delivery.Service{Store: st, Guard: guard, Worker: worker, Now: now},
 		Gateways:       gatewaySvc,
+		Reports:        &reports.Service{Store: st, Now: now},
+		Health:         st,
 		Partners:       &partner.Service{Store: st, Gateways: gatewaySvc, Guard: guard, Secret: cfg.PartnerSecret, Now: now},
 		TrustedProxies: cfg.TrustedProxies,
 		Now:            now,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -23,7 +24,7 @@ import (
 func BenchmarkSessionStatus(b *testing.B) {
 	st := storetest.SQLite(b)
 	srv, err := New(Deps{
-		Store: st, Checkout: &checkout.Service{Store: st, PayURL: "http://x/pay", Now: time.Now},
+		Accounts: &accounts.Service{Store: st, Now: time.Now}, Checkout: &checkout.Service{Store: st, PayURL: "http://x/pay", Now: time.Now},
 		Limiter: ratelimit.Unlimited{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		PayURL: "http://x/pay", Now: time.Now, Registry: prometheus.NewRegistry(),
 	})

@@ -96,7 +96,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	}
 	data.Selected = ws.ID
 	if ws.Connect {
-		balance, err := s.Store.Balance(r.Context(), ws.ID)
+		balance, err := s.Reports.Balance(r.Context(), ws)
 		if err != nil {
 			return err
 		}
@@ -110,9 +110,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if !slices.Contains(overviewPeriods, data.Days) {
 		data.Days = 30
 	}
-	today := s.Now().UTC().Truncate(24 * time.Hour)
-	since := today.AddDate(0, 0, 1-data.Days)
-	st, err := s.Store.Stats(r.Context(), ws.ID, d.Livemode, since, today.Add(24*time.Hour))
+	st, since, err := s.Reports.Overview(r.Context(), ws.ID, d.Livemode, data.Days)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 		return s.pages.ExecuteTemplate(w, "transactions.html", data)
 	}
 	f.Limit, f.Offset = pageSize+1, page*pageSize
-	err = s.Store.ExportTransactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+	err = s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
 		if len(data.Rows) < pageSize {
 			e := newExportRow(row)
 			customer := e.CustomerName

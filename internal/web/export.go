@@ -106,7 +106,7 @@ func (s *Server) exportTransactions(w http.ResponseWriter, r *http.Request) erro
 	if err := out.Write(exportColumns); err != nil {
 		return err
 	}
-	err = s.Store.ExportTransactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+	err = s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
 		return out.Write(newExportRow(row).cells())
 	})
 	out.Flush()
@@ -166,7 +166,7 @@ func (s *Server) exportJSON(w http.ResponseWriter, r *http.Request, d *store.Das
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.json"`)
 	fmt.Fprint(w, `{"object":"list","data":[`)
 	n := 0
-	err := s.Store.ExportTransactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+	err := s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
 		b, err := json.Marshal(newExportRow(row))
 		if err != nil {
 			return err

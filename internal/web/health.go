@@ -10,7 +10,7 @@ import (
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.Store.Ping(ctx); err != nil {
+	if err := s.Health.Ping(ctx); err != nil {
 		s.Logger.WarnContext(ctx, "health check: database does not answer", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
@@ -29,7 +29,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if node == "" {
 		node = "node"
 	}
-	if err := s.Store.Heartbeat(ctx, node, s.Now()); err != nil {
+	if err := s.Health.Heartbeat(ctx, node, s.Now()); err != nil {
 		s.Logger.ErrorContext(ctx, "readiness check: the database cannot be written or read", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return

@@ -26,26 +26,31 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
-	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Deps are what the server is built from.
 type Deps struct {
-	Store          *store.Store
-	Checkout       *checkout.Service
-	Transfers      *transfer.Service
-	Router         *routing.Router // ranks providers (POST and GET /v1/route)
-	Limiter        ratelimit.Limiter
-	Logger         *slog.Logger
-	PayURL         string
-	BaseURL        string            // where the dashboard is served ("": the pay URL's origin)
-	Accounts       *accounts.Service // API keys, the dashboard's sign-in, sessions and team
-	Partners       *partner.Service  // the partner API (/v1/partner)
-	Webhooks       *delivery.Service // webhook configuration, the delivery log, resends
-	Gateways       *gateways.Service // a workspace's aggregator accounts
+	Checkout  *checkout.Service
+	Transfers *transfer.Service
+	Router    *routing.Router // ranks providers (POST and GET /v1/route)
+	Limiter   ratelimit.Limiter
+	Logger    *slog.Logger
+	PayURL    string
+	BaseURL   string            // where the dashboard is served ("": the pay URL's origin)
+	Accounts  *accounts.Service // API keys, the dashboard's sign-in, sessions and team
+	Partners  *partner.Service  // the partner API (/v1/partner)
+	Webhooks  *delivery.Service // webhook configuration, the delivery log, resends
+	Gateways  *gateways.Service // a workspace's aggregator accounts
+	Reports   *reports.Service  // the dashboard's overview and transactions, the exports
+	// Health is the store as /healthz and /readyz check it.
+	Health interface {
+		Ping(ctx context.Context) error
+		Heartbeat(ctx context.Context, node string, now time.Time) error
+	}
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
 	// Registry receives the HTTP metrics; /metrics serves it, to the

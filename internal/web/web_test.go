@@ -23,6 +23,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
@@ -101,13 +102,14 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	failures := movement.NewFailures(logger, reg)
 	connectors := &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}
 	d := Deps{
-		Store: st,
 		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake,
 			Connectors: connectors, Failures: failures, Route: router},
 		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
 			Failures: failures, Route: router},
 		Accounts: &accounts.Service{Store: st, Now: clk.Now},
 		Gateways: &gateways.Service{Store: st, Now: clk.Now},
+		Reports:  &reports.Service{Store: st, Now: clk.Now},
+		Health:   st,
 		Partners: &partner.Service{Store: st, Gateways: &gateways.Service{Store: st, Now: clk.Now}, Guard: guard, Now: clk.Now},
 		Webhooks: &delivery.Service{Store: st, Guard: guard, Worker: worker, Now: clk.Now},
 		Router:   router,

@@ -1,0 +1,53 @@
+// Package reports is the service of what a workspace's dashboard and
+// exports show of its business: its transactions (a row each, filtered,
+// a page at a time or streamed whole), its overview of a period (volumes,
+// success rates, day by day) and, for a Connect workspace, the balance the
+// service holds for it.
+//
+// It imports the domain and the store's types.
+package reports
+
+import (
+	"context"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+)
+
+// Store is what the service reads (*store.Store).
+type Store interface {
+	ExportTransactions(ctx context.Context, workspaceID string, livemode bool, f store.ExportFilter, fn func(store.ExportRow) error) error
+	Stats(ctx context.Context, workspaceID string, livemode bool, since, until time.Time) (*store.Stats, error)
+	Balance(ctx context.Context, workspaceID string) (map[cauri.Currency]int64, error)
+}
+
+// Service reads a workspace's reports.
+type Service struct {
+	Store Store
+	Now   func() time.Time
+}
+
+// Transactions calls fn with each of the workspace's transactions of one
+// mode that f selects, newest first, streamed (an export holds no more
+// than a row in memory).
+func (s *Service) Transactions(ctx context.Context, workspaceID string, livemode bool, f store.ExportFilter, fn func(store.ExportRow) error) error {
+	return s.Store.ExportTransactions(ctx, workspaceID, livemode, f, fn)
+}
+
+// Overview is the workspace's figures of one mode over the last days
+// (today, GMT, included), and the period's first day.
+func (s *Service) Overview(ctx context.Context, workspaceID string, livemode bool, days int) (*store.Stats, time.Time, error) {
+	today := s.Now().UTC().Truncate(24 * time.Hour)
+	since := today.AddDate(0, 0, 1-days)
+	st, err := s.Store.Stats(ctx, workspaceID, livemode, since, today.Add(24*time.Hour))
+	return st, since, err
+}
+
+// Balance is what the service holds for a Connect workspace, by currency.
+func (s *Service) Balance(ctx context.Context, ws *cauri.Workspace) (map[cauri.Currency]int64, error) {
+	if !ws.Connect {
+		return nil, cauri.Errorf(cauri.EForbidden, "Workspace %s is not a Connect workspace: the service holds no money for it", ws.ID)
+	}
+	return s.Store.Balance(ctx, ws.ID)
+}
