@@ -214,7 +214,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 		RouteReason: reason,
 	}
-	if err := s.Store.StartAttempt(ctx, a, s.reopened); err != nil {
+	if err := s.Store.StartAttempt(ctx, a, payOnce, s.reopened); err != nil {
 		return nil, err
 	}
 	conn, err := s.connector(ctx, g)
@@ -322,6 +322,19 @@ func isIdempotent(c gateway.Connector) bool {
 }
 
 // reopened is the event of a failed session made pending again by a new try.
+// payOnce admits a new attempt of a session that can still be paid and
+// has no other attempt pending: both could succeed, and the customer would
+// pay twice.
+func payOnce(sess *cauri.Session, waiting bool) error {
+	switch {
+	case !sess.Status.Payable():
+		return cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
+	case waiting:
+		return cauri.Errorf(cauri.EConflict, "A payment is already waiting for the customer's confirmation; confirm it on the phone or wait for it to end")
+	}
+	return nil
+}
+
 func (s *Service) reopened(sess *cauri.Session) *cauri.Event {
 	data, _ := json.Marshal(sess.Object(s.PayURL))
 	return cauri.SessionEvent(sess, data, sess.UpdatedAt)

@@ -26,28 +26,27 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 	return &a, nil
 }
 
-// StartAttempt records a new attempt, pending, under the session's lock.
-// It refuses (EConflict) while another attempt of the session is pending:
-// both could succeed, and the customer would pay twice.
+// StartAttempt records a new attempt, pending, under the session's lock,
+// if admit (the caller's rule, nil: any) admits it, given the session and
+// whether another of its attempts is pending.
 //
 // When the session had FAILED, it becomes PENDING again and the event
 // reopen returns is written with it.
-func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, reopen func(*cauri.Session) *cauri.Event) error {
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, admit func(sess *cauri.Session, waiting bool) error, reopen func(*cauri.Session) *cauri.Event) error {
 	return s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
 		if err != nil {
 			return notFound(err, "Session %s not found", printable(a.SessionID))
 		}
-		if !sess.Status.Payable() {
-			return cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
-		}
 		var pending string
 		err = t.queryRow(ctx, `SELECT id FROM payment_attempts WHERE session_id = ? AND status = ?`, a.SessionID, string(cauri.AttemptPending)).Scan(&pending)
-		if err == nil {
-			return cauri.Errorf(cauri.EConflict, "A payment is already waiting for the customer's confirmation; confirm it on the phone or wait for it to end")
-		}
-		if err != sql.ErrNoRows {
+		if err != nil && err != sql.ErrNoRows {
 			return err
+		}
+		if admit != nil {
+			if err := admit(sess, err == nil); err != nil {
+				return err
+			}
 		}
 		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),

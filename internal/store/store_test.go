@@ -464,7 +464,7 @@ func TestStore_AttemptChecks(t *testing.T) {
 		}
 		a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
 			Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
-		if err := s.StartAttempt(ctx, a, nil); err != nil {
+		if err := s.StartAttempt(ctx, a, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		claim := func(callback bool, at time.Duration, every time.Duration) bool {

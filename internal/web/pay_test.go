@@ -322,7 +322,7 @@ func TestReconciler(t *testing.T) {
 			now := e.clock.Now()
 			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "61111111-2222-4333-8444-555555555555",
 				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now}
-			if err := st.StartAttempt(ctx, a, nil); err != nil {
+			if err := st.StartAttempt(ctx, a, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < 12; i++ { // an hour at most, in 5-minute steps
@@ -398,7 +398,7 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "71111111-2222-4333-8444-555555555555",
 				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending,
 				CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}
-			if err := st.StartAttempt(ctx, a, nil); err != nil { // its Collect is still on its way
+			if err := st.StartAttempt(ctx, a, nil, nil); err != nil { // its Collect is still on its way
 				t.Fatal(err)
 			}
 			calls := sim.Calls()
