@@ -668,7 +668,11 @@ func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session,
 // cancel cancels a session created before createdBefore (zero: whenever)
 // if it is PENDING with nothing waiting, with its payment.cancelled event.
 func (s *Service) cancel(ctx context.Context, id string, createdBefore, now time.Time) (bool, error) {
-	done, err := s.Store.CancelSession(ctx, id, createdBefore, now, func(sess *cauri.Session) *cauri.Event {
+	done, err := s.Store.CancelSession(ctx, id, func(sess *cauri.Session, waiting bool) *cauri.Event {
+		if sess.Status != cauri.SessionPending || !createdBefore.IsZero() && !sess.CreatedAt.Before(createdBefore) || waiting {
+			return nil
+		}
+		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now
 		data, _ := json.Marshal(sess.Object(s.PayURL))
 		return cauri.SessionEvent(sess, data, now)
 	})

@@ -274,13 +274,12 @@ func (s *Store) SetProviderRef(ctx context.Context, id, providerRef string) erro
 	return err
 }
 
-// CancelSession cancels a session that, under its lock, is still PENDING,
-// was created before createdBefore (zero: whenever) and has no payment
-// waiting; event builds
-// the payment.cancelled event, stored in the same transaction. It reports
-// whether it cancelled. The reconciler cancels abandoned sessions with it,
-// the hosted page a session its customer gives up.
-func (s *Store) CancelSession(ctx context.Context, id string, createdBefore, now time.Time, event func(*cauri.Session) *cauri.Event) (bool, error) {
+// CancelSession changes a session under its lock as cancel says: given
+// the session and whether a payment of it is waiting, cancel returns nil
+// to leave it, or the event of the change it made to the session (its
+// status and time), stored with it in the same transaction. It reports
+// whether the session changed.
+func (s *Store) CancelSession(ctx context.Context, id string, cancel func(sess *cauri.Session, waiting bool) *cauri.Event) (bool, error) {
 	var done bool
 	err := s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
@@ -291,11 +290,12 @@ func (s *Store) CancelSession(ctx context.Context, id string, createdBefore, now
 		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE session_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting); err != nil {
 			return err
 		}
-		if sess.Status != cauri.SessionPending || !createdBefore.IsZero() && !sess.CreatedAt.Before(createdBefore) || waiting > 0 {
+		ev := cancel(sess, waiting > 0)
+		if ev == nil {
 			return nil
 		}
-		sess.Status, sess.UpdatedAt, done = cauri.SessionCancelled, now, true
-		return t.saveSessionStatus(ctx, sess, event(sess))
+		done = true
+		return t.saveSessionStatus(ctx, sess, ev)
 	})
 	return done, err
 }
