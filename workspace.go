@@ -129,3 +129,13 @@ func LooksLikeKey(s string) bool {
 	}
 	return false
 }
+
+// CoversSettlement admits a settlement of amount (in cur) paid out to a
+// Connect workspace whose balance in cur is balance: never more than the
+// service holds for it (402 solde_insuffisant).
+func CoversSettlement(balance, amount int64, cur Currency) error {
+	if balance < amount {
+		return Reasonf(EPayment, "solde_insuffisant", "The balance is %d %s; it cannot settle %d", balance, cur, amount)
+	}
+	return nil
+}

@@ -137,7 +137,8 @@ func connectCommand(ctx context.Context, args []string, getenv func(string) stri
 			if err != nil {
 				return err
 			}
-			m, err := st.Settle(ctx, pos[0], cur, minor, *reference, time.Now())
+			m, err := st.Settle(ctx, pos[0], cur, minor, *reference, time.Now(),
+				func(balance int64) error { return cauri.CoversSettlement(balance, minor, cur) })
 			if err != nil {
 				if r := cauri.ErrorReason(err); r != "" {
 					return fmt.Errorf("%s (%s)", cauri.ErrorMessage(err), r)

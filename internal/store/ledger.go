@@ -105,9 +105,10 @@ func (s *Store) Balance(ctx context.Context, workspaceID string) (map[cauri.Curr
 // service (a bank or Mobile Money transfer made by the administration):
 // its balance goes down by amount. The reference (the transfer's, at the
 // bank) makes it idempotent: settling again with the same reference
-// records nothing and returns the first movement. More than the balance is
-// refused with 402 (solde_insuffisant). Audited.
-func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time) (*Movement, error) {
+// records nothing and returns the first movement. admit says, under the
+// workspace's lock, whether the balance in cur covers it (the caller's
+// rule: cauri.CoversSettlement). Audited.
+func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time, admit func(balance int64) error) (*Movement, error) {
 	if amount <= 0 {
 		return nil, cauri.Errorf(cauri.EInvalid, "the amount must be positive")
 	}
@@ -140,8 +141,8 @@ func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Curren
 		if err != nil {
 			return err
 		}
-		if balances[cur] < amount {
-			return cauri.Reasonf(cauri.EPayment, "solde_insuffisant", "The balance is %d %s; it cannot settle %d", balances[cur], cur, amount)
+		if err := admit(balances[cur]); err != nil {
+			return err
 		}
 		if _, err := t.move(ctx, m, WorkspaceAccount(workspaceID), AccountPaidOut); err != nil {
 			return err

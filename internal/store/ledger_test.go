@@ -17,6 +17,10 @@ import (
 // move nothing; the entries always sum to zero; a settlement lowers the
 // balance once per reference and never below zero.
 func TestStore_Ledger(t *testing.T) {
+	// covers is the service's rule for a settlement of amount XOF.
+	covers := func(amount int64) func(int64) error {
+		return func(balance int64) error { return cauri.CoversSettlement(balance, amount, "XOF") }
+	}
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		connect, _ := newWorkspace(t, s)
@@ -65,11 +69,11 @@ func TestStore_Ledger(t *testing.T) {
 		}
 		checkSums()
 
-		m, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0)
+		m, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0, covers(5000))
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0.Add(time.Hour))
+		again, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0.Add(time.Hour), covers(5000))
 		if err != nil || again.ID != m.ID {
 			t.Fatalf("settling again = %+v, %v; want the first movement", again, err)
 		}
@@ -89,11 +93,11 @@ func TestStore_Ledger(t *testing.T) {
 			{plain.ID, 10, "BANK-2026-004", cauri.EForbidden},
 			{cauri.NewID("ws_"), 10, "BANK-2026-005", cauri.ENotFound},
 		} {
-			if _, err := s.Settle(ctx, tc.ws, "XOF", tc.amount, tc.ref, t0); code(err) != tc.code {
+			if _, err := s.Settle(ctx, tc.ws, "XOF", tc.amount, tc.ref, t0, covers(tc.amount)); code(err) != tc.code {
 				t.Errorf("Settle(%d, %q) err = %v; want %s", tc.amount, tc.ref, err, tc.code)
 			}
 		}
-		if _, err := s.Settle(ctx, connect.ID, "XOF", want, "BANK-2026-002", t0); cauri.ErrorReason(err) != "solde_insuffisant" {
+		if _, err := s.Settle(ctx, connect.ID, "XOF", want, "BANK-2026-002", t0, covers(want)); cauri.ErrorReason(err) != "solde_insuffisant" {
 			t.Errorf("over the balance: reason %q; want solde_insuffisant", cauri.ErrorReason(err))
 		}
 		checkSums()
