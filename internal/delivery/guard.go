@@ -112,10 +112,10 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	}
 	for _, ip := range addrs {
 		if u.Scheme == "http" && !g.exempt(ip) {
-			return bad("must use https")
+			return bad("must use https (plain http reaches only the networks of CAURI_WEBHOOK_ALLOWED_CIDRS, such as 127.0.0.0/8 for a receiver on this machine)")
 		}
 		if err := g.guardian.SafeAddr(ip); err != nil {
-			return bad("host %q is %s, a local, private or reserved address; use a public HTTPS address", host, ip)
+			return bad("host %q is %s, a local, private or reserved address; use a public HTTPS address, or allow its network with CAURI_WEBHOOK_ALLOWED_CIDRS", host, ip)
 		}
 	}
 	return nil

@@ -276,6 +276,10 @@ func TestWebhookConfig_AddressSafety(t *testing.T) {
 			wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"webhookUrl": tc.url}, bearer(key)...), 400, "webhookUrl")
 		})
 	}
+	// The refusals a local receiver meets name the setting that allows it.
+	for _, url := range []string{"http://127.0.0.1:9000/hook", "https://127.0.0.1/hook", "https://192.168.1.1/hook"} {
+		wantError(t, e.do("PATCH", "/v1/config/webhook", map[string]any{"webhookUrl": url}, bearer(key)...), 400, "CAURI_WEBHOOK_ALLOWED_CIDRS")
+	}
 	// A body that is not an object (null was a PATCH that changed nothing, 200).
 	for _, body := range []string{"null", "[]", `"https://shop.example/hook"`} {
 		wantError(t, e.do("PATCH", "/v1/config/webhook", body, bearer(key)...), 400, "JSON object")
