@@ -42,6 +42,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.LogLevel))
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if warning := cfg.AddrMismatch(); warning != "" {
+		logger.Warn(warning)
+	}
 	var limiter ratelimit.Limiter = ratelimit.NewMemory(time.Now)
 	limits := "memory"
 	if *noLimits {

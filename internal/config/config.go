@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"path/filepath"
@@ -197,4 +198,30 @@ func ParseDatabaseURL(s string) (kind, target string, err error) {
 // to the database file.
 func MasterKeyFile(sqlitePath string) string {
 	return filepath.Join(filepath.Dir(sqlitePath), "master.key")
+}
+
+// AddrMismatch says why the base URL cannot reach this server, when it
+// names this machine (localhost, a loopback address) on a port the server
+// does not listen on: the aggregators' callbacks, the payment links and
+// the hosted pages would point nowhere. "" when it can, or when the base
+// URL is another host (a proxy in front, whose ports are its own).
+func (c Config) AddrMismatch() string {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	_, listen, err := net.SplitHostPort(c.Addr)
+	if err != nil || listen == port {
+		return ""
+	}
+	return fmt.Sprintf("CAURI_BASE_URL %s names this machine on port %s, but the server listens on %s (CAURI_ADDR): callbacks, links and payment pages would point nowhere; set CAURI_BASE_URL to http://localhost:%s or CAURI_ADDR to :%s",
+		c.BaseURL, port, c.Addr, listen, port)
 }

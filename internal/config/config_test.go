@@ -83,3 +83,23 @@ func TestParseDatabaseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestConfig_AddrMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		base, addr string
+		warn       bool
+	}{
+		{"http://localhost:8080", ":8080", false},
+		{"http://localhost:8080", "127.0.0.1:8080", false},
+		{"http://localhost:8080", ":9090", true},
+		{"http://127.0.0.1", ":8080", true}, // port 80
+		{"https://[::1]:8443", "[::1]:8443", false},
+		{"https://pay.example.com", ":8080", false}, // a proxy in front
+		{"http://192.168.1.5:8080", ":9090", false}, // another machine's address: its ports are its own
+	} {
+		c := Config{BaseURL: tc.base, Addr: tc.addr}
+		if got := c.AddrMismatch(); (got != "") != tc.warn {
+			t.Errorf("base %s, addr %s: %q; want a warning %v", tc.base, tc.addr, got, tc.warn)
+		}
+	}
+}
