@@ -16,7 +16,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
@@ -82,11 +82,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	router := &routing.Router{Engine: routing.New(now, uint64(time.Now().UnixNano())), Store: st, Logger: logger}
 	draining := make(chan struct{}) // closed when the shutdown begins
 	failures := movement.NewFailures(logger, reg)
-	connectors := &movement.Connectors{Store: st, Connect: connect.New, Observe: gatewayObserver(reg, router), Failures: failures}
+	conns := &movement.Connectors{Store: st, Build: connectors.New, Observe: gatewayObserver(reg, router), Failures: failures}
 	checkoutSvc := &checkout.Service{Store: st, PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
-		Connectors: connectors, Failures: failures, Platform: cfg.PlatformWorkspace, Route: router}
+		Connectors: conns, Failures: failures, Platform: cfg.PlatformWorkspace, Route: router}
 	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
-		Connectors: connectors, Failures: failures, Route: router}
+		Connectors: conns, Failures: failures, Route: router}
 	gatewaySvc := &gateways.Service{Store: st, Now: now}
 	srv, err := web.New(web.Deps{
 		Checkout:       checkoutSvc,

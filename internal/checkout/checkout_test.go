@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -44,7 +44,7 @@ func setup(t *testing.T, st *store.Store) (*Service, *cauri.Workspace, *cauri.Ga
 	g := storetest.Gateway(t, st, ws, "pawapay", srv.URL, map[string]string{"api_token": "sim-token"}, clk.Now(), "SN")
 	failures := movement.NewFailures(slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
 	s := &Service{Store: st, PayURL: "http://127.0.0.1:1/pay", CallbackURL: "http://127.0.0.1:1/callbacks", Now: clk.Now, Failures: failures,
-		Connectors: &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}}
+		Connectors: &movement.Connectors{Store: st, Build: connectors.New, Failures: failures}}
 	return s, ws, g, srv.URL, clk
 }
 

@@ -161,7 +161,7 @@ type Store interface {
 // skipped silently.
 type Connectors struct {
 	Store    Store
-	Connect  func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
+	Build    func(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error)
 	Observe  gateway.Observer
 	Failures *Failures
 }
@@ -171,7 +171,7 @@ func (c *Connectors) For(ctx context.Context, kind Kind, g *cauri.Gateway) (gate
 	creds, err := c.Store.GatewayCredentials(ctx, g.ID)
 	var conn gateway.Connector
 	if err == nil {
-		conn, err = c.Connect(g, creds)
+		conn, err = c.Build(g, creds)
 	}
 	problem := ""
 	if err != nil {

@@ -108,7 +108,7 @@ func TestConnectors_Problem(t *testing.T) {
 		var logs bytes.Buffer
 		f := NewFailures(slog.New(slog.NewTextHandler(&logs, nil)), prometheus.NewRegistry())
 		broken := errors.New("credentials do not decrypt")
-		c := &Connectors{Store: st, Failures: f, Connect: func(*cauri.Gateway, map[string]string) (gateway.Connector, error) {
+		c := &Connectors{Store: st, Failures: f, Build: func(*cauri.Gateway, map[string]string) (gateway.Connector, error) {
 			return nil, broken
 		}}
 		reload := func() *cauri.Gateway {
@@ -133,7 +133,7 @@ func TestConnectors_Problem(t *testing.T) {
 		if !strings.Contains(logs.String(), "id="+g.ID) {
 			t.Errorf("the failure's log names no gateway:\n%s", logs.String())
 		}
-		c.Connect = func(*cauri.Gateway, map[string]string) (gateway.Connector, error) { return stubConnector{}, nil }
+		c.Build = func(*cauri.Gateway, map[string]string) (gateway.Connector, error) { return stubConnector{}, nil }
 		if _, err := c.For(ctx, Transfer, reload()); err != nil {
 			t.Fatal(err)
 		}

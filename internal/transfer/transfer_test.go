@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -37,7 +37,7 @@ func setup(t *testing.T, st *store.Store, dailyCap int) (*Service, *cauri.Worksp
 	storetest.Gateway(t, st, ws, "pawapay", srv.URL, map[string]string{"api_token": "sim-token"}, now, "SN")
 	failures := movement.NewFailures(slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
 	s := &Service{Store: st, Now: func() time.Time { return now }, CallbackURL: "http://127.0.0.1:1/callbacks", Failures: failures,
-		Connectors: &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}}
+		Connectors: &movement.Connectors{Store: st, Build: connectors.New, Failures: failures}}
 	return s, ws, sim
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -208,10 +208,10 @@ func TestCinetPayV1(t *testing.T) {
 		// A connector that cannot be built any more (credentials that no
 		// longer decrypt): the payment is not started and the gateways page
 		// says why.
-		e.srv.Checkout.Connectors.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+		e.srv.Checkout.Connectors.Build = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 			return nil, errors.New("the credentials do not decrypt")
 		}
-		defer func() { e.srv.Checkout.Connectors.Connect = connect.New }()
+		defer func() { e.srv.Checkout.Connectors.Build = connectors.New }()
 		other := e.mustSession(keys["live_public"], `{"amount": 1500}`)
 		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": other, "gatewayId": g.ID, "code": "OM", "phone": "0707123456"}), 502)
 		if _, body = b.get("/dashboard/gateways"); !strings.Contains(section(t, body, g.ID, "section"), "the credentials do not decrypt") {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -421,14 +421,14 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 		})
 		t.Run("TimeoutIsNeverAFailover", func(t *testing.T) {
 			second, _, _ := e.addSimulatedGateway(ws, "SN")
-			e.srv.Checkout.Connectors.Connect = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
-				c, err := connect.New(gw, creds)
+			e.srv.Checkout.Connectors.Build = func(gw *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
+				c, err := connectors.New(gw, creds)
 				if p, ok := c.(*pawapay.Client); ok {
 					p.HTTP = &http.Client{Timeout: 300 * time.Millisecond}
 				}
 				return c, err
 			}
-			defer func() { e.srv.Checkout.Connectors.Connect = connect.New }()
+			defer func() { e.srv.Checkout.Connectors.Build = connectors.New }()
 			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=1")
 			defer simControl(t, simURL, "/_sim/fault?mode=none")
 			id := e.mustSession(keys["live_public"], `{"amount": 100}`)

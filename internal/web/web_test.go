@@ -18,7 +18,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
-	"github.com/cauri-pay/cauri/internal/gateway/connect"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
@@ -100,11 +100,11 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 	router := &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
 	reg := prometheus.NewRegistry()
 	failures := movement.NewFailures(logger, reg)
-	connectors := &movement.Connectors{Store: st, Connect: connect.New, Failures: failures}
+	conns := &movement.Connectors{Store: st, Build: connectors.New, Failures: failures}
 	d := Deps{
 		Checkout: &checkout.Service{Store: st, PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake,
-			Connectors: connectors, Failures: failures, Route: router},
-		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: connectors,
+			Connectors: conns, Failures: failures, Route: router},
+		Transfers: &transfer.Service{Store: st, CallbackURL: ts.URL + "/callbacks", Now: clk.Now, Committed: worker.Wake, Connectors: conns,
 			Failures: failures, Route: router},
 		Accounts: &accounts.Service{Store: st, Now: clk.Now},
 		Gateways: &gateways.Service{Store: st, Now: clk.Now},

@@ -1,9 +1,9 @@
-// Package connect builds the connector of a gateway from its provider,
+// Package connectors builds the connector of a gateway from its provider,
 // credentials and address. It is the one place that knows every connector
 // package.
 //
 // It imports the domain, the gateway package and each connector.
-package connect
+package connectors
 
 import (
 	"maps"
