@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -170,7 +171,7 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	first, sim, simURL := e.addSimulatedGateway(ws, "SN")
 	payer := first
 	if failover {
-		simControl(t, simURL, "/_sim/fault?mode=500-initiate")
+		gatewaytest.Control(t, simURL, "/_sim/fault?mode=500-initiate")
 		e.clock.Add(time.Second) // gateways are tried in the order they were added
 		payer, sim, _ = e.addSimulatedGateway(ws, "SN")
 	}

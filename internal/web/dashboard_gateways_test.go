@@ -14,6 +14,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -200,7 +201,7 @@ func TestCinetPayV1(t *testing.T) {
 			t.Fatalf("initiate through CinetPay's API v1 = %d %s; want its page", r.status, r.raw)
 		}
 		attempts, _ := st.Attempts(ctx, id)
-		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 		e.clock.Add(9 * time.Second)
 		if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}); v.str("status") != "SUCCESS" {
 			t.Fatalf("verify = %s; want SUCCESS", v.raw)

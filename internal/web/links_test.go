@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -98,7 +99,7 @@ func TestPaymentLinks_Page(t *testing.T) {
 			t.Fatalf("check while waiting = %s", c.raw)
 		}
 		attempts, _ := st.Attempts(context.Background(), sessionID)
-		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 		e.clock.Add(9e9)
 		c := e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, live...)
 		tx, _ := c.body["transaction"].(map[string]any)

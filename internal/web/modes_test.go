@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -30,7 +31,7 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 		session := e.mustSession(keys["live_public"], `{"amount": 1500, "customer_email": "live-payer@example.com"}`)
 		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": session, "gatewayId": g.ID, "code": "FREE_SEN", "phone": "76 123 45 67"}), 200)
 		attempts, _ := st.Attempts(ctx, session)
-		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 		if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": session}); v.str("status") != "SUCCESS" {
 			t.Fatalf("live session = %s", v.raw)
 		}

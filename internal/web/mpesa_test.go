@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -33,7 +34,7 @@ func TestLivePayment_MPesa(t *testing.T) {
 			if len(a) != 1 || a[0].ProviderRef == "" {
 				t.Fatalf("attempts = %+v; want the CheckoutRequestID recorded", a)
 			}
-			simControl(t, simURL, "/_sim/settle/"+a[0].ProviderRef) // the callback names the CheckoutRequestID only
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+a[0].ProviderRef) // the callback names the CheckoutRequestID only
 			waitFor(t, "the callback settled the session", func() bool {
 				s, err := st.Session(ctx, id)
 				return err == nil && string(s.Status) == want

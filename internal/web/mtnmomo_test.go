@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -36,7 +37,7 @@ func TestLivePayment_MTNMoMo(t *testing.T) {
 			if len(a) != 1 || a[0].Phone != "+225"+strings.ReplaceAll(phone, " ", "") {
 				t.Fatalf("attempts = %+v", a)
 			}
-			simControl(t, simURL, "/_sim/settle/"+a[0].Reference) // MTN PUTs its callback; the service reads the status
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+a[0].Reference) // MTN PUTs its callback; the service reads the status
 			// Read from the store, not the status route (which asks MTN
 			// itself): only the callback can have settled it.
 			waitFor(t, "the callback settled the session", func() bool {
@@ -56,7 +57,7 @@ func TestLivePayment_MTNMoMo(t *testing.T) {
 			t.Fatalf("replay = %s, %d payouts", again.raw, sim.Payouts())
 		}
 		saved, _ := st.Transfer(ctx, ws.ID, tr.str("id"))
-		simControl(t, simURL, "/_sim/settle/"+saved.Reference)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+saved.Reference)
 		waitFor(t, "the transfer settled", func() bool {
 			return e.do("GET", "/v1/transfers/"+tr.str("id"), nil, bearer(keys["live_secret"])...).str("status") == "succeeded"
 		})

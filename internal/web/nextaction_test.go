@@ -8,6 +8,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -47,7 +48,7 @@ func TestNextAction(t *testing.T) {
 				t.Fatalf("initiate with the code = %d %s; want a payment waiting for approval", r.status, r.raw)
 			}
 			attempts, _ := st.Attempts(ctx, id)
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 			if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}); v.str("status") != "SUCCESS" || nextOf(v) != nil {
 				t.Fatalf("verify = %s; want SUCCESS and no next action", v.raw)
 			}
@@ -105,7 +106,7 @@ func TestNextAction(t *testing.T) {
 			if attempts[0].NeedsCode {
 				t.Fatalf("attempt after the code = %+v; want no code asked any more", attempts[0])
 			}
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 			e.clock.Add(9 * time.Second)
 			if v := e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}); v.str("status") != "SUCCESS" {
 				t.Fatalf("verify = %s; want SUCCESS", v.raw)
@@ -211,7 +212,7 @@ func TestBrowser_NextActions(t *testing.T) {
 			}
 			screenshot(t, ctx, "next-approve")
 			attempts, _ := st.Attempts(context.Background(), id)
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 			if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`))); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -47,18 +48,9 @@ func (e *env) payLive(publicKey, gw, simURL string, amount int, phone string) st
 	if err != nil || len(attempts) != 1 {
 		e.t.Fatalf("attempts = %v, %v", attempts, err)
 	}
-	simControl(e.t, simURL, "/_sim/settle/"+attempts[0].Reference)
+	gatewaytest.Control(e.t, simURL, "/_sim/settle/"+attempts[0].Reference)
 	wantStatus(e.t, e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}), 200)
 	return id
-}
-
-func simControl(t *testing.T, base, path string) {
-	t.Helper()
-	res, err := http.Post(base+path, "", nil)
-	if err != nil || res.StatusCode != http.StatusNoContent {
-		t.Fatalf("simulator control %s: %v %v", path, res, err)
-	}
-	res.Body.Close()
 }
 
 func TestLivePayment(t *testing.T) {
@@ -93,7 +85,7 @@ func TestLivePayment(t *testing.T) {
 			if sim.Calls() != calls+1 {
 				t.Fatalf("%d checks within 8 s; want 1", sim.Calls()-calls)
 			}
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
 			e.clock.Add(time.Second)
 			r = verify(id)
 			if r.str("status") != "SUCCESS" || r.body["paid"] != true {
@@ -130,8 +122,8 @@ func TestLivePayment(t *testing.T) {
 		})
 		t.Run("Failover", func(t *testing.T) {
 			second, _, _ := e.addSimulatedGateway(ws, "SN")
-			simControl(t, simURL, "/_sim/fault?mode=500-initiate")
-			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			gatewaytest.Control(t, simURL, "/_sim/fault?mode=500-initiate")
+			defer gatewaytest.Control(t, simURL, "/_sim/fault?mode=none")
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
 			if r := initiate(id, g.ID, "FREE_SEN", "+221761234567"); r.status != 200 || r.str("status") != "PENDING" {
 				t.Fatalf("initiate with the first gateway down = %d %s", r.status, r.raw)
@@ -184,7 +176,7 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 			if status(id) != "PENDING" {
 				t.Fatal("not pending")
 			}
-			simControl(t, simURL, "/_sim/settle/"+a.Reference)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+a.Reference)
 			calls := sim.Calls()
 			if status(id) != "PENDING" || sim.Calls() != calls {
 				t.Fatalf("a second read within 8 s asked the aggregator (%d calls)", sim.Calls()-calls)
@@ -197,28 +189,28 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 		t.Run("Callback", func(t *testing.T) {
 			sim.CallbackURL = e.url + "/callbacks/" + g.ID
 			id, a := pay()
-			status(id)                                         // a status read checks now: the next may only in 8 s
-			simControl(t, simURL, "/_sim/settle/"+a.Reference) // the simulator calls back at once: news, checked at once
+			status(id)                                                  // a status read checks now: the next may only in 8 s
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+a.Reference) // the simulator calls back at once: news, checked at once
 			if got := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_public"])...).str("status"); got != "SUCCESS" {
 				t.Fatalf("status after the callback = %s; want SUCCESS, learnt from the callback within the 8 s", got)
 			}
-			simControl(t, simURL, "/_sim/callback/"+a.Reference) // a duplicate
+			gatewaytest.Control(t, simURL, "/_sim/callback/"+a.Reference) // a duplicate
 			if events, _ := st.SessionEvents(context.Background(), id); len(events) != 1 {
 				t.Fatalf("%d events after a duplicated callback; want 1", len(events))
 			}
 		})
 		t.Run("OutOfOrderCallbacks", func(t *testing.T) {
 			id, a := pay()
-			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=COMPLETED") // early: the deposit is still ACCEPTED
+			gatewaytest.Control(t, simURL, "/_sim/callback/"+a.Reference+"?status=COMPLETED") // early: the deposit is still ACCEPTED
 			if got := status(id); got != "PENDING" {
 				t.Fatalf("status after an early callback = %s; the aggregator still says pending", got)
 			}
-			simControl(t, simURL, "/_sim/settle/"+a.Reference) // its callback comes within 2 s of the early one: not checked
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+a.Reference) // its callback comes within 2 s of the early one: not checked
 			if attempts, _ := st.Attempts(context.Background(), id); attempts[0].Status != cauri.AttemptPending {
 				t.Fatalf("attempt = %s; want still pending (callbacks are checked at most every 2 s)", attempts[0].Status)
 			}
 			e.clock.Add(2 * time.Second)
-			simControl(t, simURL, "/_sim/callback/"+a.Reference+"?status=FAILED") // stale: the deposit COMPLETED
+			gatewaytest.Control(t, simURL, "/_sim/callback/"+a.Reference+"?status=FAILED") // stale: the deposit COMPLETED
 			if attempts, _ := st.Attempts(context.Background(), id); attempts[0].Status != cauri.AttemptSucceeded {
 				t.Fatalf("attempt after a stale FAILED callback = %s; want succeeded, as the aggregator says", attempts[0].Status)
 			}
@@ -233,7 +225,7 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
 			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "770000049"}), 200)
 			attempts, _ := st.Attempts(context.Background(), id)
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // calls back: FAILED
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference) // calls back: FAILED
 			if got := status(id); got != "FAILED" {
 				t.Fatalf("status = %s; want FAILED", got)
 			}
@@ -268,7 +260,7 @@ func TestReconciler(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
 			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "771234567"}), 200)
 			attempts, _ := st.Attempts(ctx, id)
-			simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // no callback URL: the callback is lost
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference) // no callback URL: the callback is lost
 			if n, err := e.srv.Checkout.Reconcile(ctx); err != nil || n != 0 {
 				t.Fatalf("reconcile right away = %d, %v; a fresh attempt waits 8 s", n, err)
 			}
@@ -339,8 +331,8 @@ func TestReconciler(t *testing.T) {
 		})
 		t.Run("CustomerLeavesDuringTheInitiation", func(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
-			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=0.5")
-			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			gatewaytest.Control(t, simURL, "/_sim/fault?mode=slow&seconds=0.5")
+			defer gatewaytest.Control(t, simURL, "/_sim/fault?mode=none")
 			body := strings.NewReader(`{"transactionId": "` + id + `", "gatewayId": "` + g.ID + `", "code": "WAVE_SEN", "phone": "771234567"}`)
 			if res, err := (&http.Client{Timeout: 100 * time.Millisecond}).Post(e.url+"/checkout/initiate", "application/json", body); err == nil {
 				res.Body.Close()
@@ -374,7 +366,7 @@ func TestLivePayment_Paystack(t *testing.T) {
 			t.Fatalf("initiate = %d %s", r.status, r.raw)
 		}
 		attempts, _ := st.Attempts(context.Background(), id)
-		simControl(t, simURL, "/_sim/settle/"+attempts[0].Reference) // the signed webhook arrives at once
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference) // the signed webhook arrives at once
 		s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
 		if s.str("status") != "SUCCESS" || s.str("provider") != "paystack" || s.body["amount"] != 25.5 {
 			t.Fatalf("session = %s", s.raw)
@@ -429,8 +421,8 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 				return c, err
 			}
 			defer func() { e.srv.Checkout.Connectors.Build = connectors.New }()
-			simControl(t, simURL, "/_sim/fault?mode=slow&seconds=1")
-			defer simControl(t, simURL, "/_sim/fault?mode=none")
+			gatewaytest.Control(t, simURL, "/_sim/fault?mode=slow&seconds=1")
+			defer gatewaytest.Control(t, simURL, "/_sim/fault?mode=none")
 			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
 			if r := initiate(id, "+221771234567"); r.status != 200 || r.str("status") != "PENDING" {
 				t.Fatalf("initiate with no answer = %d %s", r.status, r.raw)

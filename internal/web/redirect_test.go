@@ -12,6 +12,7 @@ import (
 
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -119,7 +120,7 @@ func TestLivePayment_FedaPay(t *testing.T) {
 		if len(attempts) != 1 || attempts[0].ProviderRef == "" {
 			t.Fatalf("attempts = %+v; want FedaPay's id recorded", attempts)
 		}
-		simControl(t, simURL, "/_sim/settle/"+attempts[0].ProviderRef) // the signed webhook arrives at once
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].ProviderRef) // the signed webhook arrives at once
 		s := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...)
 		if s.str("status") != "SUCCESS" || s.str("provider") != "fedapay" {
 			t.Fatalf("session = %s", s.raw)
@@ -132,7 +133,7 @@ func TestLivePayment_FedaPay(t *testing.T) {
 		lost := e.mustSession(keys["live_public"], `{"amount": 2500}`)
 		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": lost, "gatewayId": g.ID, "code": "moov", "phone": "+22996123456"}), 200)
 		a, _ := st.Attempts(context.Background(), lost)
-		simControl(t, simURL, "/_sim/settle/"+a[0].ProviderRef+"?status=declined")
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+a[0].ProviderRef+"?status=declined")
 		e.clock.Add(time.Minute)
 		if _, err := e.srv.Checkout.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/movement"
@@ -267,7 +268,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 			t.Fatalf("create = %d %s", r.status, r.raw)
 		}
 		id := r.str("id")
-		simControl(t, te.simURL, "/_sim/settle/"+r.str("reference")) // the callback arrives at once
+		gatewaytest.Control(t, te.simURL, "/_sim/settle/"+r.str("reference")) // the callback arrives at once
 		if got := get(id); got.str("status") != "succeeded" || got.body["completed_at"] == nil {
 			t.Fatalf("after the callback = %s", got.raw)
 		}
@@ -275,7 +276,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 		if len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded || !events[0].Livemode {
 			t.Fatalf("events = %+v", events)
 		}
-		simControl(t, te.simURL, "/_sim/callback/"+r.str("reference")+"?status=FAILED") // stale: changes nothing
+		gatewaytest.Control(t, te.simURL, "/_sim/callback/"+r.str("reference")+"?status=FAILED") // stale: changes nothing
 		if events, _ := st.TransferEvents(ctx, id); len(events) != 1 || get(id).str("status") != "succeeded" {
 			t.Fatal("a stale callback changed a succeeded transfer")
 		}
@@ -283,7 +284,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 		// A lost callback: the reconciler asks.
 		te.sim.CallbackURL = ""
 		lost := te.send(with(wave, "phone", "+221770000029"))
-		simControl(t, te.simURL, "/_sim/settle/"+lost.str("reference"))
+		gatewaytest.Control(t, te.simURL, "/_sim/settle/"+lost.str("reference"))
 		if get(lost.str("id")).str("status") != "processing" {
 			t.Fatal("settled without a callback")
 		}
@@ -322,7 +323,7 @@ func TestTransfers_Outcomes(t *testing.T) {
 		if te.sim.Payouts() != payouts+1 {
 			t.Fatalf("%d payouts for the orphan; want exactly 1", te.sim.Payouts()-payouts)
 		}
-		simControl(t, te.simURL, "/_sim/settle/"+orphan.Reference)
+		gatewaytest.Control(t, te.simURL, "/_sim/settle/"+orphan.Reference)
 		if got := get(orphan.ID); got.str("status") != "succeeded" {
 			t.Fatalf("orphan after its payout = %s", got.raw)
 		}
@@ -403,7 +404,7 @@ func TestTransfers_BatchDrains(t *testing.T) {
 		e := newEnv(t, st, func(d *Deps) { d.Draining = draining })
 		ws, keys := e.newWorkspace("Payroll shop", true)
 		_, sim, simURL := e.addSimulatedGateway(ws, "SN")
-		simControl(t, simURL, "/_sim/fault?mode=slow&seconds=0.2") // each payout takes its time
+		gatewaytest.Control(t, simURL, "/_sim/fault?mode=slow&seconds=0.2") // each payout takes its time
 		items := make([]any, 40)
 		for i := range items {
 			items[i] = wave
@@ -487,7 +488,7 @@ func TestTransfers_EveryConnector(t *testing.T) {
 				if again.status != 200 || again.str("id") != r.str("id") || c.sim.Payouts() != 1 {
 					t.Fatalf("replay = %d %s; %d payouts", again.status, again.raw, c.sim.Payouts())
 				}
-				simControl(t, simURL, "/_sim/settle/"+r.str("reference"))
+				gatewaytest.Control(t, simURL, "/_sim/settle/"+r.str("reference"))
 				got := e.do("GET", "/v1/transfers/"+r.str("id"), nil, bearer(keys["live_secret"])...)
 				if got.str("status") != "succeeded" {
 					t.Fatalf("after the aggregator's callback = %s", got.raw)
@@ -512,9 +513,9 @@ func TestTransfers_NeverPaidTwice(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		te := newTransferEnv(t, st)
 		ctx := context.Background()
-		simControl(t, te.simURL, "/_sim/fault?mode=500-initiate")
+		gatewaytest.Control(t, te.simURL, "/_sim/fault?mode=500-initiate")
 		r := te.send(wave, "Idempotency-Key", "five-hundred")
-		simControl(t, te.simURL, "/_sim/fault?mode=none")
+		gatewaytest.Control(t, te.simURL, "/_sim/fault?mode=none")
 		if r.status != 201 || r.str("status") != "processing" {
 			t.Fatalf("after a 5xx = %d %s; want the transfer kept, processing (it may have arrived)", r.status, r.raw)
 		}

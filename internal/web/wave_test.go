@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	wavesim "github.com/cauri-pay/cauri/internal/gateway/wave"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -84,7 +85,7 @@ func TestLivePayment_Wave(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		simControl(t, simURL, "/_sim/settle/"+saved.Reference)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+saved.Reference)
 		e.clock.Add(10 * time.Second)
 		if _, err := e.srv.Transfers.Reconcile(ctx); err != nil {
 			t.Fatal(err)

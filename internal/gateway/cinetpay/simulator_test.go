@@ -29,17 +29,6 @@ func simCall(t *testing.T, base, path string, body any) map[string]any {
 	return out
 }
 
-// controlStatus makes a control call and returns its HTTP status.
-func controlStatus(t *testing.T, base, path string) int {
-	t.Helper()
-	res, err := http.Post(base+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // TestSimulator_Codes walks a payment through CinetPay's waiting codes
 // and documented refusals (checkout/tableau): each waiting step is
 // notified, each end once, and a check answers the code and its message.
@@ -113,10 +102,10 @@ func TestSimulator_Codes(t *testing.T) {
 			t.Errorf("settled %s = %s %s; want %s %s", tc.control, code, msg, tc.code, tc.message)
 		}
 	}
-	if got := controlStatus(t, srv.URL, "/_sim/settle/otp?status=SOMETHING"); got != http.StatusBadRequest {
+	if got := gatewaytest.ControlStatus(t, srv.URL, "/_sim/settle/otp?status=SOMETHING"); got != http.StatusBadRequest {
 		t.Errorf("a status CinetPay does not have = %d; want 400", got)
 	}
-	if got := controlStatus(t, srv.URL, "/_sim/settle/nobody"); got != http.StatusNotFound {
+	if got := gatewaytest.ControlStatus(t, srv.URL, "/_sim/settle/nobody"); got != http.StatusNotFound {
 		t.Errorf("settling no payment = %d; want 404", got)
 	}
 

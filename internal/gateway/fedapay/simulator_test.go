@@ -13,17 +13,6 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 )
 
-// control makes a control call and returns its status code.
-func control(t *testing.T, baseURL, path string) int {
-	t.Helper()
-	res, err := http.Post(baseURL+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // eventName is the name of the last webhook hook received, "" for none.
 func eventName(hook *gatewaytest.Receiver) string {
 	_, body, _ := hook.Last()
@@ -45,7 +34,7 @@ func TestSimulator_Lifecycle(t *testing.T) {
 	if _, err := c.Collect(ctx, col); err != nil {
 		t.Fatal(err)
 	}
-	if code := control(t, srv.URL, "/_sim/settle/"+id+"?status=expired"); code != http.StatusBadRequest {
+	if code := gatewaytest.ControlStatus(t, srv.URL, "/_sim/settle/"+id+"?status=expired"); code != http.StatusBadRequest {
 		t.Fatalf("settle to expired = %d; want 400, no such status", code)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+col.Reference+"?status=canceled")

@@ -15,17 +15,6 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 )
 
-// control makes a control call and returns its status code.
-func control(t *testing.T, baseURL, path string) int {
-	t.Helper()
-	res, err := http.Post(baseURL+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // TestSimulator_AuthorizationPage: Flutterwave's page of a redirect charge
 // asks the test-mode OTP; a wrong one leaves the charge pending.
 func TestSimulator_AuthorizationPage(t *testing.T) {
@@ -116,7 +105,7 @@ func TestSimulator_Lifecycle(t *testing.T) {
 	if _, err := c.Collect(ctx, tz); err != nil {
 		t.Fatal(err)
 	}
-	if code := control(t, srv.URL, "/_sim/settle/"+tz.Reference+"?status=expired"); code != http.StatusBadRequest {
+	if code := gatewaytest.ControlStatus(t, srv.URL, "/_sim/settle/"+tz.Reference+"?status=expired"); code != http.StatusBadRequest {
 		t.Fatalf("settle to expired = %d; want 400, no such status", code)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+tz.Reference+"?status=FAILED")

@@ -201,11 +201,21 @@ func (rc *Receiver) Last() (http.Header, []byte, int) {
 // the test unless it is answered 204.
 func Control(t *testing.T, baseURL, path string) {
 	t.Helper()
+	if code := ControlStatus(t, baseURL, path); code != http.StatusNoContent {
+		t.Fatalf("control %s = %d; want 204", path, code)
+	}
+}
+
+// ControlStatus makes a simulator's control call and returns its HTTP
+// status, for the tests of a refused one (404, 400).
+func ControlStatus(t *testing.T, baseURL, path string) int {
+	t.Helper()
 	res, err := http.Post(baseURL+path, "", nil)
-	if err != nil || res.StatusCode != http.StatusNoContent {
-		t.Fatalf("control %s: %v %v", path, res, err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	res.Body.Close()
+	return res.StatusCode
 }
 
 // Recorded is a request a Recorder received.

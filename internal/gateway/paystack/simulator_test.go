@@ -28,17 +28,6 @@ func get(t *testing.T, baseURL, path string) (int, map[string]any) {
 	return res.StatusCode, out
 }
 
-// control makes a control call and returns its HTTP status.
-func control(t *testing.T, baseURL, path string) int {
-	t.Helper()
-	res, err := http.Post(baseURL+path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // TestSimulator_SampleNumbers: the numbers of Paystack's own Charge API
 // samples (doc-code-snippets src/doc/payments/payment-methods/mobile
 // index.sh "0551234987", mobile-mpesa-offline index.sh "254700000000")
@@ -133,7 +122,7 @@ func TestSimulator_TransferStatuses(t *testing.T) {
 		t.Fatalf("payout = %+v, %v", st, err)
 	}
 	ref := gateway.Ref{Reference: p.Reference}
-	if code := control(t, srv.URL, "/_sim/settle/"+p.Reference+"?status=paid"); code != http.StatusBadRequest {
+	if code := gatewaytest.ControlStatus(t, srv.URL, "/_sim/settle/"+p.Reference+"?status=paid"); code != http.StatusBadRequest {
 		t.Fatalf("a status Paystack does not have = %d; want 400", code)
 	}
 	gatewaytest.Control(t, srv.URL, "/_sim/settle/"+st.ProviderRef+"?status=otp") // by transfer_code
