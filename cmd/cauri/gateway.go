@@ -14,6 +14,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateways"
 )
 
 // gatewayJSON is how the command line shows a gateway: credentials only as
@@ -140,18 +141,18 @@ func gatewayAdd(ctx context.Context, fs *flag.FlagSet, workspaceID *string, args
 			list = append(list, c)
 		}
 	}
-	g, err := p.NewGateway(*workspaceID, *name, *live, list, creds, time.Now())
-	if err != nil {
-		return errors.New(cauri.ErrorMessage(err))
-	}
-	g.BaseURL = strings.TrimRight(*baseURL, "/")
-	g.Collect, g.Payout = g.Collect && *collect, g.Payout && *payout
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.CreateGateway(ctx, g, creds); err != nil {
+	ws, err := st.Workspace(ctx, *workspaceID)
+	if err != nil {
+		return errors.New(cauri.ErrorMessage(err))
+	}
+	g, err := (&gateways.Service{Store: st, Now: time.Now}).Add(ctx, ws, gateways.New{Provider: p.Key, Name: *name, Live: *live,
+		Countries: list, Credentials: creds, BaseURL: *baseURL, NoCollect: !*collect, NoPayout: !*payout})
+	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}
 	if *payout && p.Payout && !g.Payout {

@@ -54,6 +54,12 @@ type New struct {
 	Live           bool
 	Countries      []string
 	Credentials    map[string]string
+	// BaseURL replaces the provider's API address (a simulator, a
+	// country's proxy); "": the provider's.
+	BaseURL string
+	// NoCollect and NoPayout keep the gateway from collecting or from
+	// sending money where its provider and credentials could.
+	NoCollect, NoPayout bool
 }
 
 // Add connects a gateway to ws, checked as every way in checks it
@@ -72,6 +78,8 @@ func (s *Service) Add(ctx context.Context, ws *cauri.Workspace, in New) (*cauri.
 	if err != nil {
 		return nil, err
 	}
+	g.BaseURL = strings.TrimRight(in.BaseURL, "/")
+	g.Collect, g.Payout = g.Collect && !in.NoCollect, g.Payout && !in.NoPayout
 	if err := s.Store.CreateGateway(ctx, g, in.Credentials); err != nil {
 		return nil, err
 	}

@@ -33,9 +33,19 @@ func TestAddListSwitch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sim, err := s.Add(ctx, ws, New{Provider: "pawapay", Countries: []string{"SN"}, Credentials: map[string]string{"api_token": "t"},
+			BaseURL: "http://127.0.0.1:8090/", NoPayout: true})
+		if err != nil || sim.BaseURL != "http://127.0.0.1:8090" || sim.Payout || !sim.Collect {
+			t.Fatalf("a gateway at a simulator, collecting only = %+v, %v", sim, err)
+		}
 		list, _, err := s.List(ctx, ws.ID)
-		if err != nil || len(list) != 1 || list[0].ID != g.ID || list[0].CredentialHints["api_token"] == "secret-token" {
-			t.Fatalf("list = %+v, %v; want the one gateway, its credentials only hinted at", list, err)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("list = %d, %v; want the two gateways", len(list), err)
+		}
+		for _, x := range list {
+			if x.CredentialHints["api_token"] == "secret-token" || x.CredentialHints["api_token"] == "" {
+				t.Fatalf("%s's credentials shown as %q; want only a hint", x.ID, x.CredentialHints["api_token"])
+			}
 		}
 		if g, err = s.SetEnabled(ctx, ws.ID, g.ID, false); err != nil || g.Enabled {
 			t.Fatalf("switched off = %+v, %v", g, err)
