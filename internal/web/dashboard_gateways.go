@@ -54,15 +54,12 @@ type gatewaysData struct {
 // with its credentials (hints only), its switch, its operators (each with
 // its switch) and its health over the last 24 hours; and the form that
 // connects an account (?provider=KEY opens that provider's fields).
-func (s *Server) gatewaysPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderGateways(w, r, r.URL.Query().Get("provider"), nil)
+func (s *Server) gatewaysPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderGateways(w, r, u, r.URL.Query().Get("provider"), nil)
 }
 
-func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding string, refused error) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, u *signedInUser, adding string, refused error) error {
+	d, ws := u.d, u.ws
 	list, health, err := s.Gateways.List(r.Context(), ws.ID)
 	if err != nil {
 		return err
@@ -133,15 +130,12 @@ func (s *Server) renderGateways(w http.ResponseWriter, r *http.Request, adding s
 // credentials complete and known, countries served). The credentials are
 // sealed at once and never shown again; a refusal shows the form again
 // without them.
-func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) addGateway(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	f := r.PostForm
 	p, found := gateway.Lookup(f.Get("provider"))
 	if !found {
-		return s.renderGateways(w, r, "", cauri.Errorf(cauri.EInvalid, "Pick an aggregator among %s", strings.Join(gateway.Keys(), ", ")))
+		return s.renderGateways(w, r, u, "", cauri.Errorf(cauri.EInvalid, "Pick an aggregator among %s", strings.Join(gateway.Keys(), ", ")))
 	}
 	creds := map[string]string{}
 	for k, v := range f {
@@ -155,27 +149,24 @@ func (s *Server) addGateway(w http.ResponseWriter, r *http.Request) error {
 			countries = append(countries, c)
 		}
 	}
-	_, err = s.Gateways.Add(r.Context(), ws, gateways.New{Provider: p.Key, Name: f.Get("name"), Live: f.Get("live") == "true",
+	_, err := s.Gateways.Add(r.Context(), ws, gateways.New{Provider: p.Key, Name: f.Get("name"), Live: f.Get("live") == "true",
 		Countries: countries, Credentials: creds})
 	switch cauri.ErrorCode(err) {
 	case "":
 	case cauri.EInternal:
 		return err
 	case cauri.EForbidden:
-		return s.renderGateways(w, r, "", err)
+		return s.renderGateways(w, r, u, "", err)
 	default:
-		return s.renderGateways(w, r, p.Key, err)
+		return s.renderGateways(w, r, u, p.Key, err)
 	}
 	http.Redirect(w, r, "/dashboard/gateways", http.StatusSeeOther)
 	return nil
 }
 
 // gatewaySwitch is POST /dashboard/gateways/{id}: enabled=true or false.
-func (s *Server) gatewaySwitch(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) gatewaySwitch(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	if _, err := s.Gateways.SetEnabled(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("enabled") == "true"); err != nil {
 		return err
 	}
@@ -185,11 +176,8 @@ func (s *Server) gatewaySwitch(w http.ResponseWriter, r *http.Request) error {
 
 // gatewayOperator is POST /dashboard/gateways/{id}/operators: one
 // operator of one country (country, operator) on or off (enabled).
-func (s *Server) gatewayOperator(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) gatewayOperator(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	f := r.PostForm
 	if _, err := s.Gateways.SetOperator(r.Context(), ws.ID, r.PathValue("id"), f.Get("country"), f.Get("operator"),
 		f.Get("enabled") == "true"); err != nil {

@@ -36,15 +36,12 @@ type keysData struct {
 // keysPage is GET /dashboard/keys: the workspace's keys that work (shown
 // by their last characters, with when a rolled one stops) and the form
 // that rolls one.
-func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderKeys(w, r, "", nil)
+func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderKeys(w, r, u, "", nil)
 }
 
-func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, newKey string, refused error) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, u *signedInUser, newKey string, refused error) error {
+	d, ws := u.d, u.ws
 	keys, err := s.Accounts.Keys(r.Context(), ws.ID)
 	if err != nil {
 		return err
@@ -68,20 +65,17 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, newKey strin
 // (key=live_sec, live_pub, test_sec or test_pub), shown once on the page
 // that answers; the keys it replaces keep working for the grace period
 // picked (grace, in seconds: 0, 1 hour, 24 hours, 3 or 7 days).
-func (s *Server) rollKey(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	mode, kind, _ := strings.Cut(r.PostForm.Get("key"), "_")
 	grace, gerr := strconv.Atoi(r.PostForm.Get("grace"))
 	offered := slices.ContainsFunc(keyGraces, func(g keyGrace) bool { return g.Seconds == grace })
 	if gerr != nil || !offered || (mode != "live" && mode != "test") || (kind != string(cauri.KeySecret) && kind != string(cauri.KeyPublic)) {
-		return s.renderKeys(w, r, "", cauri.Errorf(cauri.EInvalid, "Pick the key to roll (live or test, secret or public) and a grace period among those offered"))
+		return s.renderKeys(w, r, u, "", cauri.Errorf(cauri.EInvalid, "Pick the key to roll (live or test, secret or public) and a grace period among those offered"))
 	}
 	k, err := s.Accounts.RollKey(r.Context(), ws.ID, cauri.KeyKind(kind), mode == "live", time.Duration(grace)*time.Second)
 	if err != nil {
 		return err
 	}
-	return s.renderKeys(w, r, k.Plaintext, nil)
+	return s.renderKeys(w, r, u, k.Plaintext, nil)
 }

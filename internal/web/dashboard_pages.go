@@ -13,40 +13,55 @@ import (
 // pageSize is how many rows a dashboard list shows at once.
 const pageSize = 50
 
-// signedIn is a dashboard page's caller: the session, with a workspace
-// selected. Without a session the page sends to the sign-in; without a
-// workspace, to the dashboard's home to pick one.
-func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (string, *store.DashboardSession, *cauri.Workspace, bool, error) {
-	token, d, err := s.dashboardSession(r)
-	if cauri.ErrorCode(err) == cauri.EUnauthorized {
-		http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
-		return "", nil, nil, false, nil
-	}
-	if err != nil {
-		return "", nil, nil, false, err
-	}
-	if d.WorkspaceID == "" {
-		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
-		return "", nil, nil, false, nil
-	}
-	// The page's changes are the user's: the audit log records them so.
-	*r = *r.WithContext(store.WithActor(r.Context(), "user:"+d.UserID))
-	ws, err := s.Accounts.Workspace(r.Context(), d.WorkspaceID)
-	return token, d, ws, err == nil, err
+// signedInUser is a dashboard request's caller: its session and the
+// workspace it selected.
+type signedInUser struct {
+	d  *store.DashboardSession
+	ws *cauri.Workspace
 }
 
-// signedInForm is signedIn for a dashboard form: the body read (small),
-// its CSRF token checked, then the session and its workspace.
-func (s *Server) signedInForm(w http.ResponseWriter, r *http.Request) (*store.DashboardSession, *cauri.Workspace, bool, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, 8192)
-	if err := r.ParseForm(); err != nil {
-		return nil, nil, false, cauri.Errorf(cauri.EInvalid, "Invalid form")
+// dashHandler is a handler of a signed-in dashboard user.
+type dashHandler func(w http.ResponseWriter, r *http.Request, u *signedInUser) error
+
+// signedInPage guards a dashboard page (routes.go says which): without a
+// session it sends to the sign-in, without a workspace to the
+// dashboard's home to pick one. The page's changes are the user's: the
+// audit log records them so.
+func (s *Server) signedInPage(h dashHandler) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		_, d, err := s.dashboardSession(r)
+		switch {
+		case cauri.ErrorCode(err) == cauri.EUnauthorized:
+			http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+			return nil
+		case err != nil:
+			return err
+		case d.WorkspaceID == "":
+			http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+			return nil
+		}
+		*r = *r.WithContext(store.WithActor(r.Context(), "user:"+d.UserID))
+		ws, err := s.Accounts.Workspace(r.Context(), d.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		return h(w, r, &signedInUser{d: d, ws: ws})
 	}
-	if err := checkCSRF(r); err != nil {
-		return nil, nil, false, err
+}
+
+// signedInForm guards a dashboard form (routes.go says which): its body
+// read (small), its CSRF token checked, then as signedInPage.
+func (s *Server) signedInForm(h dashHandler) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		r.Body = http.MaxBytesReader(w, r.Body, 8192)
+		if err := r.ParseForm(); err != nil {
+			return cauri.Errorf(cauri.EInvalid, "Invalid form")
+		}
+		if err := checkCSRF(r); err != nil {
+			return err
+		}
+		return s.signedInPage(h)(w, r)
 	}
-	_, d, ws, ok, err := s.signedIn(w, r)
-	return d, ws, ok, err
 }
 
 // frame is what every signed-in dashboard page shows around its content
@@ -101,11 +116,8 @@ const maxPage = 1 << 20
 // transactionsPage is GET /dashboard/transactions: the selected workspace's
 // transactions of the selected mode, filtered as the export is (status,
 // from, to, search), 50 a page, with the export of the same filters.
-func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	q, ferr := query(r)
 	data := transactionsData{frame: s.frame(w, r, "transactions", ws, d.Livemode), Query: q}
 	var f store.ExportFilter
@@ -120,7 +132,7 @@ func (s *Server) transactionsPage(w http.ResponseWriter, r *http.Request) error 
 		return s.pages.ExecuteTemplate(w, "transactions.html", data)
 	}
 	f.Limit, f.Offset = pageSize+1, page*pageSize
-	err = s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+	err := s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
 		if len(data.Rows) < pageSize {
 			e := newExportRow(row)
 			customer := e.CustomerName
@@ -173,15 +185,12 @@ type linksData struct {
 
 // linksPage is GET /dashboard/links: the workspace's payment links, each
 // with its switch, and the form that creates one.
-func (s *Server) linksPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderLinks(w, r, nil)
+func (s *Server) linksPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderLinks(w, r, u, nil)
 }
 
-func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused error) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, u *signedInUser, refused error) error {
+	d, ws := u.d, u.ws
 	links, err := s.Checkout.Links(r.Context(), ws.ID)
 	if err != nil {
 		return err
@@ -200,28 +209,22 @@ func (s *Server) renderLinks(w http.ResponseWriter, r *http.Request, refused err
 
 // createLinkFromDashboard is POST /dashboard/links: a payment link, checked
 // as POST /v1/payment-links checks it (production data only).
-func (s *Server) createLinkFromDashboard(w http.ResponseWriter, r *http.Request) error {
-	d, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) createLinkFromDashboard(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	f := r.PostForm
 	if _, err := s.Checkout.CreateLink(r.Context(), ws, d.Livemode, f.Get("title"), strings.TrimSpace(f.Get("amount")), f.Get("currency")); err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
-		return s.renderLinks(w, r, err)
+		return s.renderLinks(w, r, u, err)
 	}
 	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
 	return nil
 }
 
 // linkSwitch is POST /dashboard/links/{id}: deactivate or reactivate.
-func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) linkSwitch(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	if _, err := s.Checkout.SetLinkActive(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("active") == "true"); err != nil {
 		return err
 	}
@@ -241,11 +244,8 @@ type transfersData struct {
 
 // transfersPage is GET /dashboard/transfers: the workspace's latest 200
 // transfers (always live), of one status when asked.
-func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request) error {
-	_, _, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) transfersPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	status := cauri.TransferStatus(r.URL.Query().Get("status"))
 	switch status {
 	case "", cauri.TransferProcessing, cauri.TransferSucceeded, cauri.TransferFailed:
@@ -280,11 +280,8 @@ type transactionData struct {
 // transactionPage is GET /dashboard/transactions/{id}: a session with its
 // attempts (the gateway that served each, and why it was chosen) and its
 // webhook deliveries. Another workspace's, or the other mode's, is 404.
-func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) transactionPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	sess, attempts, err := s.Checkout.Detail(r.Context(), ws.ID, d.Livemode, r.PathValue("id"))
 	if err != nil {
 		return err

@@ -25,15 +25,12 @@ type teamData struct {
 // teamPage is GET /dashboard/team: the workspace's members, its pending
 // invitations (each with a button to revoke it) and the form that invites
 // someone.
-func (s *Server) teamPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderTeam(w, r, "", nil)
+func (s *Server) teamPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderTeam(w, r, u, "", nil)
 }
 
-func (s *Server) renderTeam(w http.ResponseWriter, r *http.Request, link string, refused error) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) renderTeam(w http.ResponseWriter, r *http.Request, u *signedInUser, link string, refused error) error {
+	d, ws := u.d, u.ws
 	members, pending, err := s.Accounts.Team(r.Context(), ws.ID)
 	if err != nil {
 		return err
@@ -53,27 +50,21 @@ func (s *Server) renderTeam(w http.ResponseWriter, r *http.Request, link string,
 // invite is POST /dashboard/team: an invitation of an e-mail address to
 // the workspace, valid 7 days. Cauri sends no e-mail: the page that
 // answers shows the invitation's link once, for the member to pass on.
-func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
-	d, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) invite(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	token, err := s.Accounts.Invite(r.Context(), ws.ID, d.UserID, r.PostForm.Get("email"))
 	if err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
-		return s.renderTeam(w, r, "", err)
+		return s.renderTeam(w, r, u, "", err)
 	}
-	return s.renderTeam(w, r, s.dashboardURL()+"/dashboard/invitations/"+token, nil)
+	return s.renderTeam(w, r, u, s.dashboardURL()+"/dashboard/invitations/"+token, nil)
 }
 
 // revokeInvitation is POST /dashboard/team/invitations/{id}/revoke.
-func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) revokeInvitation(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	if err := s.Accounts.Revoke(r.Context(), ws.ID, r.PathValue("id")); err != nil {
 		return err
 	}

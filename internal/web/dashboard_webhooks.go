@@ -35,15 +35,12 @@ type webhooksData struct {
 // selection, the unread notifications of failed deliveries, and the
 // delivery log of the selected data (latest 50, of one status when asked)
 // with a resend button each.
-func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request) error {
-	return s.renderWebhooks(w, r, nil)
+func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderWebhooks(w, r, u, nil)
 }
 
-func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, refused error) error {
-	_, d, ws, ok, err := s.signedIn(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, u *signedInUser, refused error) error {
+	d, ws := u.d, u.ws
 	cfg, err := s.Webhooks.Config(r.Context(), ws.ID)
 	if err != nil {
 		return err
@@ -95,19 +92,16 @@ func newDeliveryRow(dl *cauri.Delivery) deliveryRow {
 // saveWebhooks is POST /dashboard/webhooks: the live and test addresses
 // (public https or http only, as PATCH /v1/config/webhook checks them) and
 // the events.
-func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
-	d, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	url, testURL := strings.TrimSpace(r.PostForm.Get("url")), strings.TrimSpace(r.PostForm.Get("test_url"))
 	events := r.PostForm["events"]
 	if len(events) == 0 {
-		return s.renderWebhooks(w, r, cauri.Errorf(cauri.EInvalid, "Choose at least one event"))
+		return s.renderWebhooks(w, r, u, cauri.Errorf(cauri.EInvalid, "Choose at least one event"))
 	}
 	// The events of the mode the dashboard shows.
 	if _, err := s.Webhooks.Configure(r.Context(), ws.ID, delivery.Setting{URL: &url, TestURL: &testURL, Events: events, EventsLive: d.Livemode}); err != nil {
-		return s.renderWebhooks(w, r, err)
+		return s.renderWebhooks(w, r, u, err)
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
 	return nil
@@ -115,11 +109,8 @@ func (s *Server) saveWebhooks(w http.ResponseWriter, r *http.Request) error {
 
 // resendFromDashboard is POST /dashboard/deliveries/{id}/resend: one
 // attempt now, as the API's resend (its per-minute limit included).
-func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) error {
-	d, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
 	if err := s.limit(w, r, limitResend, "per workspace", ws.ID, "rate_limited"); err != nil {
 		return err
 	}
@@ -131,11 +122,8 @@ func (s *Server) resendFromDashboard(w http.ResponseWriter, r *http.Request) err
 }
 
 // acknowledge is POST /dashboard/notifications/{id}/read.
-func (s *Server) acknowledge(w http.ResponseWriter, r *http.Request) error {
-	_, ws, ok, err := s.signedInForm(w, r)
-	if !ok {
-		return err
-	}
+func (s *Server) acknowledge(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
 	if err := s.Webhooks.Acknowledge(r.Context(), ws.ID, r.PathValue("id")); err != nil {
 		return err
 	}

@@ -52,34 +52,35 @@ func (s *Server) routes(mux router) {
 	// Transactions (SPEC section 4): the export, for the dashboard.
 	mux.Handle("GET /v1/transactions/export", s.api(s.exportTransactions)) // dashboard session
 
-	// The merchant dashboard: every page but sign-in and invitations needs a
-	// dashboard session (its cookie); every form, the CSRF token.
+	// The merchant dashboard: signedInPage needs a dashboard session (its
+	// cookie) with a workspace selected; signedInForm, also the CSRF token.
+	// The others check what their comment says themselves.
 	mux.Handle("GET /dashboard/login", s.page(s.loginPage)) // none
 	mux.Handle("POST /dashboard/login", s.page(s.login))    // CSRF; limitLoginIP, limitLoginEmail(Hour)
 	mux.Handle("POST /dashboard/logout", s.page(s.logout))  // dashboard session, CSRF
 	mux.Handle("GET /dashboard", s.page(s.dashboard))
 	mux.Handle("POST /dashboard/workspace", s.page(s.selectWorkspace))
-	mux.Handle("GET /dashboard/transactions", s.page(s.transactionsPage))
-	mux.Handle("GET /dashboard/transactions/{id}", s.page(s.transactionPage))
-	mux.Handle("GET /dashboard/links", s.page(s.linksPage))
-	mux.Handle("GET /dashboard/transfers", s.page(s.transfersPage))
-	mux.Handle("GET /dashboard/webhooks", s.page(s.webhooksPage))
-	mux.Handle("POST /dashboard/webhooks", s.page(s.saveWebhooks))
-	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.page(s.resendFromDashboard)) // dashboard session, CSRF; limitResend
-	mux.Handle("POST /dashboard/notifications/{id}/read", s.page(s.acknowledge))
-	mux.Handle("POST /dashboard/links", s.page(s.createLinkFromDashboard))
-	mux.Handle("POST /dashboard/links/{id}", s.page(s.linkSwitch))
-	mux.Handle("GET /dashboard/keys", s.page(s.keysPage))
-	mux.Handle("GET /dashboard/team", s.page(s.teamPage))
-	mux.Handle("POST /dashboard/team", s.page(s.invite))
-	mux.Handle("POST /dashboard/team/invitations/{id}/revoke", s.page(s.revokeInvitation))
+	mux.Handle("GET /dashboard/transactions", s.page(s.signedInPage(s.transactionsPage)))
+	mux.Handle("GET /dashboard/transactions/{id}", s.page(s.signedInPage(s.transactionPage)))
+	mux.Handle("GET /dashboard/links", s.page(s.signedInPage(s.linksPage)))
+	mux.Handle("GET /dashboard/transfers", s.page(s.signedInPage(s.transfersPage)))
+	mux.Handle("GET /dashboard/webhooks", s.page(s.signedInPage(s.webhooksPage)))
+	mux.Handle("POST /dashboard/webhooks", s.page(s.signedInForm(s.saveWebhooks)))
+	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.page(s.signedInForm(s.resendFromDashboard))) // dashboard session, CSRF; limitResend
+	mux.Handle("POST /dashboard/notifications/{id}/read", s.page(s.signedInForm(s.acknowledge)))
+	mux.Handle("POST /dashboard/links", s.page(s.signedInForm(s.createLinkFromDashboard)))
+	mux.Handle("POST /dashboard/links/{id}", s.page(s.signedInForm(s.linkSwitch)))
+	mux.Handle("GET /dashboard/keys", s.page(s.signedInPage(s.keysPage)))
+	mux.Handle("GET /dashboard/team", s.page(s.signedInPage(s.teamPage)))
+	mux.Handle("POST /dashboard/team", s.page(s.signedInForm(s.invite)))
+	mux.Handle("POST /dashboard/team/invitations/{id}/revoke", s.page(s.signedInForm(s.revokeInvitation)))
 	mux.Handle("GET /dashboard/invitations/{token}", s.page(s.invitationPage))    // the invitation token
 	mux.Handle("POST /dashboard/invitations/{token}", s.page(s.acceptInvitation)) // the invitation token, CSRF; limitLoginIP, limitLoginEmail(Hour)
-	mux.Handle("GET /dashboard/gateways", s.page(s.gatewaysPage))
-	mux.Handle("POST /dashboard/gateways", s.page(s.addGateway))
-	mux.Handle("POST /dashboard/gateways/{id}", s.page(s.gatewaySwitch))
-	mux.Handle("POST /dashboard/gateways/{id}/operators", s.page(s.gatewayOperator))
-	mux.Handle("POST /dashboard/keys", s.page(s.rollKey))
+	mux.Handle("GET /dashboard/gateways", s.page(s.signedInPage(s.gatewaysPage)))
+	mux.Handle("POST /dashboard/gateways", s.page(s.signedInForm(s.addGateway)))
+	mux.Handle("POST /dashboard/gateways/{id}", s.page(s.signedInForm(s.gatewaySwitch)))
+	mux.Handle("POST /dashboard/gateways/{id}/operators", s.page(s.signedInForm(s.gatewayOperator)))
+	mux.Handle("POST /dashboard/keys", s.page(s.signedInForm(s.rollKey)))
 
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.api(s.route))        // any key; limitRoute
