@@ -321,7 +321,6 @@ func isIdempotent(c gateway.Connector) bool {
 	return ok && ic.IdempotentCollect()
 }
 
-// reopened is the event of a failed session made pending again by a new try.
 // payOnce admits a new attempt of a session that can still be paid and
 // has no other attempt pending: both could succeed, and the customer would
 // pay twice.
@@ -335,6 +334,7 @@ func payOnce(sess *cauri.Session, waiting bool) error {
 	return nil
 }
 
+// reopened is the event of a failed session made pending again by a new try.
 func (s *Service) reopened(sess *cauri.Session) *cauri.Event {
 	data, _ := json.Marshal(sess.Object(s.PayURL))
 	return cauri.SessionEvent(sess, data, sess.UpdatedAt)
