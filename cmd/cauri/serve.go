@@ -15,6 +15,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/config"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateways"
@@ -38,6 +39,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	cfg, _, err := parseFlags(fs, args, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if kind, path, _ := config.ParseDatabaseURL(cfg.DatabaseURL); kind == config.SQLite {
+		unlock, err := lockDatabase(path)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.LogLevel))

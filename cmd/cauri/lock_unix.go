@@ -1,0 +1,37 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// lockDatabase keeps a second `cauri serve` off an embedded SQLite
+// database one already serves: an exclusive lock on {path}.serve.lock,
+// which the system releases when the process ends however it ends (a kill
+// -9 included). The lock file holds the serving process's id, for the
+// message. It returns the function that releases it.
+func lockDatabase(path string) (func(), error) {
+	f, err := os.OpenFile(path+".serve.lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("database lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			pid := strings.TrimSpace(string(b[:n]))
+			return nil, fmt.Errorf("another cauri serve (process %s) already serves the database %s: stop it first, or give this one a database of its own (CAURI_DATABASE_URL); several nodes share PostgreSQL, not a SQLite file", pid, path)
+		}
+		return nil, fmt.Errorf("database lock: %w", err)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}
