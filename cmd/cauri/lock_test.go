@@ -6,19 +6,19 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
 // TestServe_OneServerPerSQLiteFile: a second `cauri serve` on the SQLite
 // file one serves refuses to start, saying which process has it; once the
 // first stops, another starts (kill -9's release is the crash tests').
 func TestServe_OneServerPerSQLiteFile(t *testing.T) {
-	db := storetest.SQLiteURL(t)
+	// In a folder that does not exist yet, as on a fresh machine's first start.
+	db := "sqlite:" + filepath.Join(t.TempDir(), "data", "cauri.db")
 	first := startServe(t, map[string]string{"CAURI_DATABASE_URL": db})
 	second := map[string]string{"CAURI_DATABASE_URL": db, "CAURI_ADDR": freeAddr(t)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,11 @@ import (
 // -9 included). The lock file holds the serving process's id, for the
 // message. It returns the function that releases it.
 func lockDatabase(path string) (func(), error) {
+	// The folder may not exist yet: the first start creates it, as the
+	// store would.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("database lock: %w", err)
+	}
 	f, err := os.OpenFile(path+".serve.lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("database lock: %w", err)
