@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,13 +23,7 @@ import (
 // test (the other Redis tests use database 0 with names of their own).
 func clusterRedis(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("CAURI_TEST_REDIS_URL")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CAURI_TEST_REDIS_URL is not set; the cluster test must run in CI")
-		}
-		t.Skip("CAURI_TEST_REDIS_URL is not set; skipping the cluster test")
-	}
+	base := storetest.RedisURL(t)
 	i := strings.LastIndex(base, "/")
 	if i < len("redis://") {
 		base += "/"

@@ -6,33 +6,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// redisURL is the test Redis (CAURI_TEST_REDIS_URL). Without it the test is
-// skipped locally and fails under CI, where .ci/run starts one.
-func redisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("CAURI_TEST_REDIS_URL")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CAURI_TEST_REDIS_URL is not set; the Redis tests must run in CI")
-		}
-		t.Skip("CAURI_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379/0); skipping the Redis test")
-	}
-	return u
-}
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
 
 // TestRedis_SharedAcrossNodes: two nodes (two limiters, each with its own
 // connection and its own local fallback) share one budget, exactly.
 func TestRedis_SharedAcrossNodes(t *testing.T) {
-	url := redisURL(t)
+	url := storetest.RedisURL(t)
 	var nodes []*Redis
 	for range 2 {
 		r, err := NewRedis(url, NewMemory(time.Now), nil)
@@ -77,7 +64,7 @@ func TestRedis_SharedAcrossNodes(t *testing.T) {
 // on deciding, with the node's own limits, says so once in the log, and
 // counts the local decisions.
 func TestRedis_Unreachable(t *testing.T) {
-	redisURL(t) // the CI gate: redis-server is installed where Redis runs
+	storetest.RedisURL(t) // the CI gate: redis-server is installed where Redis runs
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed")

@@ -1,8 +1,9 @@
 // Package storetest opens real databases for tests: a fresh embedded SQLite
-// file, and a fresh schema on the PostgreSQL server named by
-// CAURI_TEST_DATABASE_URL. Each runs one test against both, so the two
-// stores are held to the same behaviour. With CI=true the PostgreSQL run is
-// never skipped: a missing CAURI_TEST_DATABASE_URL fails the test.
+// file and a fresh schema on the PostgreSQL server named by
+// CAURI_TEST_DATABASE_URL (Each runs one test against both, so the two
+// stores are held to the same behaviour), and the Redis of
+// CAURI_TEST_REDIS_URL. With CI=true neither PostgreSQL nor Redis is ever
+// skipped: a missing URL fails the test.
 package storetest
 
 import (
@@ -50,6 +51,21 @@ func SQLiteURL(t testing.TB) string {
 func SQLite(t testing.TB) *store.Store {
 	t.Helper()
 	return open(t, SQLiteURL(t))
+}
+
+// RedisURL returns the test Redis's URL (CAURI_TEST_REDIS_URL), for the
+// tests of what nodes share through Redis. It skips the test when none is
+// configured, except under CI where it fails (.ci/run starts one).
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("CAURI_TEST_REDIS_URL")
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CAURI_TEST_REDIS_URL is not set; the Redis tests must run in CI")
+		}
+		t.Skip("CAURI_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379/0); skipping the Redis test")
+	}
+	return u
 }
 
 // PostgresURL returns the URL of a fresh, empty schema on the test server,
