@@ -74,7 +74,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func (b *browserish) csrf() string {
 	u, _ := url.Parse(b.e.url)
 	for _, c := range b.jar.Cookies(u) {
-		if c.Name == csrfCookie {
+		if c.Name == "cauri_csrf" {
 			return c.Value
 		}
 	}
@@ -115,7 +115,7 @@ func TestDashboard_SignIn(t *testing.T) {
 		res := b.login("Awa@Example.com", "correct horse battery")
 		var session *http.Cookie
 		for _, c := range res.Cookies() {
-			if c.Name == sessionCookie {
+			if c.Name == "cauri_session" {
 				session = c
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
 // healthz answers 200 once the database answers, 503 otherwise.
@@ -12,10 +14,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.Health.Ping(ctx); err != nil {
 		s.Logger.WarnContext(ctx, "health check: database does not answer", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readyz is GET /readyz: 200 when the store can be written and read back
@@ -31,8 +33,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.Health.Heartbeat(ctx, node, s.Now()); err != nil {
 		s.Logger.ErrorContext(ctx, "readiness check: the database cannot be written or read", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

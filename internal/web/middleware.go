@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -14,19 +13,10 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/web/httpx"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
-
-type ctxKey int
-
-const requestIDKey ctxKey = 0
-
-func requestID(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey).(string)
-	return id
-}
 
 // statusRecorder remembers the status a handler wrote.
 type statusRecorder struct {
@@ -60,16 +50,16 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		rand.Read(b)
 		id := "req_" + hex.EncodeToString(b)
 		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		r = r.WithContext(httpx.WithRequestID(r.Context(), id))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", loggedPath(r), "request_id", id)
+				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(p), "method", r.Method, "path", httpx.LoggedPath(r), "request_id", id)
 				if rec.status == 0 {
-					apiError(rec, http.StatusInternalServerError, "Internal error", "")
+					httpx.APIError(rec, http.StatusInternalServerError, "Internal error", "")
 				}
 			}
 			route := r.Pattern
@@ -87,8 +77,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			method := metricMethod(r.Method)
 			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 			s.metrics.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
-			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", loggedPath(r),
-				"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "ip", s.clientIP(r).String(), "request_id", id)
+			s.Logger.InfoContext(r.Context(), "request", "method", r.Method, "route", route, "path", httpx.LoggedPath(r),
+				"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "ip", s.kit.ClientIP(r).String(), "request_id", id)
 		}()
 		next.ServeHTTP(rec, r)
 	})
@@ -131,7 +121,7 @@ func metricMethod(m string) string {
 // metrics tell a lot about a business.
 func (s *Server) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})
-	return s.page(func(w http.ResponseWriter, r *http.Request) error {
+	return s.kit.Page(func(w http.ResponseWriter, r *http.Request) error {
 		if s.MetricsToken != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.MetricsToken)) != 1 {
@@ -145,104 +135,6 @@ func (s *Server) metricsHandler() http.Handler {
 	})
 }
 
-// clientIP is the socket's address, unless that address is a trusted proxy:
-// then X-Forwarded-For is read from the right, skipping trusted proxies, and
-// the first untrusted address is the client.
-func (s *Server) clientIP(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	ip := ap.Addr().Unmap()
-	if !s.trusted(ip) {
-		return ip
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := parseHop(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break // "unknown" or garbled: nothing to its left can be believed
-		}
-		ip = hop.Unmap()
-		if !s.trusted(ip) {
-			return ip
-		}
-	}
-	return ip
-}
-
-// parseHop reads one X-Forwarded-For entry: an address, or an address and a
-// port ("1.2.3.4:5678", "[2001:db8::1]:443").
-func parseHop(h string) (netip.Addr, error) {
-	if ip, err := netip.ParseAddr(h); err == nil {
-		return ip, nil
-	}
-	ap, err := netip.ParseAddrPort(h)
-	return ap.Addr(), err
-}
-
-func (s *Server) trusted(ip netip.Addr) bool {
-	for _, p := range s.TrustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// limitByIP takes one request from the client IP's budget. Over it, the
-// answer is 429 with Retry-After in seconds. A limiter that fails lets the
-// request through: a broken limiter must not stop payments.
-func (s *Server) limitByIP(w http.ResponseWriter, r *http.Request, l ratelimit.Limit) error {
-	return s.limit(w, r, l, "per IP", ratelimit.IPKey(s.clientIP(r)), "")
-}
-
-// limit takes one request from key's budget under l (scope says whose:
-// "per IP", "per workspace"); over it, the answer is 429 with Retry-After,
-// and reason as its code when given.
-func (s *Server) limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit, scope, key, reason string) error {
-	d, err := s.Limiter.Allow(r.Context(), l, key)
-	if err != nil {
-		s.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", l.Name)
-		return nil
-	}
-	if !d.Allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-		per := "per " + l.Per.String()
-		switch l.Per {
-		case time.Minute:
-			per = "a minute"
-		case time.Hour:
-			per = "an hour"
-		}
-		return cauri.Reasonf(cauri.ERateLimited, reason, "Too many requests: at most %d %s %s; retry after %d seconds",
-			l.Count, per, scope, d.RetryAfterSeconds())
-	}
-	return nil
-}
-
-// refused counts a refused credential against its sender's address and
-// returns the refusal, or, past limitRefused, a 429 with Retry-After: a key
-// or a secret cannot be guessed at speed. Accepted credentials take nothing
-// from this budget.
-func (s *Server) refused(r *http.Request, refusal error) error {
-	d, err := s.Limiter.Allow(r.Context(), limitRefused, ratelimit.IPKey(s.clientIP(r)))
-	if err != nil || d.Allowed {
-		return refusal
-	}
-	return &retryLater{after: d.RetryAfterSeconds(), err: cauri.Errorf(cauri.ERateLimited,
-		"Too many refused keys or secrets from this address: at most %d a minute; retry after %d seconds", limitRefused.Count, d.RetryAfterSeconds())}
-}
-
-// retryLater is an error answered with a Retry-After header.
-type retryLater struct {
-	after int
-	err   error
-}
-
-func (e *retryLater) Error() string { return e.err.Error() }
-func (e *retryLater) Unwrap() error { return e.err }
-
 // notFound answers a request no route takes: 405 with Allow when the path
 // is routed for other methods, else 404, each saying where to look.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
@@ -251,15 +143,6 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 		return cauri.Errorf(cauri.EMethodNotAllowed, "%s %s is not a route: %s takes %s", r.Method, r.URL.Path, r.URL.Path, strings.Join(allow, ", "))
 	}
 	return cauri.Errorf(cauri.ENotFound, "No route %s %s: the API is under /v1 (its reference at /docs), the dashboard at /dashboard", r.Method, r.URL.Path)
-}
-
-// loggedPath is the request's path as logs show it: an invitation's token
-// (a secret, like a key) replaced.
-func loggedPath(r *http.Request) string {
-	if t := r.PathValue("token"); t != "" {
-		return strings.Replace(r.URL.Path, t, "[token]", 1)
-	}
-	return r.URL.Path
 }
 
 // patterns records the routes' patterns, to tell which methods a path is

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ func (s *Server) reference(w http.ResponseWriter, r *http.Request) {
 
 // redocJS serves the vendored bundle, gzipped to clients that accept it.
 func (s *Server) redocJS(w http.ResponseWriter, r *http.Request) {
-	gz, err := staticFS.ReadFile("static/reference/redoc.standalone.js.gz")
+	gz, err := redoc.ReadFile("redoc/redoc.standalone.js.gz")
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -79,3 +80,6 @@ func (s *Server) redocJS(w http.ResponseWriter, r *http.Request) {
 	}
 	io.Copy(w, zr)
 }
+
+//go:embed redoc/redoc.standalone.js.gz
+var redoc embed.FS

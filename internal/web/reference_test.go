@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // notInterface are routes that are not part of the interface: the hosted
@@ -47,16 +49,25 @@ func TestOpenAPI_Document(t *testing.T) {
 	}
 }
 
+// routeList is every route pattern a server registers.
+func routeList(t *testing.T) []string {
+	srv, err := New(Deps{PayURL: "http://127.0.0.1/pay", Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec patterns
+	srv.routes(&rec)
+	return rec.list
+}
+
 func TestOpenAPI_DocumentsEveryRoute(t *testing.T) {
 	doc, err := contractDoc()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec patterns
-	(&Server{payPath: "/pay"}).routes(&rec)
 	param := regexp.MustCompile(`\{[^}]+\}`)
 	served := map[string]bool{}
-	for _, p := range rec.list {
+	for _, p := range routeList(t) {
 		if notInterface[p] {
 			continue
 		}

@@ -1,25 +1,25 @@
-// Package web is all of Cauri's HTTP: the /v1 API, the routes outside it
-// (/checkout/sandbox), the hosted payment pages with their templates and
-// static files, /healthz and /metrics. routes.go lists every route. A
-// request reads top to bottom: route -> handler (decode, validate) ->
-// domain service -> store (one transaction) -> response.
+// Package web is all of Cauri's HTTP, one server for three audiences, each
+// a package over the shared request/response layer (httpx): the JSON API
+// (api), the hosted payment pages (pay), the merchant's dashboard
+// (dashboard). This package assembles them, and serves what belongs to
+// none: the interface description and its reference page (/docs),
+// /healthz, /readyz and /metrics, the JSON 404 and 405. Every request is
+// observed here (request id, one log line, metrics, a panic answered 500).
+// routes.go lists where each audience's routes are. A request reads top to
+// bottom: route -> handler (decode, validate) -> service -> store (one
+// transaction) -> response.
 //
-// It imports the domain, the services, the store and the rate limiter.
+// It imports the services, the audiences and httpx; no store.
 package web
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"time"
 
-	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
@@ -29,6 +29,10 @@ import (
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/transfer"
+	"github.com/cauri-pay/cauri/internal/web/api"
+	"github.com/cauri-pay/cauri/internal/web/dashboard"
+	"github.com/cauri-pay/cauri/internal/web/httpx"
+	"github.com/cauri-pay/cauri/internal/web/pay"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -68,8 +72,10 @@ type Deps struct {
 // Server is the HTTP handler of the whole service.
 type Server struct {
 	Deps
-	payPath     string // path part of PayURL, where the hosted pages are routed
-	pages       *template.Template
+	kit         *httpx.Kit
+	api         *api.API
+	pay         *pay.Pages
+	dashboard   *dashboard.Dashboard
 	openapiJSON []byte
 	metrics     *metrics
 	handler     http.Handler
@@ -79,19 +85,24 @@ type Server struct {
 // New builds the server and its routes. It fails when a template does not
 // parse, so a broken page never reaches a customer.
 func New(d Deps) (*Server, error) {
-	u, err := url.Parse(d.PayURL)
-	if err != nil {
-		return nil, err
-	}
-	pages, err := parseTemplates()
-	if err != nil {
-		return nil, err
-	}
 	doc, err := openAPIJSON()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Deps: d, payPath: u.Path, pages: pages, openapiJSON: doc, metrics: newMetrics(d.Registry)}
+	s := &Server{Deps: d, openapiJSON: doc, metrics: newMetrics(d.Registry),
+		kit: &httpx.Kit{Logger: d.Logger, Limiter: d.Limiter, TrustedProxies: d.TrustedProxies}}
+	linkURL, dashboardURL := d.PayURL+"/l", dashboardURL(d.BaseURL, d.PayURL)
+	s.api = &api.API{Kit: s.kit, Checkout: d.Checkout, Transfers: d.Transfers, Router: d.Router, Accounts: d.Accounts,
+		Partners: d.Partners, Webhooks: d.Webhooks, Gateways: d.Gateways, PayURL: d.PayURL, LinkURL: linkURL,
+		DashboardURL: dashboardURL, Now: d.Now, Draining: d.Draining, NotFound: s.notFound}
+	if s.pay, err = pay.New(pay.Pages{Kit: s.kit, Checkout: d.Checkout, Accounts: d.Accounts, PayURL: d.PayURL, LinkURL: linkURL}); err != nil {
+		return nil, err
+	}
+	if s.dashboard, err = dashboard.New(dashboard.Dashboard{Kit: s.kit, Accounts: d.Accounts, Checkout: d.Checkout,
+		Transfers: d.Transfers, Reports: d.Reports, Gateways: d.Gateways, Webhooks: d.Webhooks, Router: d.Router,
+		PayURL: d.PayURL, LinkURL: linkURL, DashboardURL: dashboardURL, Now: d.Now}); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	var rec patterns
@@ -103,80 +114,12 @@ func New(d Deps) (*Server, error) {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// handler is an HTTP handler that returns its error; errShape writes it.
-type handler func(w http.ResponseWriter, r *http.Request) error
-
-type errShape func(w http.ResponseWriter, status int, msg, reason string)
-
-// apiError is the shape of SPEC section 7: {"error": "..."}.
-func apiError(w http.ResponseWriter, status int, msg, reason string) {
-	body := map[string]string{"error": msg}
-	if reason != "" {
-		body["code"] = reason // SPEC section 7: transfers and a few others
+// dashboardURL is where the dashboard is served: the base URL, or the pay
+// URL's origin.
+func dashboardURL(base, payURL string) string {
+	if base != "" {
+		return base
 	}
-	writeJSON(w, status, body)
-}
-
-// pageError is the shape of the sandbox route and the payment page:
-// {"success": false, "message": "..."}.
-func pageError(w http.ResponseWriter, status int, msg, _ string) {
-	writeJSON(w, status, map[string]any{"success": false, "message": msg})
-}
-
-// api and page adapt a handler to http.Handler with the route's error shape.
-func (s *Server) api(h handler) http.Handler  { return s.wrap(h, apiError) }
-func (s *Server) page(h handler) http.Handler { return s.wrap(h, pageError) }
-
-func (s *Server) wrap(h handler, shape errShape) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			s.writeError(w, r, err, shape)
-		}
-	})
-}
-
-var statusOf = map[string]int{
-	cauri.EInvalid:          http.StatusBadRequest,
-	cauri.EUnauthorized:     http.StatusUnauthorized,
-	cauri.EForbidden:        http.StatusForbidden,
-	cauri.ENotFound:         http.StatusNotFound,
-	cauri.EConflict:         http.StatusConflict,
-	cauri.ETooLarge:         http.StatusRequestEntityTooLarge,
-	cauri.EUnsupported:      http.StatusUnsupportedMediaType,
-	cauri.EUnprocessable:    http.StatusUnprocessableEntity,
-	cauri.ERateLimited:      http.StatusTooManyRequests,
-	cauri.EInternal:         http.StatusInternalServerError,
-	cauri.EBadGateway:       http.StatusBadGateway,
-	cauri.EPayment:          http.StatusPaymentRequired,
-	cauri.EUnavailable:      http.StatusServiceUnavailable,
-	cauri.EMethodNotAllowed: http.StatusMethodNotAllowed,
-}
-
-// writeError answers with the error's status and client-safe message. An
-// error that is not a *cauri.Error is internal: logged with its cause, and
-// answered with a generic message.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error, shape errShape) {
-	code := cauri.ErrorCode(err)
-	if code == cauri.EInternal {
-		if errors.Is(err, context.Canceled) {
-			return // the client went away; nobody reads the answer
-		}
-		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", loggedPath(r), "request_id", requestID(r))
-	}
-	if cauri.ErrorReason(err) == "idempotency_key_in_use" {
-		w.Header().Set("Retry-After", "1") // the first request of the key is still running
-	}
-	var later *retryLater
-	if errors.As(err, &later) {
-		w.Header().Set("Retry-After", strconv.Itoa(later.after))
-	}
-	shape(w, statusOf[code], cauri.ErrorMessage(err), cauri.ErrorReason(err))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	u, _ := url.Parse(payURL)
+	return u.Scheme + "://" + u.Host
 }

@@ -1,0 +1,308 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/web/httpx"
+)
+
+// pageSize is how many rows a dashboard list shows at once.
+const pageSize = 50
+
+// signedInUser is a dashboard request's caller: its session and the
+// workspace it selected.
+type signedInUser struct {
+	d  *store.DashboardSession
+	ws *cauri.Workspace
+}
+
+// dashHandler is a httpx.Handler of a signed-in dashboard user.
+type dashHandler func(w http.ResponseWriter, r *http.Request, u *signedInUser) error
+
+// signedInPage guards a dashboard page (routes.go says which): without a
+// session it sends to the sign-in, without a workspace to the
+// dashboard's home to pick one. The page's changes are the user's: the
+// audit log records them so.
+func (s *Dashboard) signedInPage(h dashHandler) httpx.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		_, d, err := s.dashboardSession(r)
+		switch {
+		case cauri.ErrorCode(err) == cauri.EUnauthorized:
+			http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+			return nil
+		case err != nil:
+			return err
+		case d.WorkspaceID == "":
+			http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+			return nil
+		}
+		*r = *r.WithContext(store.WithActor(r.Context(), "user:"+d.UserID))
+		ws, err := s.Accounts.Workspace(r.Context(), d.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		return h(w, r, &signedInUser{d: d, ws: ws})
+	}
+}
+
+// signedInForm guards a dashboard form (routes.go says which): its body
+// read (small), its CSRF token checked, then as signedInPage.
+func (s *Dashboard) signedInForm(h dashHandler) httpx.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		r.Body = http.MaxBytesReader(w, r.Body, 8192)
+		if err := r.ParseForm(); err != nil {
+			return cauri.Errorf(cauri.EInvalid, "Invalid form")
+		}
+		if err := checkCSRF(r); err != nil {
+			return err
+		}
+		return s.signedInPage(h)(w, r)
+	}
+}
+
+// frame is what every signed-in dashboard page shows around its content
+// (the "top" template): the page's title and navigation key, the
+// workspace, the data shown (live or test) and the banners.
+type frame struct {
+	T          map[string]string
+	Lang       string
+	CSRF       string
+	Page       string // the page's key in navPages
+	Workspace  string
+	Livemode   bool
+	Unverified bool // the workspace stays in test mode until the service verifies it
+}
+
+// frame starts a dashboard page: its language, headers and CSRF token.
+func (s *Dashboard) frame(w http.ResponseWriter, r *http.Request, page string, ws *cauri.Workspace, livemode bool) frame {
+	lang, t := httpx.Language(r)
+	httpx.SetPageHeaders(w)
+	f := frame{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Page: page, Livemode: livemode}
+	if ws != nil {
+		f.Workspace, f.Unverified = ws.Name, !ws.Verified
+	}
+	return f
+}
+
+type navPage struct{ Key, Path string }
+
+// navPages are the dashboard's pages, in the navigation's order.
+var navPages = []navPage{
+	{"overview", "/dashboard"}, {"transactions", "/dashboard/transactions"}, {"links", "/dashboard/links"},
+	{"transfers", "/dashboard/transfers"}, {"webhooks", "/dashboard/webhooks"}, {"gateways", "/dashboard/gateways"},
+	{"keys", "/dashboard/keys"}, {"team", "/dashboard/team"},
+}
+
+type txRow struct {
+	ID, OrderID, Customer, Amount, Status, Provider, Created string
+}
+
+type transactionsData struct {
+	frame
+	Rows       []txRow
+	Query      url.Values
+	ExportURL  string
+	Next, Prev string
+	Error      string
+}
+
+// maxPage bounds the page number, so its offset cannot overflow.
+const maxPage = 1 << 20
+
+// transactionsPage is GET /dashboard/transactions: the selected workspace's
+// transactions of the selected mode, filtered as the export is (status,
+// from, to, search), 50 a page, with the export of the same filters.
+func (s *Dashboard) transactionsPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
+	q, ferr := httpx.Query(r)
+	data := transactionsData{frame: s.frame(w, r, "transactions", ws, d.Livemode), Query: q}
+	var f store.ExportFilter
+	if ferr == nil {
+		f, _, ferr = transactionFilter(q)
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = min(max(page, 0), maxPage)
+	if ferr != nil {
+		data.Error = cauri.ErrorMessage(ferr)
+		w.WriteHeader(http.StatusBadRequest)
+		return s.pages.ExecuteTemplate(w, "transactions.html", data)
+	}
+	f.Limit, f.Offset = pageSize+1, page*pageSize
+	err := s.Reports.Transactions(r.Context(), d.WorkspaceID, d.Livemode, f, func(row store.ExportRow) error {
+		if len(data.Rows) < pageSize {
+			e := newExportRow(row)
+			customer := e.CustomerName
+			if customer == "" {
+				customer = e.CustomerEmail
+			}
+			data.Rows = append(data.Rows, txRow{ID: e.ID, OrderID: e.OrderID, Customer: customer,
+				Amount: cauri.DisplayAmount(row.Session.Amount, row.Session.Currency), Status: string(e.Status), Provider: e.Provider,
+				Created: row.Session.CreatedAt.UTC().Format("2006-01-02 15:04")})
+		} else {
+			next := cloneQuery(q)
+			next.Set("page", strconv.Itoa(page+1))
+			data.Next = "/dashboard/transactions?" + next.Encode()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if page > 0 {
+		prev := cloneQuery(q)
+		prev.Set("page", strconv.Itoa(page-1))
+		data.Prev = "/dashboard/transactions?" + prev.Encode()
+	}
+	export := cloneQuery(q)
+	export.Del("page")
+	data.ExportURL = "/v1/transactions/export?" + export.Encode()
+	return s.pages.ExecuteTemplate(w, "transactions.html", data)
+}
+
+func cloneQuery(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+type linkRow struct {
+	ID, Title, Amount, URL string
+	Active                 bool
+}
+
+type linksData struct {
+	frame
+	Currency cauri.Currency
+	Error    string
+	Links    []linkRow
+}
+
+// linksPage is GET /dashboard/links: the workspace's payment links, each
+// with its switch, and the form that creates one.
+func (s *Dashboard) linksPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderLinks(w, r, u, nil)
+}
+
+func (s *Dashboard) renderLinks(w http.ResponseWriter, r *http.Request, u *signedInUser, refused error) error {
+	d, ws := u.d, u.ws
+	links, err := s.Checkout.Links(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	data := linksData{frame: s.frame(w, r, "links", ws, d.Livemode), Currency: ws.DefaultCurrency}
+	for _, l := range links {
+		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: cauri.DisplayAmount(l.Amount, l.Currency),
+			URL: s.LinkURL + "/" + l.Slug, Active: l.Active})
+	}
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(httpx.Status(refused))
+	}
+	return s.pages.ExecuteTemplate(w, "links.html", data)
+}
+
+// createLinkFromDashboard is POST /dashboard/links: a payment link, checked
+// as POST /v1/payment-links checks it (production data only).
+func (s *Dashboard) createLinkFromDashboard(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
+	f := r.PostForm
+	if _, err := s.Checkout.CreateLink(r.Context(), ws, d.Livemode, f.Get("title"), strings.TrimSpace(f.Get("amount")), f.Get("currency")); err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderLinks(w, r, u, err)
+	}
+	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
+	return nil
+}
+
+// linkSwitch is POST /dashboard/links/{id}: deactivate or reactivate.
+func (s *Dashboard) linkSwitch(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
+	if _, err := s.Checkout.SetLinkActive(r.Context(), ws.ID, r.PathValue("id"), r.PostForm.Get("active") == "true"); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
+	return nil
+}
+
+type transferRow struct {
+	ID, Created, Recipient, Phone, Amount, Status, Provider, Failure string
+}
+
+type transfersData struct {
+	frame
+	Status string
+	Rows   []transferRow
+}
+
+// transfersPage is GET /dashboard/transfers: the workspace's latest 200
+// transfers (always live), of one status when asked.
+func (s *Dashboard) transfersPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	ws := u.ws
+	status := cauri.TransferStatus(r.URL.Query().Get("status"))
+	switch status {
+	case "", cauri.TransferProcessing, cauri.TransferSucceeded, cauri.TransferFailed:
+	default:
+		status = ""
+	}
+	list, err := s.Transfers.List(r.Context(), ws.ID, status, 200)
+	if err != nil {
+		return err
+	}
+	data := transfersData{frame: s.frame(w, r, "transfers", ws, true), Status: string(status)}
+	for _, tr := range list {
+		data.Rows = append(data.Rows, transferRow{ID: tr.ID, Created: tr.CreatedAt.UTC().Format("2006-01-02 15:04"),
+			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: cauri.DisplayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
+			Provider: tr.Provider, Failure: tr.FailureCode})
+	}
+	return s.pages.ExecuteTemplate(w, "transfers.html", data)
+}
+
+type attemptRow struct {
+	Created, Gateway, Provider, Operator, Phone, Status, Reason, Route, ProviderRef string
+}
+
+type transactionData struct {
+	frame
+	Session    cauri.SessionObject
+	Amount     string
+	Attempts   []attemptRow
+	Deliveries []deliveryRow
+}
+
+// transactionPage is GET /dashboard/transactions/{id}: a session with its
+// attempts (the gateway that served each, and why it was chosen) and its
+// webhook deliveries. Another workspace's, or the other mode's, is 404.
+func (s *Dashboard) transactionPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
+	sess, attempts, err := s.Checkout.Detail(r.Context(), ws.ID, d.Livemode, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	names, err := s.Gateways.Names(r.Context(), ws.ID)
+	if err != nil {
+		return err
+	}
+	deliveries, err := s.Webhooks.Deliveries(r.Context(), ws.ID, d.Livemode, store.DeliveryFilter{TransactionID: sess.ID, Limit: 200})
+	if err != nil {
+		return err
+	}
+	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: cauri.DisplayAmount(sess.Amount, sess.Currency)}
+	for _, a := range attempts {
+		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
+			Provider: a.Provider, Operator: a.Operator, Phone: a.Phone, Status: string(a.Status), Reason: a.Reason, Route: a.RouteReason,
+			ProviderRef: a.ProviderRef})
+	}
+	for _, dl := range deliveries {
+		data.Deliveries = append(data.Deliveries, newDeliveryRow(dl))
+	}
+	return s.pages.ExecuteTemplate(w, "transaction.html", data)
+}

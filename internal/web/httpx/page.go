@@ -1,0 +1,171 @@
+package httpx
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+//go:embed templates/layout.html
+var layoutFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Templates parses an audience's page templates (patterns in fsys) with
+// the layout every page shares ("head": the document's head, the
+// stylesheet).
+func Templates(fsys fs.FS, funcs template.FuncMap, patterns ...string) (*template.Template, error) {
+	t, err := template.New("").Funcs(funcs).ParseFS(layoutFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	return t.ParseFS(fsys, patterns...)
+}
+
+// StaticFiles serves the pages' stylesheet and script under /static/.
+func StaticFiles() http.Handler {
+	sub, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// SetPageHeaders keeps a page from being framed, sniffed, cached or
+// leaking its address (which may hold a session id) to another site.
+func SetPageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https: http: data:; script-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
+// Language chooses French or English from Accept-Language.
+func Language(r *http.Request) (string, map[string]string) {
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		if strings.HasPrefix(tag, "fr") {
+			return "fr", texts["fr"]
+		}
+		if strings.HasPrefix(tag, "en") {
+			return "en", texts["en"]
+		}
+	}
+	return "en", texts["en"]
+}
+
+var texts = map[string]map[string]string{
+	"en": {
+		"title": "Payment", "pay": "Pay", "test_banner": "Test mode: no real money moves.",
+		"simulate_success": "Simulate success", "simulate_failure": "Simulate failure",
+		"succeeded": "Payment succeeded", "failed": "Payment failed", "cancelled": "Payment cancelled",
+		"refunded": "Payment refunded", "return": "Return to the merchant", "redirecting": "Taking you back to the merchant…",
+		"try_again": "You can try again.", "not_found": "This payment page does not exist.",
+		"live_unavailable": "No payment method is available for this payment yet. Please contact the merchant.",
+		"choose":           "Choose how to pay", "phone": "Mobile Money number", "waiting": "Confirm the payment on your phone…",
+		"phone_hint": "The number that will confirm the payment",
+		"processing": "Processing…", "network": "Network error; please try again.",
+		"cancel":        "Cancel and return to the merchant",
+		"continue":      "Continue to the payment page",
+		"link_inactive": "This payment link is no longer active. Please contact the merchant.",
+		"name":          "Your name", "email": "Your e-mail address",
+		"sign_in": "Sign in", "sign_out": "Sign out", "password": "Password", "dashboard": "Dashboard", "workspace": "Workspace",
+		"data": "Data", "live": "Live", "test": "Test", "show": "Show", "export": "Export transactions", "status": "Status",
+		"from": "From", "to": "To", "search": "Order, name or e-mail", "format": "Format",
+		"transactions": "Transactions", "links": "Payment links", "date": "Date", "order": "Order", "customer": "Customer",
+		"amount": "Amount", "provider": "Provider", "nothing": "No transaction matches.", "newer": "Newer", "older": "Older",
+		"title_col": "Title", "page": "Page", "state": "State", "active": "Active", "inactive": "Inactive",
+		"deactivate": "Deactivate", "reactivate": "Reactivate", "no_links": "No payment link yet.", "create_link": "Create a payment link",
+		"transfers": "Transfers", "recipient": "Recipient", "all": "All", "no_transfers": "No transfer.",
+		"webhooks": "Webhooks", "acknowledge": "Dismiss", "webhook_url": "Webhook URL", "test_webhook_url": "Test webhook URL (optional)",
+		"events": "Events", "save": "Save", "event": "Event", "object": "Object", "result": "Last answer", "resend": "Resend",
+		"no_deliveries": "No delivery.",
+		"attempts":      "Payment attempts", "operator": "Operator", "why": "Why this gateway", "no_attempts": "No attempt.",
+		"overview": "Overview", "gateways": "Gateways", "keys": "API keys", "team": "Team",
+		"unverified_banner": "Test mode until verified: this workspace's identity is not verified yet, so every payment is a test payment, even with live keys.",
+		"period":            "Period", "days": "days", "currency": "Currency", "volume": "Volume", "success_rate": "Success rate",
+		"payments": "Payments", "volume_per_day": "Volume per day", "max": "highest:", "rate_per_day": "Success rate per day",
+		"today": "today", "per_provider": "Per provider", "per_operator": "Per operator",
+		"key": "Key", "kind": "Kind", "mode": "Mode", "created": "Created", "expires": "Stops working", "never": "—",
+		"secret_key": "Secret key", "public_key": "Public key", "roll": "Roll", "grace": "Keep the old key working for",
+		"now": "stop it now", "hour": "1 hour", "day": "24 hours", "three_days": "3 days", "week": "7 days",
+		"new_key":   "Your new key. Copy it now: it will not be shown again.",
+		"keys_hint": "Secret keys sign your API calls and your webhooks; keep them on your server. Public keys may appear in a page.",
+		"name_col":  "Name", "enabled": "Enabled", "disabled": "Disabled", "enable": "Enable", "disable": "Disable",
+		"health": "Last 24 hours", "credentials": "Credentials", "add_gateway": "Connect a gateway", "countries": "Countries (optional, e.g. SN,CI)",
+		"live_credentials": "Live credentials (not the aggregator's sandbox)", "operators": "Operators", "no_gateways": "No gateway yet: connect one to take live payments.",
+		"attempts_short": "attempts", "optional": "optional", "since": "Member since", "balance": "Balance",
+		"connect_note": "Connect: the service collects your payments through its own gateways and holds the money; your balance is settled to you by the service.",
+		"down":         "unreachable", "up": "answering", "last_failure": "Last failure", "can_collect": "collects", "can_payout": "sends money",
+		"member": "Member", "invite": "Invite", "invite_email": "E-mail address to invite", "invitation_link": "Invitation link (valid 7 days); send it to your colleague. It will not be shown again.",
+		"pending_invitations": "Pending invitations", "revoke": "Revoke", "accept": "Join", "invited_to": "You are invited to",
+		"choose_password": "Choose a password (10 characters or more)", "your_password": "Your password",
+		"invitation_gone": "This invitation is no longer valid. Ask for a new one.",
+		"gateway_problem": "This gateway cannot be used:", "credential_sets": "Your account's credentials:",
+		"holder": "Card holder", "holder_phone": "Card holder's phone number (+ and country code)", "holder_name": "First and last name", "address": "Address", "city": "City",
+		"region": "State or region", "zip": "Postal code",
+		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
+	},
+	"fr": {
+		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
+		"simulate_success": "Simuler un succès", "simulate_failure": "Simuler un échec",
+		"succeeded": "Paiement réussi", "failed": "Paiement échoué", "cancelled": "Paiement annulé",
+		"refunded": "Paiement remboursé", "return": "Retour chez le marchand", "redirecting": "Retour chez le marchand…",
+		"try_again": "Vous pouvez réessayer.", "not_found": "Cette page de paiement n'existe pas.",
+		"live_unavailable": "Aucun moyen de paiement n'est encore disponible pour ce paiement. Contactez le marchand.",
+		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",
+		"phone_hint": "Le numéro qui confirmera le paiement",
+		"processing": "Traitement…", "network": "Erreur réseau ; réessayez.",
+		"cancel":        "Annuler et retourner chez le marchand",
+		"continue":      "Continuer vers la page de paiement",
+		"link_inactive": "Ce lien de paiement n'est plus actif. Contactez le marchand.",
+		"name":          "Votre nom", "email": "Votre adresse e-mail",
+		"sign_in": "Se connecter", "sign_out": "Se déconnecter", "password": "Mot de passe", "dashboard": "Tableau de bord",
+		"workspace": "Espace", "data": "Données", "live": "Production", "test": "Test", "show": "Afficher",
+		"export": "Exporter les transactions", "status": "Statut", "from": "Du", "to": "Au", "search": "Commande, nom ou e-mail",
+		"format":       "Format",
+		"transactions": "Transactions", "links": "Liens de paiement", "date": "Date", "order": "Commande", "customer": "Client",
+		"amount": "Montant", "provider": "Agrégateur", "nothing": "Aucune transaction ne correspond.", "newer": "Plus récentes",
+		"older": "Plus anciennes", "title_col": "Titre", "page": "Page", "state": "État", "active": "Actif", "inactive": "Inactif",
+		"deactivate": "Désactiver", "reactivate": "Réactiver", "no_links": "Aucun lien de paiement.", "create_link": "Créer un lien de paiement",
+		"transfers": "Transferts", "recipient": "Bénéficiaire", "all": "Tous", "no_transfers": "Aucun transfert.",
+		"webhooks": "Webhooks", "acknowledge": "Masquer", "webhook_url": "URL des webhooks", "test_webhook_url": "URL des webhooks de test (facultative)",
+		"events": "Événements", "save": "Enregistrer", "event": "Événement", "object": "Objet", "result": "Dernière réponse",
+		"resend": "Renvoyer", "no_deliveries": "Aucun envoi.",
+		"attempts": "Tentatives de paiement", "operator": "Opérateur", "why": "Pourquoi cet agrégateur", "no_attempts": "Aucune tentative.",
+		"overview": "Vue d'ensemble", "gateways": "Agrégateurs", "keys": "Clés d'API", "team": "Équipe",
+		"unverified_banner": "Mode test jusqu'à la vérification : l'identité de cet espace n'est pas encore vérifiée, chaque paiement est donc un paiement de test, même avec les clés de production.",
+		"period":            "Période", "days": "jours", "currency": "Devise", "volume": "Volume", "success_rate": "Taux de succès",
+		"payments": "Paiements", "volume_per_day": "Volume par jour", "max": "maximum :", "rate_per_day": "Taux de succès par jour",
+		"today": "aujourd'hui", "per_provider": "Par agrégateur", "per_operator": "Par opérateur",
+		"key": "Clé", "kind": "Type", "mode": "Mode", "created": "Créée", "expires": "Cesse de fonctionner", "never": "—",
+		"secret_key": "Clé secrète", "public_key": "Clé publique", "roll": "Renouveler", "grace": "Garder l'ancienne clé valide",
+		"now": "l'arrêter maintenant", "hour": "1 heure", "day": "24 heures", "three_days": "3 jours", "week": "7 jours",
+		"new_key":   "Votre nouvelle clé. Copiez-la maintenant : elle ne sera plus affichée.",
+		"keys_hint": "Les clés secrètes signent vos appels d'API et vos webhooks ; gardez-les sur votre serveur. Les clés publiques peuvent figurer dans une page.",
+		"name_col":  "Nom", "enabled": "Actif", "disabled": "Inactif", "enable": "Activer", "disable": "Désactiver",
+		"health": "Dernières 24 heures", "credentials": "Identifiants", "add_gateway": "Connecter un agrégateur", "countries": "Pays (facultatif, ex. SN,CI)",
+		"live_credentials": "Identifiants de production (pas le bac à sable de l'agrégateur)", "operators": "Opérateurs", "no_gateways": "Aucun agrégateur : connectez-en un pour encaisser en production.",
+		"attempts_short": "tentatives", "optional": "facultatif", "since": "Membre depuis", "balance": "Solde",
+		"connect_note": "Connect : le service encaisse vos paiements par ses propres agrégateurs et détient l'argent ; il vous verse votre solde.",
+		"down":         "injoignable", "up": "répond", "last_failure": "Dernier échec", "can_collect": "encaisse", "can_payout": "envoie de l'argent",
+		"member": "Membre", "invite": "Inviter", "invite_email": "Adresse e-mail à inviter", "invitation_link": "Lien d'invitation (valable 7 jours) ; envoyez-le à votre collègue. Il ne sera plus affiché.",
+		"pending_invitations": "Invitations en attente", "revoke": "Révoquer", "accept": "Rejoindre", "invited_to": "Vous êtes invité·e à rejoindre",
+		"choose_password": "Choisissez un mot de passe (10 caractères ou plus)", "your_password": "Votre mot de passe",
+		"invitation_gone": "Cette invitation n'est plus valable. Demandez-en une nouvelle.",
+		"gateway_problem": "Cet agrégateur est inutilisable :", "credential_sets": "Les identifiants de votre compte :",
+		"holder": "Titulaire de la carte", "holder_phone": "Téléphone du titulaire (+ et indicatif du pays)", "holder_name": "Prénom et nom", "address": "Adresse", "city": "Ville",
+		"region": "Région", "zip": "Code postal",
+		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
+	},
+}

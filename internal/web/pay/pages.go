@@ -1,0 +1,208 @@
+package pay
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/catalog"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/web/httpx"
+)
+
+// pageData is what the checkout page template shows.
+type pageData struct {
+	T           map[string]string
+	Lang        string
+	Session     *cauri.Session
+	Merchant    string
+	Logo        string
+	Amount      string
+	Action      string // where the no-JavaScript form posts
+	RedirectURL string // where the result sends the customer, if anywhere
+	Error       string
+	Methods     []pageMethod // a live session's ways to pay
+	Waiting     bool         // a live payment waits for the customer's confirmation
+	ContinueURL string       // the aggregator's page where the waiting payment goes on
+	NeedsCode   bool         // the waiting payment asks for the code the aggregator sent
+	// Instructions are the aggregator's words for the waiting payment.
+	Instructions string
+	// AskHolder: a card holder's name and e-mail are asked with their
+	// address (a link's page asks every payer's already).
+	AskHolder bool
+}
+
+// pageMethod is one choice on the live page: an operator of a country, paid
+// through the first gateway that serves it (the service fails over).
+type pageMethod struct {
+	Value, Label, Logo string
+	Card               bool // paid on the aggregator's page: no phone number
+	// Preauth is how the customer gets the code the method asks for before
+	// paying (in the page's language); "" when it asks none.
+	Preauth string
+	// Billing: a card whose aggregator needs the card holder's name,
+	// e-mail, phone and postal address (CinetPay).
+	Billing bool
+}
+
+// checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
+func (s *Pages) checkoutPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderCheckout(w, r, nil)
+}
+
+// checkoutPagePost is the page's forms: the cancel button (the same with
+// or without JavaScript) and, for browsers without JavaScript, the
+// simulate buttons of a test session (the same service as
+// /checkout/sandbox) or the payment of a live one (as /checkout/initiate);
+// then the page again.
+func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
+	}
+	limit := httpx.LimitSandbox
+	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") {
+		limit = httpx.LimitInitiate // a payment counts as /checkout/initiate does
+	}
+	if err := s.LimitByIP(w, r, limit); err != nil {
+		return s.renderCheckout(w, r, err)
+	}
+	var err error
+	if r.PostForm.Has("cancel") {
+		_, err = s.Checkout.Cancel(r.Context(), r.PathValue("id"))
+	} else if method := r.PostForm.Get("method"); method != "" {
+		gw, code, _ := strings.Cut(method, "|")
+		_, err = s.Checkout.Initiate(r.Context(), r.PathValue("id"), checkout.Payment{GatewayID: gw, Code: code,
+			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode"), Holder: formHolder(r.PostForm)})
+	} else if r.PostForm.Has("otp") {
+		_, _, err = s.Checkout.SubmitCode(r.Context(), r.PathValue("id"), r.PostForm.Get("otp"))
+	} else if r.PostForm.Has("issue") {
+		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
+	}
+	// Anything else is an aggregator's page sending the customer back with
+	// a POST (CinetPay): the page again, which follows the payment.
+	if err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
+		return s.renderCheckout(w, r, err)
+	}
+	http.Redirect(w, r, s.PayURL+"/"+r.PathValue("id"), http.StatusSeeOther)
+	return nil
+}
+
+// renderCheckout shows the page; refused is why a simulate form was
+// refused, shown on the page with the status the sandbox route would give.
+func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused error) error {
+	lang, t := httpx.Language(r)
+	httpx.SetPageHeaders(w)
+	// A live payment's outcome is checked on the way (at most every 8 s).
+	sess, err := s.Checkout.Verify(r.Context(), r.PathValue("id"))
+	if cauri.ErrorCode(err) == cauri.ENotFound {
+		w.WriteHeader(http.StatusNotFound)
+		return s.pages.ExecuteTemplate(w, "notfound.html", pageData{T: t, Lang: lang})
+	}
+	if err != nil {
+		return err
+	}
+	ws, err := s.Accounts.Workspace(r.Context(), sess.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d := pageData{
+		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
+		Amount: cauri.DisplayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
+	}
+	if d.Merchant == "" {
+		d.Merchant = ws.Name
+	}
+	if sess.Livemode && sess.Status.Payable() {
+		a, err := s.Checkout.Waiting(r.Context(), sess)
+		if err != nil {
+			return err
+		}
+		if a != nil {
+			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, a.RedirectURL, a.NeedsCode, a.Instructions
+		}
+		methods, err := s.Checkout.Methods(r.Context(), sess, "")
+		if err != nil {
+			return err
+		}
+		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency)
+	}
+	switch sess.Status {
+	case cauri.SessionSuccess:
+		d.RedirectURL = sess.SuccessURL
+	case cauri.SessionFailed, cauri.SessionCancelled:
+		d.RedirectURL = sess.CancelURL
+	}
+	if refused != nil {
+		d.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(httpx.Status(refused))
+	}
+	return s.pages.ExecuteTemplate(w, "checkout.html", d)
+}
+
+// pageMethods is one choice per operator and country (the service picks the
+// gateway) and one per card method.
+func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency) []pageMethod {
+	var out []pageMethod
+	seen := map[string]bool{}
+	for _, m := range methods {
+		if seen[m.Flag+m.Name] {
+			continue
+		}
+		seen[m.Flag+m.Name] = true
+		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
+		if pm.Card {
+			pm.Label = m.Name
+		}
+		if p, ok := gateway.Lookup(m.Provider); ok && pm.Card && p.CardBilling {
+			pm.Billing = true
+		}
+		if help := checkout.PreauthHelp(m.Provider, m.Code); help != nil {
+			pm.Preauth = strings.ReplaceAll(help[lang], "{amount}", cauri.FormatAmount(amount, c))
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// logo draws an operator's or a card's icon: its initials on its colour.
+func (s *Pages) logo(w http.ResponseWriter, r *http.Request) error {
+	key, ok := strings.CutSuffix(r.PathValue("file"), ".svg")
+	color, label := "#5b6770", ""
+	switch op := catalog.OperatorByKey(key); {
+	case !ok:
+	case op != nil:
+		color, label = op.Color, initials(op.Name)
+	default:
+		for _, c := range catalog.Cards() {
+			if c.Key == key {
+				label = "CARD"
+			}
+		}
+	}
+	if label == "" {
+		return cauri.Errorf(cauri.ENotFound, "No logo %s", r.PathValue("file"))
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="%s"/><text x="24" y="29" font-family="sans-serif" font-size="%d" font-weight="700" text-anchor="middle" fill="#fff">%s</text></svg>`,
+		template.HTMLEscapeString(color), 20-2*utf8.RuneCountInString(label), template.HTMLEscapeString(label))
+	return nil
+}
+
+func initials(name string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' || r == '(' }) {
+		if r, _ := utf8.DecodeRuneInString(w); r != utf8.RuneError && b.Len() < 2 {
+			b.WriteRune(r)
+		}
+	}
+	return strings.ToUpper(b.String())
+}
