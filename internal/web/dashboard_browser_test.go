@@ -268,6 +268,26 @@ func TestBrowser_DashboardPages(t *testing.T) {
 		screenshot(t, ctx, "dashboard-keys-rolled")
 		wantStatus(t, e.do("GET", "/v1/config/webhook", nil, bearer(newKey)...), 200)
 
+		// A form that went stale (its CSRF token no longer the cookie's) is
+		// refused on a page that says why and leads back.
+		err = chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/keys"),
+			chromedp.SetAttributeValue(chromedp.CSS(`#roll input[name="csrf"]`), "value", "stale"),
+			chromedp.SetValue(chromedp.ID("roll-key"), "test_pub"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("roll-button"))
+		refusal, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("error")))
+		if err != nil || !strings.Contains(refusal, "This form expired") {
+			t.Fatalf("a stale form shows %q, %v; want why it was refused", refusal, err)
+		}
+		if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowing)); err != nil || len(out) > 0 {
+			t.Errorf("the refusal on a 360-px screen: %v stick out of the page, %v", out, err)
+		}
+		screenshot(t, ctx, "dashboard-refused")
+		submit(t, ctx, chromedp.ID("back"))
+		waitLocation(t, ctx, e.url+"/dashboard/keys")
+
 		// Connect a FedaPay account.
 		err = chromedp.Do(ctx,
 			chromedp.Navigate(e.url+"/dashboard/gateways"),

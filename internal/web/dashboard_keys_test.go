@@ -38,8 +38,16 @@ func TestDashboard_Keys(t *testing.T) {
 				t.Fatalf("the keys page does not show the %s key's last characters", name)
 			}
 		}
-		if res, _ := b.post("/dashboard/keys", url.Values{"key": {"live_sec"}, "grace": {"86400"}}); res.StatusCode != 403 {
-			t.Fatalf("roll without CSRF = %d", res.StatusCode)
+		// A refused form is a page, not JSON: the reason and a way back.
+		res, body = b.post("/dashboard/keys", url.Values{"key": {"live_sec"}, "grace": {"86400"}})
+		if got, want := res.StatusCode, 403; got != want {
+			t.Fatalf("roll without CSRF = %d; want %d", got, want)
+		}
+		if got, want := res.Header.Get("Content-Type"), "text/html; charset=utf-8"; got != want {
+			t.Fatalf("roll without CSRF answers %q; want %q", got, want)
+		}
+		if !strings.Contains(body, `id="error">This form expired`) || !strings.Contains(body, `<a href="/dashboard/keys" id="back">Back</a>`) {
+			t.Fatalf("roll without CSRF shows:\n%s\nwant the reason and a link back to the keys", body)
 		}
 		for _, form := range []url.Values{
 			{"key": {"live_xyz"}, "grace": {"0"}}, {"key": {"prod_sec"}, "grace": {"0"}}, {"key": {""}, "grace": {"0"}},

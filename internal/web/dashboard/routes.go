@@ -5,35 +5,35 @@ import "github.com/cauri-pay/cauri/internal/web/httpx"
 // Routes registers the dashboard. signedInPage needs a dashboard session
 // (its cookie) with a workspace selected, and sends to the sign-in without
 // one; signedInForm needs its CSRF token too. The others say what they
-// check. Errors are answered in the hosted pages' shape (s.Page); a form
+// check. Errors are answered as an HTML page (s.html, errors.go); a form
 // that can show its own refusal (sign-in, invitation) renders it.
 func (s *Dashboard) Routes(mux httpx.Router) {
-	mux.Handle("GET /dashboard/login", s.Page(s.loginPage)) // none
-	mux.Handle("POST /dashboard/login", s.Page(s.login))    // CSRF; LimitLoginIP, LimitLoginEmail(Hour)
-	mux.Handle("POST /dashboard/logout", s.Page(s.logout))  // dashboard session, CSRF
-	mux.Handle("GET /dashboard", s.Page(s.dashboard))       // dashboard session; picks the workspace
-	mux.Handle("POST /dashboard/workspace", s.Page(s.selectWorkspace))
-	mux.Handle("GET /dashboard/transactions", s.Page(s.signedInPage(s.transactionsPage)))
-	mux.Handle("GET /dashboard/transactions/{id}", s.Page(s.signedInPage(s.transactionPage)))
-	mux.Handle("GET /dashboard/links", s.Page(s.signedInPage(s.linksPage)))
-	mux.Handle("POST /dashboard/links", s.Page(s.signedInForm(s.createLinkFromDashboard)))
-	mux.Handle("POST /dashboard/links/{id}", s.Page(s.signedInForm(s.linkSwitch)))
-	mux.Handle("GET /dashboard/transfers", s.Page(s.signedInPage(s.transfersPage)))
-	mux.Handle("GET /dashboard/webhooks", s.Page(s.signedInPage(s.webhooksPage)))
-	mux.Handle("POST /dashboard/webhooks", s.Page(s.signedInForm(s.saveWebhooks)))
-	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.Page(s.signedInForm(s.resendFromDashboard))) // LimitResend per workspace
-	mux.Handle("POST /dashboard/notifications/{id}/read", s.Page(s.signedInForm(s.acknowledge)))
-	mux.Handle("GET /dashboard/keys", s.Page(s.signedInPage(s.keysPage)))
-	mux.Handle("POST /dashboard/keys", s.Page(s.signedInForm(s.rollKey)))
-	mux.Handle("GET /dashboard/team", s.Page(s.signedInPage(s.teamPage)))
-	mux.Handle("POST /dashboard/team", s.Page(s.signedInForm(s.invite)))
-	mux.Handle("POST /dashboard/team/invitations/{id}/revoke", s.Page(s.signedInForm(s.revokeInvitation)))
-	mux.Handle("GET /dashboard/invitations/{token}", s.Page(s.invitationPage))    // the invitation token
-	mux.Handle("POST /dashboard/invitations/{token}", s.Page(s.acceptInvitation)) // the invitation token, CSRF; LimitLoginIP, LimitLoginEmail(Hour)
-	mux.Handle("GET /dashboard/gateways", s.Page(s.signedInPage(s.gatewaysPage)))
-	mux.Handle("POST /dashboard/gateways", s.Page(s.signedInForm(s.addGateway)))
-	mux.Handle("POST /dashboard/gateways/{id}", s.Page(s.signedInForm(s.gatewaySwitch)))
-	mux.Handle("POST /dashboard/gateways/{id}/operators", s.Page(s.signedInForm(s.gatewayOperator)))
+	mux.Handle("GET /dashboard/login", s.html(s.loginPage)) // none
+	mux.Handle("POST /dashboard/login", s.html(s.login))    // CSRF; LimitLoginIP, LimitLoginEmail(Hour)
+	mux.Handle("POST /dashboard/logout", s.html(s.logout))  // dashboard session, CSRF
+	mux.Handle("GET /dashboard", s.html(s.dashboard))       // dashboard session; picks the workspace
+	mux.Handle("POST /dashboard/workspace", s.html(s.selectWorkspace))
+	mux.Handle("GET /dashboard/transactions", s.html(s.signedInPage(s.transactionsPage)))
+	mux.Handle("GET /dashboard/transactions/{id}", s.html(s.signedInPage(s.transactionPage)))
+	mux.Handle("GET /dashboard/links", s.html(s.signedInPage(s.linksPage)))
+	mux.Handle("POST /dashboard/links", s.html(s.signedInForm(s.createLinkFromDashboard)))
+	mux.Handle("POST /dashboard/links/{id}", s.html(s.signedInForm(s.linkSwitch)))
+	mux.Handle("GET /dashboard/transfers", s.html(s.signedInPage(s.transfersPage)))
+	mux.Handle("GET /dashboard/webhooks", s.html(s.signedInPage(s.webhooksPage)))
+	mux.Handle("POST /dashboard/webhooks", s.html(s.signedInForm(s.saveWebhooks)))
+	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.html(s.signedInForm(s.resendFromDashboard))) // LimitResend per workspace
+	mux.Handle("POST /dashboard/notifications/{id}/read", s.html(s.signedInForm(s.acknowledge)))
+	mux.Handle("GET /dashboard/keys", s.html(s.signedInPage(s.keysPage)))
+	mux.Handle("POST /dashboard/keys", s.html(s.signedInForm(s.rollKey)))
+	mux.Handle("GET /dashboard/team", s.html(s.signedInPage(s.teamPage)))
+	mux.Handle("POST /dashboard/team", s.html(s.signedInForm(s.invite)))
+	mux.Handle("POST /dashboard/team/invitations/{id}/revoke", s.html(s.signedInForm(s.revokeInvitation)))
+	mux.Handle("GET /dashboard/invitations/{token}", s.html(s.invitationPage))    // the invitation token
+	mux.Handle("POST /dashboard/invitations/{token}", s.html(s.acceptInvitation)) // the invitation token, CSRF; LimitLoginIP, LimitLoginEmail(Hour)
+	mux.Handle("GET /dashboard/gateways", s.html(s.signedInPage(s.gatewaysPage)))
+	mux.Handle("POST /dashboard/gateways", s.html(s.signedInForm(s.addGateway)))
+	mux.Handle("POST /dashboard/gateways/{id}", s.html(s.signedInForm(s.gatewaySwitch)))
+	mux.Handle("POST /dashboard/gateways/{id}/operators", s.html(s.signedInForm(s.gatewayOperator)))
 
 	// Transactions (SPEC section 4): the export, in the API's error shape.
 	mux.Handle("GET /v1/transactions/export", s.API(s.exportTransactions)) // dashboard session

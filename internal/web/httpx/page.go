@@ -115,6 +115,7 @@ var texts = map[string]map[string]string{
 		"holder": "Card holder", "holder_phone": "Card holder's phone number (+ and country code)", "holder_name": "First and last name", "address": "Address", "city": "City",
 		"region": "State or region", "zip": "Postal code",
 		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
+		"refused": "This did not go through", "back": "Back",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -167,5 +168,6 @@ var texts = map[string]map[string]string{
 		"holder": "Titulaire de la carte", "holder_phone": "Téléphone du titulaire (+ et indicatif du pays)", "holder_name": "Prénom et nom", "address": "Adresse", "city": "Ville",
 		"region": "Région", "zip": "Code postal",
 		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
+		"refused": "Cela n'a pas abouti", "back": "Retour",
 	},
 }
