@@ -103,6 +103,9 @@ func New(d Deps) (*Server, error) {
 		PayURL: d.PayURL, LinkURL: linkURL, DashboardURL: dashboardURL, Now: d.Now}); err != nil {
 		return nil, err
 	}
+	if d.Router == nil {
+		s.dashboard.Router = nil // no engine: no health shown (not a nil *Router in an interface)
+	}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	var rec patterns

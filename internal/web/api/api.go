@@ -9,26 +9,19 @@ package api
 import (
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/accounts"
-	"github.com/cauri-pay/cauri/internal/checkout"
-	"github.com/cauri-pay/cauri/internal/delivery"
-	"github.com/cauri-pay/cauri/internal/gateways"
-	"github.com/cauri-pay/cauri/internal/partner"
-	"github.com/cauri-pay/cauri/internal/routing"
-	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
 // API is the JSON API's handlers and what they call.
 type API struct {
 	*httpx.Kit
-	Checkout  *checkout.Service
-	Transfers *transfer.Service
-	Router    *routing.Router // ranks providers (POST and GET /v1/route)
-	Accounts  *accounts.Service
-	Partners  *partner.Service
-	Webhooks  *delivery.Service
-	Gateways  *gateways.Service
+	Checkout  Checkout
+	Transfers Transfers
+	Router    Ranker // ranks providers (POST and GET /v1/route)
+	Accounts  Keys
+	Partners  Partners
+	Webhooks  Webhooks
+	Gateways  Gateways
 	PayURL    string // where the hosted pages are: a session's url
 	LinkURL   string // where the links' pages are: a link's url
 	// DashboardURL is where the dashboard is: a partner's invitation links.

@@ -10,13 +10,6 @@ import (
 	"html/template"
 	"time"
 
-	"github.com/cauri-pay/cauri/internal/accounts"
-	"github.com/cauri-pay/cauri/internal/checkout"
-	"github.com/cauri-pay/cauri/internal/delivery"
-	"github.com/cauri-pay/cauri/internal/gateways"
-	"github.com/cauri-pay/cauri/internal/reports"
-	"github.com/cauri-pay/cauri/internal/routing"
-	"github.com/cauri-pay/cauri/internal/transfer"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
@@ -26,15 +19,15 @@ var templateFS embed.FS
 // Dashboard is the dashboard's handlers and what they call.
 type Dashboard struct {
 	*httpx.Kit
-	Accounts  *accounts.Service // sign-in, sessions, keys, team
-	Checkout  *checkout.Service // transactions' detail, links
-	Transfers *transfer.Service
-	Reports   *reports.Service // the overview, the lists, the exports
-	Gateways  *gateways.Service
-	Webhooks  *delivery.Service
-	Router    *routing.Router // a provider's health
-	PayURL    string          // a session's url; https there makes the cookies Secure
-	LinkURL   string          // where the links' pages are
+	Accounts  Accounts // sign-in, sessions, keys, team
+	Checkout  Checkout // transactions' detail, links
+	Transfers Transfers
+	Reports   Reports // the overview, the lists, the exports
+	Gateways  Gateways
+	Webhooks  Webhooks
+	Router    Health // a provider's health (nil: none shown)
+	PayURL    string // a session's url; https there makes the cookies Secure
+	LinkURL   string // where the links' pages are
 	// DashboardURL is where the dashboard is: invitation links.
 	DashboardURL string
 	Now          func() time.Time

@@ -10,8 +10,6 @@ import (
 	"html/template"
 	"net/url"
 
-	"github.com/cauri-pay/cauri/internal/accounts"
-	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
@@ -21,11 +19,11 @@ var templateFS embed.FS
 // Pages is the hosted pages' handlers and what they call.
 type Pages struct {
 	*httpx.Kit
-	Checkout *checkout.Service
-	Accounts *accounts.Service // a workspace's name, when the session gives none
-	PayURL   string            // where the pages are: {pay_url}/{id}
-	LinkURL  string            // where the links' pages are: {pay_url}/l
-	path     string            // PayURL's path, where the pages are routed
+	Checkout Checkout
+	Accounts Workspaces // a workspace's name, when the session gives none
+	PayURL   string     // where the pages are: {pay_url}/{id}
+	LinkURL  string     // where the links' pages are: {pay_url}/l
+	path     string     // PayURL's path, where the pages are routed
 	pages    *template.Template
 }
 

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/delivery"
+	"github.com/cauri-pay/cauri/internal/gateways"
+	"github.com/cauri-pay/cauri/internal/partner"
+	"github.com/cauri-pay/cauri/internal/routing"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/transfer"
+)
+
+// The services the API calls, each as the API sees it (a handler test may
+// give a fake).
+
+// Checkout is checkout.Service's part the API uses.
+type Checkout interface {
+	Callback(ctx context.Context, gatewayID, ref string) error
+	CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error)
+	CheckLink(ctx context.Context, ws *cauri.Workspace, live bool, id string) (*checkout.LinkCheck, error)
+	Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.CreateParams) (_ *cauri.Session, replayed bool, err error)
+	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, title, amount, currency string) (*cauri.PaymentLink, error)
+	Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (*cauri.Session, error)
+	Methods(ctx context.Context, sess *cauri.Session, country string) ([]checkout.Method, error)
+}
+
+// Transfers is transfer.Service's part the API uses.
+type Transfers interface {
+	Callback(ctx context.Context, gatewayID, reference string) error
+	Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Transfer, key string) (*cauri.Transfer, bool, error)
+	Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error)
+	List(ctx context.Context, workspaceID string, status cauri.TransferStatus, limit int) ([]*cauri.Transfer, error)
+	Options(ctx context.Context, ws *cauri.Workspace) ([]transfer.CountryOption, error)
+	Replay(ctx context.Context, ws *cauri.Workspace, key string, tr *cauri.Transfer) (*cauri.Transfer, error)
+	ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p transfer.Params) (*cauri.Transfer, error)
+	Validate(ctx context.Context, ws *cauri.Workspace, p transfer.Params) (*cauri.Transfer, error)
+}
+
+// Partners is partner.Service.
+type Partners interface {
+	AddGateway(ctx context.Context, ws *cauri.Workspace, in gateways.New) (*cauri.Gateway, error)
+	AuditCall(ctx context.Context, merchantID, method, route, outcome string) error
+	Authenticate(ctx context.Context, secret string) (*store.Partner, error)
+	CreateMerchant(ctx context.Context, p *store.Partner, in partner.NewMerchant) (*partner.Provisioned, error)
+	Merchant(ctx context.Context, p *store.Partner, id string) (*partner.Merchant, error)
+	Merchants(ctx context.Context, p *store.Partner, limit int) ([]*partner.Merchant, error)
+	UpdateMerchant(ctx context.Context, ws *cauri.Workspace, in partner.Update) (*partner.Merchant, error)
+	Workspace(ctx context.Context, p *store.Partner, id string) (*cauri.Workspace, error)
+}
+
+// Webhooks is delivery.Service's part the API uses.
+type Webhooks interface {
+	Config(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error)
+	ConfigureMode(ctx context.Context, workspaceID string, keyLive bool, mode string, url *string, events []string) (*cauri.WebhookConfig, bool, error)
+	Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error)
+	Delivery(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
+	Resend(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
+}
+
+// Keys authenticates an API key (accounts.Service).
+type Keys interface {
+	Authenticate(ctx context.Context, key string) (*cauri.Workspace, *cauri.Key, error)
+}
+
+// Gateways tells whether a gateway exists (gateways.Service).
+type Gateways interface {
+	Known(ctx context.Context, id string) error
+}
+
+// Ranker ranks providers (routing.Router).
+type Ranker interface {
+	Rank(c routing.Context) routing.Decision
+}
+
+var (
+	_ Checkout  = (*checkout.Service)(nil)
+	_ Transfers = (*transfer.Service)(nil)
+	_ Partners  = (*partner.Service)(nil)
+	_ Webhooks  = (*delivery.Service)(nil)
+	_ Keys      = (*accounts.Service)(nil)
+	_ Gateways  = (*gateways.Service)(nil)
+	_ Ranker    = (*routing.Router)(nil)
+)
