@@ -141,8 +141,8 @@ func TestStore_CreateSession(t *testing.T) {
 				t.Fatalf("replay = %v, replayed=%v, %v; want %s replayed", again, replayed, err, first.ID)
 			}
 			_, _, err = s.CreateSession(ctx, newSession(ws, 200), &store.Idempotency{Key: "order-7", Fingerprint: "f2"})
-			if code(err) != cauri.EUnprocessable {
-				t.Fatalf("other payload err = %v; want unprocessable", err)
+			if !errors.Is(err, store.ErrIdempotencyMismatch) {
+				t.Fatalf("other payload err = %v; want %v", err, store.ErrIdempotencyMismatch)
 			}
 		})
 		t.Run("KeyScopedByMode", func(t *testing.T) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,13 +23,7 @@ func storable(s string) bool {
 }
 
 // printable quotes an id taken from a request for an error message.
-func printable(id string) string {
-	if len(id) > 64 {
-		id = id[:64] + "..."
-	}
-	q := strconv.Quote(id)
-	return q[1 : len(q)-1]
-}
+func printable(id string) string { return cauri.Printable(id) }
 
 // CreateWorkspace stores a workspace with its keys (audited).
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
