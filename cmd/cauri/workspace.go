@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -120,7 +121,7 @@ func workspaceRollKey(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	defer st.Close()
-	k, err := st.RollKey(ctx, pos[0], kinds[kind], mode == "live", *grace, time.Now())
+	k, err := (&accounts.Service{Store: st, Now: time.Now}).RollKey(ctx, pos[0], kinds[kind], mode == "live", *grace)
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}

@@ -57,8 +57,15 @@ func (s *Service) Keys(ctx context.Context, workspaceID string) ([]*cauri.Key, e
 }
 
 // RollKey makes a new key of a mode and kind (its Plaintext set, shown
-// once); the keys it replaces keep working for grace.
+// once); the keys it replaces keep working for grace, 0 (they stop at
+// once) to cauri.MaxKeyGrace.
 func (s *Service) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration) (*cauri.Key, error) {
+	if kind != cauri.KeyPublic && kind != cauri.KeySecret {
+		return nil, cauri.Errorf(cauri.EInvalid, "key kind must be pub or sec")
+	}
+	if grace < 0 || grace > cauri.MaxKeyGrace {
+		return nil, cauri.Errorf(cauri.EInvalid, "the grace period must be between 0 and 7 days")
+	}
 	return s.Store.RollKey(ctx, workspaceID, kind, live, grace, s.Now())
 }
 

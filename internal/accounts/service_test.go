@@ -124,3 +124,46 @@ func TestInvitations(t *testing.T) {
 		}
 	})
 }
+
+// TestRollKey: the service refuses an unknown kind and a grace period out
+// of 0 to cauri.MaxKeyGrace before anything is written; within the
+// bounds, the key is rolled.
+func TestRollKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		for _, tc := range []struct {
+			name       string
+			workspace  string
+			kind       cauri.KeyKind
+			grace      time.Duration
+			code, text string
+		}{
+			{"ErrKind", ws.ID, "xyz", 0, cauri.EInvalid, "key kind must be pub or sec"},
+			{"ErrGraceTooLong", ws.ID, cauri.KeySecret, cauri.MaxKeyGrace + time.Second, cauri.EInvalid, "the grace period must be between 0 and 7 days"},
+			{"ErrGraceNegative", ws.ID, cauri.KeySecret, -time.Second, cauri.EInvalid, "the grace period must be between 0 and 7 days"},
+			{"ErrKindBeforeWorkspace", "ws_nope", "xyz", 0, cauri.EInvalid, "key kind must be pub or sec"},
+			{"ErrWorkspace", "ws_nope", cauri.KeySecret, 0, cauri.ENotFound, "Workspace ws_nope not found"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.RollKey(ctx, tc.workspace, tc.kind, true, tc.grace)
+				if got := cauri.ErrorCode(err); got != tc.code {
+					t.Fatalf("got %s (%v); want %s", got, err, tc.code)
+				}
+				if got := cauri.ErrorMessage(err); got != tc.text {
+					t.Fatalf("got %q; want %q", got, tc.text)
+				}
+			})
+		}
+		if log, _ := st.AuditLog(ctx, ws.ID, 10); len(log) != 1 {
+			t.Fatalf("audit log after refused rolls: got %d entries; want 1 (the creation)", len(log))
+		}
+		for _, grace := range []time.Duration{0, cauri.MaxKeyGrace} {
+			if k, err := s.RollKey(ctx, ws.ID, cauri.KeyPublic, false, grace); err != nil || k.Kind != cauri.KeyPublic || k.Live {
+				t.Fatalf("a roll with grace %s: got %+v, %v; want a new test public key", grace, k, err)
+			}
+		}
+	})
+}
