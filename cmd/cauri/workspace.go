@@ -14,6 +14,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/transfer"
 )
 
 type workspaceJSON struct {
@@ -62,7 +63,7 @@ func workspace(ctx context.Context, args []string, getenv func(string) string, s
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("the daily cap must be a whole number of transfers, 0 or more, not %q", rest[0])
 			}
-			return st.SetTransferDailyCap(ctx, id, n, now)
+			return (&transfer.Service{Store: st, Now: func() time.Time { return now }}).SetDailyCap(ctx, id, n)
 		})
 	case "set-connect":
 		return set(2, func(st *store.Store, id string, rest []string) (*cauri.Workspace, error) {

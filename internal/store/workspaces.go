@@ -122,11 +122,9 @@ func (s *Store) SetTransfersClosed(ctx context.Context, id string, closed bool, 
 	return s.setWorkspace(ctx, id, "transfers_closed", closed, now)
 }
 
-// SetTransferDailyCap sets how many transfers a workspace may create per day.
+// SetTransferDailyCap sets how many transfers a workspace may create per
+// day (the caller checks the number: transfer.Service.SetDailyCap).
 func (s *Store) SetTransferDailyCap(ctx context.Context, id string, cap int, now time.Time) (*cauri.Workspace, error) {
-	if cap < 0 {
-		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
-	}
 	return s.setWorkspace(ctx, id, "transfer_daily_cap", cap, now)
 }
 

@@ -603,6 +603,15 @@ func underDailyCap(today, dailyCap int) error {
 	return nil
 }
 
+// SetDailyCap sets how many transfers a workspace may create per day (GMT,
+// whatever their outcome), 0 or more: 0 refuses them all.
+func (s *Service) SetDailyCap(ctx context.Context, workspaceID string, dailyCap int) (*cauri.Workspace, error) {
+	if dailyCap < 0 {
+		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
+	}
+	return s.Store.SetTransferDailyCap(ctx, workspaceID, dailyCap, s.Now())
+}
+
 // Get reads one of the workspace's transfers; another workspace's is
 // ENotFound, as one that does not exist.
 func (s *Service) Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {

@@ -188,3 +188,33 @@ func TestIdempotencyKeyReused(t *testing.T) {
 		}
 	})
 }
+
+// TestSetDailyCap: a negative cap is refused and changes nothing; 0 and
+// more are set (0: no transfer at all).
+func TestSetDailyCap(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		s, ws, _ := setup(t, st, 10)
+		_, err := s.SetDailyCap(ctx, ws.ID, -1)
+		if got, want := cauri.ErrorCode(err), cauri.EInvalid; got != want {
+			t.Fatalf("a negative cap: got %s (%v); want %s", got, err, want)
+		}
+		if got, want := cauri.ErrorMessage(err), "the daily cap must be 0 or more"; got != want {
+			t.Fatalf("a negative cap: got %q; want %q", got, want)
+		}
+		if got, _ := st.Workspace(ctx, ws.ID); got.TransferDailyCap != 10 {
+			t.Fatalf("cap after a refused change: got %d; want 10", got.TransferDailyCap)
+		}
+		got, err := s.SetDailyCap(ctx, ws.ID, 0)
+		if err != nil || got.TransferDailyCap != 0 {
+			t.Fatalf("cap 0: got %+v, %v; want 0", got, err)
+		}
+		tr, _ := s.Validate(ctx, ws, params(1000))
+		if _, _, err := s.Create(ctx, ws, tr, ""); cauri.ErrorReason(err) != "plafond_journalier" {
+			t.Fatalf("a transfer under a cap of 0: got %v; want plafond_journalier", err)
+		}
+		if _, err := s.SetDailyCap(ctx, "ws_nope", 5); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("an unknown workspace: got %v; want %s", err, cauri.ENotFound)
+		}
+	})
+}
