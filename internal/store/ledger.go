@@ -58,16 +58,10 @@ func (t *tx) move(ctx context.Context, m *Movement, debit, credit string) (bool,
 	return true, nil
 }
 
-// creditConnect credits a Connect workspace's balance with a live session
-// that has just succeeded, in the transaction that records the success.
+// creditConnect credits a session's workspace balance with its amount,
+// once (the domain's rule says when: cauri.CreditsBalance), in the
+// transaction that saves the session's state.
 func (t *tx) creditConnect(ctx context.Context, sess *cauri.Session) error {
-	if !sess.Livemode || sess.Status != cauri.SessionSuccess {
-		return nil
-	}
-	var connect bool
-	if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`, sess.WorkspaceID).Scan(&connect); err != nil || !connect {
-		return err
-	}
 	_, err := t.move(ctx, &Movement{ID: cauri.NewID("mv_"), Key: "payment:" + sess.ID, Kind: "payment", WorkspaceID: sess.WorkspaceID,
 		Currency: sess.Currency, Amount: sess.Amount, Description: "payment " + sess.ID, CreatedAt: sess.UpdatedAt},
 		AccountCollected, WorkspaceAccount(sess.WorkspaceID))
