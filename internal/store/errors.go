@@ -15,4 +15,20 @@ var (
 	// its lifetime, for another kind of object or with another
 	// fingerprint.
 	ErrIdempotencyMismatch = errors.New("store: idempotency key used with a different request")
+
+	// ErrNotMember: the user of the dashboard session does not belong to
+	// the workspace (or there is no such workspace).
+	ErrNotMember = errors.New("store: not a member of the workspace")
+
+	// ErrAlreadyMember: the invited address is already a member of the
+	// workspace.
+	ErrAlreadyMember = errors.New("store: already a member of the workspace")
+
+	// ErrAccountExists: an account exists for the address, so a new one
+	// (with a new password) cannot be made for it.
+	ErrAccountExists = errors.New("store: an account exists for the address")
+
+	// ErrNoAccount: no account exists for the address, and no password
+	// hash was given to make one.
+	ErrNoAccount = errors.New("store: no account for the address, and no password hash to make one")
 )
