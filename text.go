@@ -1,6 +1,7 @@
 package cauri
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,13 @@ func CleanText(field, s string, max int) (string, error) {
 // MaxIdempotencyKeyLen bounds an Idempotency-Key.
 const MaxIdempotencyKeyLen = 255
 
+// KeyReused is the answer (422) to an Idempotency-Key already used with
+// another request; what names what a new key is for ("request",
+// "transfer").
+func KeyReused(key, what string) *Error {
+	return Errorf(EUnprocessable, "Idempotency-Key %q was already used with a different request; use a new key for a new %s", key, what)
+}
+
 // CheckIdempotencyKey refuses a key longer than MaxIdempotencyKeyLen or
 // holding anything but printable ASCII without spaces.
 func CheckIdempotencyKey(k string) error {
@@ -39,4 +47,14 @@ func CheckIdempotencyKey(k string) error {
 		}
 	}
 	return nil
+}
+
+// Printable is an id taken from a request as an error message quotes it:
+// escaped as a Go string (without its quotes), cut after 64 bytes.
+func Printable(id string) string {
+	if len(id) > 64 {
+		id = id[:64] + "..."
+	}
+	q := strconv.Quote(id)
+	return q[1 : len(q)-1]
 }

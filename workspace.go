@@ -130,6 +130,15 @@ func LooksLikeKey(s string) bool {
 	return false
 }
 
+// CreditsBalance reports whether a session, in the state just saved,
+// credits its workspace's balance at the service: a live payment that
+// succeeded, in a Connect workspace (the service holds its money). The
+// store writes the credit in the transaction that saves the state, once
+// per session.
+func CreditsBalance(sess *Session, connect bool) bool {
+	return connect && sess.Livemode && sess.Status == SessionSuccess
+}
+
 // CoversSettlement admits a settlement of amount (in cur) paid out to a
 // Connect workspace whose balance in cur is balance: never more than the
 // service holds for it (402 solde_insuffisant).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -137,8 +138,7 @@ func connectCommand(ctx context.Context, args []string, getenv func(string) stri
 			if err != nil {
 				return err
 			}
-			m, err := st.Settle(ctx, pos[0], cur, minor, *reference, time.Now(),
-				func(balance int64) error { return cauri.CoversSettlement(balance, minor, cur) })
+			m, err := (&reports.Service{Store: st, Now: time.Now}).Settle(ctx, pos[0], cur, minor, *reference)
 			if err != nil {
 				if r := cauri.ErrorReason(err); r != "" {
 					return fmt.Errorf("%s (%s)", cauri.ErrorMessage(err), r)

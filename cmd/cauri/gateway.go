@@ -85,7 +85,7 @@ func gatewayCommand(ctx context.Context, args []string, getenv func(string) stri
 		}
 		defer st.Close()
 		if args[0] == "remove" {
-			if err := st.RemoveGateway(ctx, *workspaceID, pos[0], time.Now()); err != nil {
+			if err := (&gateways.Service{Store: st, Now: time.Now}).Remove(ctx, *workspaceID, pos[0]); err != nil {
 				return errors.New(cauri.ErrorMessage(err))
 			}
 			return printJSON(stdout, map[string]any{"id": pos[0], "removed": true})

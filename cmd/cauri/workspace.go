@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/accounts"
 	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/transfer"
 )
 
 type workspaceJSON struct {
@@ -61,7 +63,7 @@ func workspace(ctx context.Context, args []string, getenv func(string) string, s
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("the daily cap must be a whole number of transfers, 0 or more, not %q", rest[0])
 			}
-			return st.SetTransferDailyCap(ctx, id, n, now)
+			return (&transfer.Service{Store: st, Now: func() time.Time { return now }}).SetDailyCap(ctx, id, n)
 		})
 	case "set-connect":
 		return set(2, func(st *store.Store, id string, rest []string) (*cauri.Workspace, error) {
@@ -120,7 +122,7 @@ func workspaceRollKey(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	defer st.Close()
-	k, err := st.RollKey(ctx, pos[0], kinds[kind], mode == "live", *grace, time.Now())
+	k, err := (&accounts.Service{Store: st, Now: time.Now}).RollKey(ctx, pos[0], kinds[kind], mode == "live", *grace)
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -57,8 +58,15 @@ func (s *Service) Keys(ctx context.Context, workspaceID string) ([]*cauri.Key, e
 }
 
 // RollKey makes a new key of a mode and kind (its Plaintext set, shown
-// once); the keys it replaces keep working for grace.
+// once); the keys it replaces keep working for grace, 0 (they stop at
+// once) to cauri.MaxKeyGrace.
 func (s *Service) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration) (*cauri.Key, error) {
+	if kind != cauri.KeyPublic && kind != cauri.KeySecret {
+		return nil, cauri.Errorf(cauri.EInvalid, "key kind must be pub or sec")
+	}
+	if grace < 0 || grace > cauri.MaxKeyGrace {
+		return nil, cauri.Errorf(cauri.EInvalid, "the grace period must be between 0 and 7 days")
+	}
 	return s.Store.RollKey(ctx, workspaceID, kind, live, grace, s.Now())
 }
 
@@ -122,10 +130,14 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	return s.Store.DeleteDashboardSession(ctx, token)
 }
 
-// Select sets the workspace (one of the user's) and the mode the session
-// shows.
+// Select sets the workspace (one of the user's: EForbidden otherwise) and
+// the mode the session shows.
 func (s *Service) Select(ctx context.Context, token, workspaceID string, livemode bool) error {
-	return s.Store.SetDashboardWorkspace(ctx, token, workspaceID, livemode)
+	err := s.Store.SetDashboardWorkspace(ctx, token, workspaceID, livemode)
+	if errors.Is(err, store.ErrNotMember) {
+		return cauri.Errorf(cauri.EForbidden, "You do not belong to workspace %s", cauri.Printable(workspaceID))
+	}
+	return err
 }
 
 // Team is a workspace's members and its invitations still pending.
@@ -140,7 +152,7 @@ func (s *Service) Team(ctx context.Context, workspaceID string) ([]store.Member,
 
 // Invite invites an address to a workspace for InvitationLifetime and
 // returns the invitation's token (Cauri sends no e-mail: the inviter
-// passes the link on).
+// passes the link on). An address that is already a member is EConflict.
 func (s *Service) Invite(ctx context.Context, workspaceID, byUserID, email string) (string, error) {
 	email, err := cauri.NormalizeEmail(email)
 	if err != nil {
@@ -150,7 +162,11 @@ func (s *Service) Invite(ctx context.Context, workspaceID, byUserID, email strin
 	token := NewToken()
 	inv := &cauri.Invitation{ID: cauri.NewID("inv_"), WorkspaceID: workspaceID, Email: email, InvitedBy: byUserID, CreatedAt: now,
 		ExpiresAt: now.Add(cauri.InvitationLifetime)}
-	if err := s.Store.CreateInvitation(ctx, inv, token); err != nil {
+	err = s.Store.CreateInvitation(ctx, inv, token)
+	if errors.Is(err, store.ErrAlreadyMember) {
+		return "", cauri.Errorf(cauri.EConflict, "%s is already a member of this workspace", email)
+	}
+	if err != nil {
 		return "", err
 	}
 	return token, nil
@@ -170,7 +186,9 @@ func (s *Service) Invitation(ctx context.Context, token string) (*cauri.Invitati
 
 // Accept joins the invitation's workspace, creating the account with
 // password (judged as every new password) or checking the account's, and
-// starts a dashboard session on that workspace, returning its token.
+// starts a dashboard session on that workspace, returning its token. An
+// account made for the address since the invitation was read must be
+// joined with its password (EConflict: reload the page).
 func (s *Service) Accept(ctx context.Context, token, password string) (string, error) {
 	inv, _, hasAccount, err := s.Invitation(ctx, token)
 	if err != nil {
@@ -190,7 +208,14 @@ func (s *Service) Accept(ctx context.Context, token, password string) (string, e
 		return "", err
 	}
 	userID, err := s.Store.AcceptInvitation(ctx, token, u, hash, s.Now())
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrAccountExists):
+		// Made since the invitation was read: joining must prove the
+		// account's password, not set one.
+		return "", cauri.Errorf(cauri.EConflict, "An account now exists for %s: reload the page and give its password", inv.Email)
+	case errors.Is(err, store.ErrNoAccount):
+		return "", cauri.Errorf(cauri.EInvalid, "Choose a password")
+	case err != nil:
 		return "", err
 	}
 	return s.startSession(ctx, store.DashboardSession{UserID: userID, WorkspaceID: inv.WorkspaceID, Livemode: true})

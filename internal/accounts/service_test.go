@@ -124,3 +124,158 @@ func TestInvitations(t *testing.T) {
 		}
 	})
 }
+
+// TestRollKey: the service refuses an unknown kind and a grace period out
+// of 0 to cauri.MaxKeyGrace before anything is written; within the
+// bounds, the key is rolled.
+func TestRollKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		for _, tc := range []struct {
+			name       string
+			workspace  string
+			kind       cauri.KeyKind
+			grace      time.Duration
+			code, text string
+		}{
+			{"ErrKind", ws.ID, "xyz", 0, cauri.EInvalid, "key kind must be pub or sec"},
+			{"ErrGraceTooLong", ws.ID, cauri.KeySecret, cauri.MaxKeyGrace + time.Second, cauri.EInvalid, "the grace period must be between 0 and 7 days"},
+			{"ErrGraceNegative", ws.ID, cauri.KeySecret, -time.Second, cauri.EInvalid, "the grace period must be between 0 and 7 days"},
+			{"ErrKindBeforeWorkspace", "ws_nope", "xyz", 0, cauri.EInvalid, "key kind must be pub or sec"},
+			{"ErrWorkspace", "ws_nope", cauri.KeySecret, 0, cauri.ENotFound, "Workspace ws_nope not found"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.RollKey(ctx, tc.workspace, tc.kind, true, tc.grace)
+				if got := cauri.ErrorCode(err); got != tc.code {
+					t.Fatalf("got %s (%v); want %s", got, err, tc.code)
+				}
+				if got := cauri.ErrorMessage(err); got != tc.text {
+					t.Fatalf("got %q; want %q", got, tc.text)
+				}
+			})
+		}
+		if log, _ := st.AuditLog(ctx, ws.ID, 10); len(log) != 1 {
+			t.Fatalf("audit log after refused rolls: got %d entries; want 1 (the creation)", len(log))
+		}
+		for _, grace := range []time.Duration{0, cauri.MaxKeyGrace} {
+			if k, err := s.RollKey(ctx, ws.ID, cauri.KeyPublic, false, grace); err != nil || k.Kind != cauri.KeyPublic || k.Live {
+				t.Fatalf("a roll with grace %s: got %+v, %v; want a new test public key", grace, k, err)
+			}
+		}
+	})
+}
+
+// TestSelect_NotMember: a workspace the user does not belong to (or no
+// workspace at all) is EForbidden, naming it as it was given.
+func TestSelect_NotMember(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+		hash, _ := HashPassword("correct horse battery")
+		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "awa@example.com", CreatedAt: clk.t}, hash, ws.ID)
+		token, err := s.SignIn(ctx, "awa@example.com", "correct horse battery")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ id, want string }{
+			{other.ID, "You do not belong to workspace " + other.ID},
+			{"ws_nope", "You do not belong to workspace ws_nope"},
+			{"ws_\"<b>\x00", `You do not belong to workspace ws_\"<b>\x00`},
+		} {
+			err := s.Select(ctx, token, tc.id, true)
+			if got, want := cauri.ErrorCode(err), cauri.EForbidden; got != want {
+				t.Fatalf("select %q: got %s (%v); want %s", tc.id, got, err, want)
+			}
+			if got := cauri.ErrorMessage(err); got != tc.want {
+				t.Fatalf("select %q: got %q; want %q", tc.id, got, tc.want)
+			}
+		}
+	})
+}
+
+// stale is the store as a page shown earlier saw it: whether the
+// invitation's address has an account, and its password's hash, are what
+// they were then, whatever they are now.
+type stale struct {
+	*store.Store
+	hasAccount bool
+	hash       string // the account's, when hasAccount
+}
+
+func (s stale) InvitationByToken(ctx context.Context, token string, now time.Time) (*cauri.Invitation, string, bool, error) {
+	inv, name, _, err := s.Store.InvitationByToken(ctx, token, now)
+	return inv, name, s.hasAccount, err
+}
+
+func (s stale) UserByEmail(ctx context.Context, email string) (*cauri.User, string, error) {
+	if s.hasAccount {
+		return &cauri.User{Email: email}, s.hash, nil
+	}
+	return s.Store.UserByEmail(ctx, email)
+}
+
+// TestInvitations_Refusals: a member is not invited again; an account made
+// for the address after the invitation was read refuses a new password
+// (reload and give the account's); an account gone since it was read
+// refuses to join without one. Each leaves the invitation usable.
+func TestInvitations_Refusals(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+		s := &Service{Store: st, Now: clk.Now}
+		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+		hash, _ := HashPassword("kofi's own long password")
+		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "kofi@example.com", CreatedAt: clk.t}, hash, ws.ID)
+		check := func(name string, err error, code, message string) {
+			t.Helper()
+			if got := cauri.ErrorCode(err); got != code {
+				t.Fatalf("%s: got %s (%v); want %s", name, got, err, code)
+			}
+			if got := cauri.ErrorMessage(err); got != message {
+				t.Fatalf("%s: got %q; want %q", name, got, message)
+			}
+		}
+
+		_, err := s.Invite(ctx, ws.ID, "usr_owner", " Kofi@Example.com")
+		check("invite a member", err, cauri.EConflict, "kofi@example.com is already a member of this workspace")
+
+		// Invited without an account; the account is made (elsewhere)
+		// while the page with the password field is open.
+		token, err := s.Invite(ctx, ws.ID, "usr_owner", "yao@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "yao@example.com", CreatedAt: clk.t}, hash, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		shownBefore := &Service{Store: stale{Store: st}, Now: clk.Now}
+		_, err = shownBefore.Accept(ctx, token, "a long and unguessable phrase")
+		check("a new password for an account made meanwhile", err, cauri.EConflict,
+			"An account now exists for yao@example.com: reload the page and give its password")
+
+		// Read as having an account that the store no longer finds.
+		ghost, err := s.Invite(ctx, ws.ID, "usr_owner", "ama@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := &Service{Store: stale{Store: st, hasAccount: true, hash: hash}, Now: clk.Now}
+		_, err = gone.Accept(ctx, ghost, "kofi's own long password")
+		check("joining without a password, no account", err, cauri.EInvalid, "Choose a password")
+
+		for _, tok := range []string{token, ghost} {
+			if _, _, _, err := s.Invitation(ctx, tok); err != nil {
+				t.Fatalf("the invitation after a refused acceptance: %v; want still valid", err)
+			}
+		}
+		if _, err := s.Accept(ctx, token, "kofi's own long password"); err != nil {
+			t.Fatalf("joining with the account's password after reloading: %v", err)
+		}
+	})
+}

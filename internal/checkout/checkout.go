@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -107,7 +108,11 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 		}
 		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess)}
 	}
-	return s.Store.CreateSession(ctx, sess, idem)
+	created, replayed, err := s.Store.CreateSession(ctx, sess, idem)
+	if errors.Is(err, store.ErrIdempotencyMismatch) {
+		return nil, false, cauri.KeyReused(p.IdempotencyKey, "request")
+	}
+	return created, replayed, err
 }
 
 func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time) (*cauri.Session, error) {

@@ -81,8 +81,12 @@ func TestCreate(t *testing.T) {
 		if err != nil || !replayed || b.ID != a.ID {
 			t.Fatalf("the same key again = %+v, %v, %v; want the first session, replayed", b, replayed, err)
 		}
-		if _, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "9999", IdempotencyKey: "order-1"}); cauri.ErrorCode(err) != cauri.EUnprocessable {
-			t.Fatalf("the key with another request: %v; want %s", err, cauri.EUnprocessable)
+		_, _, err = s.Create(ctx, ws, true, CreateParams{Amount: "9999", IdempotencyKey: "order-1"})
+		if got, want := cauri.ErrorCode(err), cauri.EUnprocessable; got != want {
+			t.Fatalf("the key with another request: got %s (%v); want %s", got, err, want)
+		}
+		if got, want := cauri.ErrorMessage(err), `Idempotency-Key "order-1" was already used with a different request; use a new key for a new request`; got != want {
+			t.Fatalf("the key with another request: got %q; want %q", got, want)
 		}
 		if test, _, err := s.Create(ctx, ws, false, CreateParams{Amount: "2500"}); err != nil || test.Livemode {
 			t.Fatalf("with a test key = %+v, %v; want a test session", test, err)

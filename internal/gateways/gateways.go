@@ -26,6 +26,7 @@ type Store interface {
 	CreateGateway(ctx context.Context, g *cauri.Gateway, credentials map[string]string) error
 	SetGatewayEnabled(ctx context.Context, workspaceID, id string, enabled bool, now time.Time) (*cauri.Gateway, error)
 	SetGatewayOperator(ctx context.Context, workspaceID, id, country, operator string, enabled bool, now time.Time) (*cauri.Gateway, error)
+	RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time, admit func(waiting int) error) error
 }
 
 // Service is the rules of a workspace's gateways.
@@ -94,6 +95,19 @@ func (s *Service) SetEnabled(ctx context.Context, workspaceID, id string, enable
 // SetOperator switches one operator of one country of a gateway on or off.
 func (s *Service) SetOperator(ctx context.Context, workspaceID, id, country, operator string, enabled bool) (*cauri.Gateway, error) {
 	return s.Store.SetGatewayOperator(ctx, workspaceID, id, country, operator, enabled, s.Now())
+}
+
+// Remove removes one of the workspace's gateways and destroys its
+// credentials. A gateway with a payment or a transfer waiting for its
+// outcome is kept (EConflict): its credentials are needed to learn the
+// outcome. Disable it, and remove it once they have ended.
+func (s *Service) Remove(ctx context.Context, workspaceID, id string) error {
+	return s.Store.RemoveGateway(ctx, workspaceID, id, s.Now(), func(waiting int) error {
+		if waiting > 0 {
+			return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
+		}
+		return nil
+	})
 }
 
 // Known reports a gateway by its id (ENotFound when none), for the

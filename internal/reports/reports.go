@@ -2,7 +2,7 @@
 // exports show of its business: its transactions (a row each, filtered,
 // a page at a time or streamed whole), its overview of a period (volumes,
 // success rates, day by day) and, for a Connect workspace, the balance the
-// service holds for it.
+// service holds for it and the settlements paid out of it.
 //
 // It imports the domain and the store's types.
 package reports
@@ -15,11 +15,13 @@ import (
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
-// Store is what the service reads (*store.Store).
+// Store is what the service reads and records (*store.Store).
 type Store interface {
 	ExportTransactions(ctx context.Context, workspaceID string, livemode bool, f store.ExportFilter, fn func(store.ExportRow) error) error
 	Stats(ctx context.Context, workspaceID string, livemode bool, since, until time.Time) (*store.Stats, error)
 	Balance(ctx context.Context, workspaceID string) (map[cauri.Currency]int64, error)
+	Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time,
+		decide func(store.Settlement) error) (*store.Movement, error)
 }
 
 // Service reads a workspace's reports.
@@ -47,7 +49,40 @@ func (s *Service) Overview(ctx context.Context, workspaceID string, livemode boo
 // Balance is what the service holds for a Connect workspace, by currency.
 func (s *Service) Balance(ctx context.Context, ws *cauri.Workspace) (map[cauri.Currency]int64, error) {
 	if !ws.Connect {
-		return nil, cauri.Errorf(cauri.EForbidden, "Workspace %s is not a Connect workspace: the service holds no money for it", ws.ID)
+		return nil, notConnect(ws.ID)
 	}
 	return s.Store.Balance(ctx, ws.ID)
+}
+
+func notConnect(workspaceID string) error {
+	return cauri.Errorf(cauri.EForbidden, "Workspace %s is not a Connect workspace: the service holds no money for it", workspaceID)
+}
+
+// Settle records a settlement paid out to a Connect workspace outside the
+// service (a bank or Mobile Money transfer made by the administration),
+// amount in minor units of cur: its balance goes down by amount, never
+// below zero (cauri.CoversSettlement). The reference is the payout's at
+// the bank or the operator: settling again with it records nothing and
+// returns the first movement, if it was of the same amount (EConflict
+// otherwise).
+func (s *Service) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string) (*store.Movement, error) {
+	if amount <= 0 {
+		return nil, cauri.Errorf(cauri.EInvalid, "the amount must be positive")
+	}
+	ref, err := cauri.CleanText("reference", reference, 200)
+	if err != nil || ref == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "a settlement needs its reference (the payout's, at the bank or the operator), at most 200 characters")
+	}
+	return s.Store.Settle(ctx, workspaceID, cur, amount, ref, s.Now(), func(f store.Settlement) error {
+		if !f.Connect {
+			return notConnect(workspaceID)
+		}
+		if p := f.Previous; p != nil {
+			if p.Currency != cur || p.Amount != amount {
+				return cauri.Errorf(cauri.EConflict, "Settlement %s was recorded with another amount (%d %s)", ref, p.Amount, p.Currency)
+			}
+			return nil // the same settlement again: recorded once
+		}
+		return cauri.CoversSettlement(f.Balance, amount, cur)
+	})
 }

@@ -144,26 +144,29 @@ func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, e
 	return s.Gateway(ctx, workspaceID, id)
 }
 
-// RemoveGateway removes a gateway and destroys its credentials (audited). The row
-// stays, so that payments it made keep naming it.
-//
-// A gateway with a payment waiting cannot be removed: its credentials are
-// needed to learn the payment's outcome. Disable it, and remove it once the
-// payment has ended.
-func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time) error {
-	var waiting int
-	if err := s.read(ctx, func(t *tx) error {
-		return t.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?)
+// RemoveGateway removes a gateway and destroys its credentials (audited).
+// The row stays, so that payments it made keep naming it. admit decides
+// first, in the same transaction, given the number of the gateway's
+// movements waiting for their outcome (payment attempts pending,
+// transfers processing), whose outcome needs its credentials: the
+// caller's rule (gateways.Service.Remove).
+func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time, admit func(waiting int) error) error {
+	if !cauri.IsID("gw_", id) {
+		return errNotFound("Gateway %s not found", printable(id))
+	}
+	return s.tx(ctx, func(t *tx) error {
+		var waiting int
+		if err := t.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?)
 			+ (SELECT COUNT(*) FROM transfers WHERE gateway_id = ? AND status = ?)`,
-			id, string(cauri.AttemptPending), id, string(cauri.TransferProcessing)).Scan(&waiting)
-	}); err != nil {
-		return err
-	}
-	if waiting > 0 {
-		return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
-	}
-	return s.changeGateway(ctx, workspaceID, id, now, "gateway.removed", `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
-		WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)
+			id, string(cauri.AttemptPending), id, string(cauri.TransferProcessing)).Scan(&waiting); err != nil {
+			return err
+		}
+		if err := admit(waiting); err != nil {
+			return err
+		}
+		return t.changeGateway(ctx, workspaceID, id, now, "gateway.removed", `UPDATE gateways SET enabled = ?, credentials = '', removed_at = ?
+			WHERE id = ? AND workspace_id = ? AND removed_at IS NULL`, false, micros(now), id, workspaceID)
+	})
 }
 
 // changeGateway runs q, which changes gateway id of the workspace, and
@@ -172,16 +175,19 @@ func (s *Store) changeGateway(ctx context.Context, workspaceID, id string, now t
 	if !cauri.IsID("gw_", id) {
 		return errNotFound("Gateway %s not found", printable(id))
 	}
-	return s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errNotFound("Gateway %s not found", id)
-		}
-		return t.audit(ctx, now, action, workspaceID, map[string]any{"gateway": id})
-	})
+	return s.tx(ctx, func(t *tx) error { return t.changeGateway(ctx, workspaceID, id, now, action, q, args...) })
+}
+
+// changeGateway is Store.changeGateway in the caller's transaction.
+func (t *tx) changeGateway(ctx context.Context, workspaceID, id string, now time.Time, action, q string, args ...any) error {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound("Gateway %s not found", id)
+	}
+	return t.audit(ctx, now, action, workspaceID, map[string]any{"gateway": id})
 }
 
 // SetGatewayOperator turns one operator of one country on or off on a

@@ -14,7 +14,8 @@ import (
 // check-then-insert: on PostgreSQL a concurrent claim of the same key waits
 // for the first transaction and then sees its row; on SQLite the
 // transactions are serialised by the write lock. A key older than
-// cauri.IdempotencyKeyTTL is forgotten and may be reused.
+// cauri.IdempotencyKeyTTL is forgotten and may be reused. A key used for
+// another kind of object or another request is ErrIdempotencyMismatch.
 func (t *tx) claimIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, resourceType, resourceID string, now time.Time) (string, error) {
 	res, err := t.exec(ctx, `INSERT INTO idempotency_keys (workspace_id, livemode, key, fingerprint, resource_type, resource_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -49,7 +50,7 @@ func (t *tx) claimIdempotencyKey(ctx context.Context, workspaceID string, livemo
 			continue
 		}
 		if prevType != resourceType || fingerprint != idem.Fingerprint {
-			return "", cauri.Errorf(cauri.EUnprocessable, "Idempotency-Key %q was already used with a different request; use a new key for a new request", idem.Key)
+			return "", ErrIdempotencyMismatch
 		}
 		return prevID, nil
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // CreateInvitation stores an invitation for its link's token (only its
-// hash). An address that is already a member is refused (409); an earlier
-// pending invitation of the same address is revoked. Audited.
+// hash). An address that is already a member is ErrAlreadyMember, checked
+// in the transaction that stores it; an earlier pending invitation of the
+// same address is revoked. Audited.
 func (s *Store) CreateInvitation(ctx context.Context, inv *cauri.Invitation, token string) error {
 	return s.tx(ctx, func(t *tx) error { return t.insertInvitation(ctx, inv, token) })
 }
@@ -23,7 +24,7 @@ func (t *tx) insertInvitation(ctx context.Context, inv *cauri.Invitation, token 
 		return err
 	}
 	if member > 0 {
-		return cauri.Errorf(cauri.EConflict, "%s is already a member of this workspace", inv.Email)
+		return ErrAlreadyMember
 	}
 	if _, err := t.exec(ctx, `UPDATE invitations SET revoked_at = ? WHERE workspace_id = ? AND email = ?
 		AND accepted_at IS NULL AND revoked_at IS NULL`, micros(inv.CreatedAt), inv.WorkspaceID, inv.Email); err != nil {
@@ -98,8 +99,9 @@ func (s *Store) InvitationByToken(ctx context.Context, token string, now time.Ti
 // AcceptInvitation uses an invitation's link, once: its address joins the
 // workspace as the user who has it (passwordHash "": the caller checked
 // that user's password) or as a new user with this password hash (whose id
-// is u.ID; 409 if an account was made for the address meanwhile). It
-// returns the member's id. Audited.
+// is u.ID). A password hash for an address that has an account (made
+// since the caller looked) is ErrAccountExists; none for an address
+// without one, ErrNoAccount. It returns the member's id. Audited.
 func (s *Store) AcceptInvitation(ctx context.Context, token string, u *cauri.User, passwordHash string, now time.Time) (string, error) {
 	var userID string
 	err := s.tx(ctx, func(t *tx) error {
@@ -119,12 +121,10 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, u *cauri.Use
 		err = t.queryRow(ctx, `SELECT id FROM users WHERE email = ?`, inv.Email).Scan(&userID)
 		switch {
 		case err == nil && passwordHash != "":
-			// An account was made for the address since the page was shown:
-			// joining must prove its password, not set one.
-			return cauri.Errorf(cauri.EConflict, "An account now exists for %s: reload the page and give its password", inv.Email)
+			return ErrAccountExists
 		case err == sql.ErrNoRows:
 			if passwordHash == "" {
-				return cauri.Errorf(cauri.EInvalid, "Choose a password")
+				return ErrNoAccount
 			}
 			userID = u.ID
 			if _, err := t.exec(ctx, `INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,

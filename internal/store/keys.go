@@ -49,14 +49,9 @@ func scanKey(row interface{ Scan(...any) error }) (*cauri.Key, error) {
 // RollKey replaces a workspace's key of one kind and mode: a new key is
 // made (its plaintext is in the result, to be shown once), and the keys it
 // replaces keep working for grace (0: they stop at once), never longer
-// than they already would. The roll is audited.
+// than they already would. The roll is audited. The kind and the grace
+// are the caller's to check (accounts.Service.RollKey).
 func (s *Store) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration, now time.Time) (*cauri.Key, error) {
-	if kind != cauri.KeyPublic && kind != cauri.KeySecret {
-		return nil, cauri.Errorf(cauri.EInvalid, "key kind must be pub or sec")
-	}
-	if grace < 0 || grace > cauri.MaxKeyGrace {
-		return nil, cauri.Errorf(cauri.EInvalid, "the grace period must be between 0 and 7 days")
-	}
 	if !cauri.IsID("ws_", workspaceID) {
 		return nil, errNotFound("Workspace %s not found", printable(workspaceID))
 	}

@@ -80,21 +80,10 @@ func TestStore_RollKey(t *testing.T) {
 				t.Fatalf("audit log = %+v", log)
 			}
 		})
-		t.Run("BadInput", func(t *testing.T) {
-			for _, tc := range []struct {
-				ws    string
-				kind  cauri.KeyKind
-				grace time.Duration
-				want  string
-			}{
-				{ws.ID, "xyz", 0, cauri.EInvalid},
-				{ws.ID, cauri.KeySecret, 8 * 24 * time.Hour, cauri.EInvalid},
-				{ws.ID, cauri.KeySecret, -time.Second, cauri.EInvalid},
-				{"ws_nope", cauri.KeySecret, 0, cauri.ENotFound},
-				{cauri.NewID("ws_"), cauri.KeySecret, 0, cauri.ENotFound},
-			} {
-				if _, err := s.RollKey(ctx, tc.ws, tc.kind, true, tc.grace, now); code(err) != tc.want {
-					t.Errorf("RollKey(%q, %q, %s) err = %v; want %s", tc.ws, tc.kind, tc.grace, err, tc.want)
+		t.Run("UnknownWorkspace", func(t *testing.T) {
+			for _, id := range []string{"ws_nope", cauri.NewID("ws_")} {
+				if _, err := s.RollKey(ctx, id, cauri.KeySecret, true, 0, now); code(err) != cauri.ENotFound {
+					t.Errorf("RollKey(%q) err = %v; want %s", id, err, cauri.ENotFound)
 				}
 			}
 		})

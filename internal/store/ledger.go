@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -56,16 +58,10 @@ func (t *tx) move(ctx context.Context, m *Movement, debit, credit string) (bool,
 	return true, nil
 }
 
-// creditConnect credits a Connect workspace's balance with a live session
-// that has just succeeded, in the transaction that records the success.
+// creditConnect credits a session's workspace balance with its amount,
+// once (the domain's rule says when: cauri.CreditsBalance), in the
+// transaction that saves the session's state.
 func (t *tx) creditConnect(ctx context.Context, sess *cauri.Session) error {
-	if !sess.Livemode || sess.Status != cauri.SessionSuccess {
-		return nil
-	}
-	var connect bool
-	if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`, sess.WorkspaceID).Scan(&connect); err != nil || !connect {
-		return err
-	}
 	_, err := t.move(ctx, &Movement{ID: cauri.NewID("mv_"), Key: "payment:" + sess.ID, Kind: "payment", WorkspaceID: sess.WorkspaceID,
 		Currency: sess.Currency, Amount: sess.Amount, Description: "payment " + sess.ID, CreatedAt: sess.UpdatedAt},
 		AccountCollected, WorkspaceAccount(sess.WorkspaceID))
@@ -101,53 +97,59 @@ func (s *Store) Balance(ctx context.Context, workspaceID string) (map[cauri.Curr
 	return out, err
 }
 
+// Settlement is what a settlement is decided on, read under the
+// workspace's lock: Settle's decide sees it.
+type Settlement struct {
+	Connect  bool      // the workspace is a Connect workspace
+	Balance  int64     // its balance in the settlement's currency, before it
+	Previous *Movement // the settlement already recorded with this reference, or nil
+}
+
 // Settle records a settlement paid out to a Connect workspace outside the
 // service (a bank or Mobile Money transfer made by the administration):
 // its balance goes down by amount. The reference (the transfer's, at the
-// bank) makes it idempotent: settling again with the same reference
-// records nothing and returns the first movement. admit says, under the
-// workspace's lock, whether the balance in cur covers it (the caller's
-// rule: cauri.CoversSettlement). Audited.
-func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time, admit func(balance int64) error) (*Movement, error) {
-	if amount <= 0 {
-		return nil, cauri.Errorf(cauri.EInvalid, "the amount must be positive")
-	}
-	ref, err := cauri.CleanText("reference", reference, 200)
-	if err != nil || ref == "" {
-		return nil, cauri.Errorf(cauri.EInvalid, "a settlement needs its reference (the payout's, at the bank or the operator), at most 200 characters")
-	}
-	m := &Movement{ID: cauri.NewID("mv_"), Key: "payout:" + workspaceID + ":" + ref, Kind: "payout", WorkspaceID: workspaceID, Currency: cur,
-		Amount: amount, Description: "settlement " + ref, CreatedAt: now.UTC()}
-	err = s.tx(ctx, func(t *tx) error {
-		var connect bool
-		if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`+s.forUpdate(), workspaceID).Scan(&connect); err != nil {
+// bank; the caller checks it) makes it idempotent: once a settlement is
+// recorded with a reference, settling again with it records nothing and
+// returns the first movement. decide, under the workspace's lock, says
+// whether the settlement may be made (the caller's rules:
+// reports.Service.Settle); its error is returned as it is, and nothing is
+// recorded. Audited.
+func (s *Store) Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time, decide func(Settlement) error) (*Movement, error) {
+	m := &Movement{ID: cauri.NewID("mv_"), Key: "payout:" + workspaceID + ":" + reference, Kind: "payout", WorkspaceID: workspaceID, Currency: cur,
+		Amount: amount, Description: "settlement " + reference, CreatedAt: now.UTC()}
+	err := s.tx(ctx, func(t *tx) error {
+		var f Settlement
+		if err := t.queryRow(ctx, `SELECT connect FROM workspaces WHERE id = ?`+s.forUpdate(), workspaceID).Scan(&f.Connect); err != nil {
 			return notFound(err, "Workspace %s not found", printable(workspaceID))
-		}
-		if !connect {
-			return cauri.Errorf(cauri.EForbidden, "Workspace %s is not a Connect workspace: the service holds no money for it", workspaceID)
 		}
 		var prev Movement
 		var created int64
-		err := t.queryRow(ctx, `SELECT id, currency, amount, created_at FROM ledger_movements WHERE key = ?`, m.Key).
-			Scan(&prev.ID, &prev.Currency, &prev.Amount, &created)
-		if err == nil {
-			if prev.Currency != cur || prev.Amount != amount {
-				return cauri.Errorf(cauri.EConflict, "Settlement %s was recorded with another amount (%d %s)", ref, prev.Amount, prev.Currency)
-			}
-			m.ID, m.CreatedAt = prev.ID, fromMicros(created)
-			return nil
+		var prevCur string
+		err := t.queryRow(ctx, `SELECT id, key, kind, workspace_id, currency, amount, description, created_at FROM ledger_movements WHERE key = ?`, m.Key).
+			Scan(&prev.ID, &prev.Key, &prev.Kind, &prev.WorkspaceID, &prevCur, &prev.Amount, &prev.Description, &created)
+		switch {
+		case err == nil:
+			prev.Currency, prev.CreatedAt = cauri.Currency(prevCur), fromMicros(created)
+			f.Previous = &prev
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
 		}
 		balances, err := t.balances(ctx, WorkspaceAccount(workspaceID))
 		if err != nil {
 			return err
 		}
-		if err := admit(balances[cur]); err != nil {
+		f.Balance = balances[cur]
+		if err := decide(f); err != nil {
 			return err
+		}
+		if f.Previous != nil {
+			m = f.Previous
+			return nil
 		}
 		if _, err := t.move(ctx, m, WorkspaceAccount(workspaceID), AccountPaidOut); err != nil {
 			return err
 		}
-		return t.audit(ctx, now, "ledger.settled", workspaceID, map[string]any{"movement": m.ID, "amount": amount, "currency": string(cur), "reference": ref})
+		return t.audit(ctx, now, "ledger.settled", workspaceID, map[string]any{"movement": m.ID, "amount": amount, "currency": string(cur), "reference": reference})
 	})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -15,12 +16,9 @@ import (
 // succeeds credits its balance once, even when many succeed at once and
 // when a success is recorded twice; other workspaces and test payments
 // move nothing; the entries always sum to zero; a settlement lowers the
-// balance once per reference and never below zero.
+// balance once per reference, as its decide admits it, given the facts
+// read under the workspace's lock.
 func TestStore_Ledger(t *testing.T) {
-	// covers is the service's rule for a settlement of amount XOF.
-	covers := func(amount int64) func(int64) error {
-		return func(balance int64) error { return cauri.CoversSettlement(balance, amount, "XOF") }
-	}
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		connect, _ := newWorkspace(t, s)
@@ -69,36 +67,48 @@ func TestStore_Ledger(t *testing.T) {
 		}
 		checkSums()
 
-		m, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0, covers(5000))
+		var seen []store.Settlement
+		admit := func(f store.Settlement) error { seen = append(seen, f); return nil }
+		m, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0, admit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0.Add(time.Hour), covers(5000))
-		if err != nil || again.ID != m.ID {
-			t.Fatalf("settling again = %+v, %v; want the first movement", again, err)
+		again, err := s.Settle(ctx, connect.ID, "XOF", 5000, "BANK-2026-001", t0.Add(time.Hour), admit)
+		if err != nil || again.ID != m.ID || !again.CreatedAt.Equal(m.CreatedAt) || again.Amount != 5000 || again.Currency != "XOF" {
+			t.Fatalf("settling again = %+v, %v; want the first movement %+v", again, err, m)
 		}
 		if b, _ := s.Balance(ctx, connect.ID); b["XOF"] != want-5000 {
 			t.Fatalf("balance after a settlement = %d; want %d", b["XOF"], want-5000)
 		}
-		for _, tc := range []struct {
-			ws     string
-			amount int64
-			ref    string
-			code   string
-		}{
-			{connect.ID, want, "BANK-2026-002", cauri.EPayment}, // more than the balance
-			{connect.ID, 4000, "BANK-2026-001", cauri.EConflict},
-			{connect.ID, 0, "BANK-2026-003", cauri.EInvalid},
-			{connect.ID, 10, "", cauri.EInvalid},
-			{plain.ID, 10, "BANK-2026-004", cauri.EForbidden},
-			{cauri.NewID("ws_"), 10, "BANK-2026-005", cauri.ENotFound},
-		} {
-			if _, err := s.Settle(ctx, tc.ws, "XOF", tc.amount, tc.ref, t0, covers(tc.amount)); code(err) != tc.code {
-				t.Errorf("Settle(%d, %q) err = %v; want %s", tc.amount, tc.ref, err, tc.code)
+		if len(seen) != 2 || !seen[0].Connect || seen[0].Balance != want || seen[0].Previous != nil ||
+			seen[1].Balance != want-5000 || seen[1].Previous == nil || seen[1].Previous.ID != m.ID || seen[1].Previous.Amount != 5000 {
+			t.Fatalf("decide saw %+v; want the balance %d, then the first movement and the balance after it", seen, want)
+		}
+		refused := errors.New("refused")
+		if _, err := s.Settle(ctx, connect.ID, "XOF", 10, "BANK-2026-002", t0, func(store.Settlement) error { return refused }); !errors.Is(err, refused) {
+			t.Fatalf("a settlement decide refuses: err = %v; want %v", err, refused)
+		}
+		seen = nil
+		if _, err := s.Settle(ctx, connect.ID, "XOF", 10, "BANK-2026-002", t0, admit); err != nil || seen[0].Previous != nil || seen[0].Balance != want-5000 {
+			t.Fatalf("after a refusal, decide saw %+v (%v); want nothing recorded", seen, err)
+		}
+		seen = nil
+		if _, err := s.Settle(ctx, plain.ID, "XOF", 10, "BANK-2026-003", t0, func(f store.Settlement) error { seen = append(seen, f); return refused }); !errors.Is(err, refused) || seen[0].Connect {
+			t.Fatalf("a workspace that is not Connect: decide saw %+v (%v); want Connect false", seen, err)
+		}
+		seen = nil
+		if _, err := s.Settle(ctx, cauri.NewID("ws_"), "XOF", 10, "BANK-2026-004", t0, admit); code(err) != cauri.ENotFound || len(seen) != 0 {
+			t.Fatalf("an unknown workspace: err = %v, decide called %d times; want not_found, never", err, len(seen))
+		}
+		log, _ := s.AuditLog(ctx, connect.ID, 10)
+		settled := 0
+		for _, a := range log {
+			if a.Action == "ledger.settled" {
+				settled++
 			}
 		}
-		if _, err := s.Settle(ctx, connect.ID, "XOF", want, "BANK-2026-002", t0, covers(want)); cauri.ErrorReason(err) != "solde_insuffisant" {
-			t.Errorf("over the balance: reason %q; want solde_insuffisant", cauri.ErrorReason(err))
+		if settled != 2 {
+			t.Fatalf("audit log = %+v; got %d settlements; want the 2 recorded", log, settled)
 		}
 		checkSums()
 	})

@@ -161,15 +161,20 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 }
 
 // saveSessionStatus writes a session's new status with the event the change
-// emits (nil: none), in the caller's transaction; a Connect workspace's
-// live payment that succeeds credits its balance then.
+// emits (nil: none), in the caller's transaction; when the domain says the
+// new state credits the workspace's balance (cauri.CreditsBalance), the
+// credit is written then too.
 func (t *tx) saveSessionStatus(ctx context.Context, sess *cauri.Session, ev *cauri.Event) error {
-	if _, err := t.exec(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
-		string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID); err != nil {
+	var connect bool // the workspace's, read with the update: no extra round trip
+	if err := t.queryRow(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?
+		RETURNING (SELECT w.connect FROM workspaces w WHERE w.id = checkout_sessions.workspace_id)`,
+		string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID).Scan(&connect); err != nil {
 		return err
 	}
-	if err := t.creditConnect(ctx, sess); err != nil {
-		return err
+	if cauri.CreditsBalance(sess, connect) {
+		if err := t.creditConnect(ctx, sess); err != nil {
+			return err
+		}
 	}
 	if ev != nil {
 		return t.insertEvent(ctx, ev)

@@ -3,7 +3,10 @@
 // queries serves both through a small dialect seam (placeholders, row
 // locks); the schema is versioned migrations embedded in the binary. Every
 // method takes ctx first and runs in one transaction, and every status
-// change writes its event in that same transaction (the outbox).
+// change writes its event in that same transaction (the outbox). It holds
+// no business rule: a rule that must be decided inside a transaction is
+// the caller's func, given the facts read there, and what the store finds
+// is reported as a sentinel error (errors.go) for the services to word.
 //
 // It imports the domain package, the vault and the database drivers, and
 // knows nothing of HTTP.

@@ -141,8 +141,8 @@ func TestStore_CreateSession(t *testing.T) {
 				t.Fatalf("replay = %v, replayed=%v, %v; want %s replayed", again, replayed, err, first.ID)
 			}
 			_, _, err = s.CreateSession(ctx, newSession(ws, 200), &store.Idempotency{Key: "order-7", Fingerprint: "f2"})
-			if code(err) != cauri.EUnprocessable {
-				t.Fatalf("other payload err = %v; want unprocessable", err)
+			if !errors.Is(err, store.ErrIdempotencyMismatch) {
+				t.Fatalf("other payload err = %v; want %v", err, store.ErrIdempotencyMismatch)
 			}
 		})
 		t.Run("KeyScopedByMode", func(t *testing.T) {
@@ -428,8 +428,17 @@ func TestStore_Gateways(t *testing.T) {
 		if d, err := s.SetGatewayEnabled(ctx, ws.ID, g.ID, false, t0); err != nil || d.Enabled {
 			t.Fatalf("disable = %+v, %v", d, err)
 		}
-		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0); err != nil {
-			t.Fatal(err)
+		waiting := -1
+		admit := func(n int) error { waiting = n; return nil }
+		refused := errors.New("refused")
+		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0, func(int) error { return refused }); !errors.Is(err, refused) {
+			t.Fatalf("a removal admit refuses: err = %v; want %v", err, refused)
+		}
+		if _, err := s.GatewayCredentials(ctx, g.ID); err != nil {
+			t.Fatalf("credentials after a refused removal: %v; want kept", err)
+		}
+		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0, admit); err != nil || waiting != 0 {
+			t.Fatalf("remove = %v, admit saw %d waiting; want removed, 0", err, waiting)
 		}
 		if _, err := s.GatewayCredentials(ctx, g.ID); code(err) != cauri.ENotFound {
 			t.Fatalf("credentials of a removed gateway: %v", err)
@@ -437,7 +446,7 @@ func TestStore_Gateways(t *testing.T) {
 		if list, _ := s.Gateways(ctx, ws.ID); len(list) != 0 {
 			t.Fatalf("removed gateway still listed: %+v", list)
 		}
-		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0); code(err) != cauri.ENotFound {
+		if err := s.RemoveGateway(ctx, ws.ID, g.ID, t0, admit); code(err) != cauri.ENotFound {
 			t.Fatalf("second removal: %v", err)
 		}
 		if err := s.CreateGateway(ctx, &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: "ws_" + strings.Repeat("a", 32), Provider: "pawapay", CreatedAt: t0}, creds); code(err) != cauri.ENotFound {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -67,8 +68,8 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 }
 
 // TransferByIdempotencyKey finds the transfer an idempotency key created,
-// checking that the request is the same (EUnprocessable otherwise); nil
-// when the key is unknown or forgotten.
+// checking that the request is the same (ErrIdempotencyMismatch
+// otherwise); nil when the key is unknown or forgotten.
 func (s *Store) TransferByIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, now time.Time) (*cauri.Transfer, error) {
 	var id, fingerprint, typ string
 	var created int64
@@ -83,8 +84,7 @@ func (s *Store) TransferByIdempotencyKey(ctx context.Context, workspaceID string
 		return nil, err
 	}
 	if typ != "transfer" || fingerprint != idem.Fingerprint {
-		return nil, cauri.Errorf(cauri.EUnprocessable,
-			"Idempotency-Key %q was already used with a different request; use a new key for a new transfer", idem.Key)
+		return nil, ErrIdempotencyMismatch
 	}
 	return s.Transfer(ctx, workspaceID, id)
 }
@@ -121,10 +121,11 @@ func (s *Store) AdoptOrphanTransfer(ctx context.Context, id string, now time.Tim
 	return n == 1, err
 }
 
-// Transfer reads one transfer of a workspace.
+// Transfer reads one transfer of a workspace; another workspace's is
+// ErrNotFound, as one that does not exist.
 func (s *Store) Transfer(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {
 	if !cauri.IsID("tr_", id) {
-		return nil, cauri.Errorf(cauri.ENotFound, "Transfer %s not found", printable(id))
+		return nil, fmt.Errorf("transfer %s: %w", printable(id), ErrNotFound)
 	}
 	var tr *cauri.Transfer
 	err := s.read(ctx, func(t *tx) (err error) {
@@ -132,7 +133,7 @@ func (s *Store) Transfer(ctx context.Context, workspaceID, id string) (*cauri.Tr
 		return err
 	})
 	if err == sql.ErrNoRows {
-		return nil, cauri.Errorf(cauri.ENotFound, "Transfer %s not found", id)
+		return nil, fmt.Errorf("transfer %s: %w", id, ErrNotFound)
 	}
 	return tr, err
 }
@@ -189,14 +190,17 @@ func (s *Store) SetTransferProviderRef(ctx context.Context, id, providerRef stri
 // sets its outcome in place, and the transfer's event is written in the
 // same transaction. A transfer no longer processing is left alone (fn is
 // not called): a late or repeated outcome changes nothing. It returns the
-// transfer as it is after.
+// transfer as it is after (ErrNotFound when there is none).
 func (s *Store) FinishTransfer(ctx context.Context, id string, fn func(*cauri.Transfer) error) (*cauri.Transfer, bool, error) {
 	var tr *cauri.Transfer
 	changed := false
 	err := s.tx(ctx, func(t *tx) (err error) {
 		tr, err = scanTransfer(t.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE id = ?`+s.forUpdate(), id))
+		if err == sql.ErrNoRows {
+			return fmt.Errorf("transfer %s: %w", printable(id), ErrNotFound)
+		}
 		if err != nil {
-			return notFound(err, "Transfer %s not found", printable(id))
+			return err
 		}
 		if tr.Status != cauri.TransferProcessing {
 			return nil

@@ -104,17 +104,18 @@ func (s *Store) DashboardSessionByToken(ctx context.Context, token string, now t
 	return &d, err
 }
 
-// SetDashboardWorkspace selects the workspace and mode of a session; the
-// user must belong to the workspace.
+// SetDashboardWorkspace selects the workspace and mode of a session, in
+// the one statement that checks the session's user belongs to the
+// workspace: ErrNotMember when not (or no such session).
 func (s *Store) SetDashboardWorkspace(ctx context.Context, token, workspaceID string, livemode bool) error {
 	if !cauri.IsID("ws_", workspaceID) {
-		return cauri.Errorf(cauri.EForbidden, "You do not belong to workspace %s", printable(workspaceID))
+		return ErrNotMember
 	}
 	n, err := s.update(ctx, `UPDATE dashboard_sessions SET workspace_id = ?, livemode = ? WHERE token_hash = ?
 		AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = dashboard_sessions.user_id AND m.workspace_id = ?)`,
 		workspaceID, livemode, tokenHash(token), workspaceID)
 	if err == nil && n == 0 {
-		return cauri.Errorf(cauri.EForbidden, "You do not belong to workspace %s", printable(workspaceID))
+		return ErrNotMember
 	}
 	return err
 }

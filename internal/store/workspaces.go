@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,13 +23,7 @@ func storable(s string) bool {
 }
 
 // printable quotes an id taken from a request for an error message.
-func printable(id string) string {
-	if len(id) > 64 {
-		id = id[:64] + "..."
-	}
-	q := strconv.Quote(id)
-	return q[1 : len(q)-1]
-}
+func printable(id string) string { return cauri.Printable(id) }
 
 // CreateWorkspace stores a workspace with its keys (audited).
 func (s *Store) CreateWorkspace(ctx context.Context, ws *cauri.Workspace, keys []*cauri.Key) error {
@@ -129,11 +122,9 @@ func (s *Store) SetTransfersClosed(ctx context.Context, id string, closed bool, 
 	return s.setWorkspace(ctx, id, "transfers_closed", closed, now)
 }
 
-// SetTransferDailyCap sets how many transfers a workspace may create per day.
+// SetTransferDailyCap sets how many transfers a workspace may create per
+// day (the caller checks the number: transfer.Service.SetDailyCap).
 func (s *Store) SetTransferDailyCap(ctx context.Context, id string, cap int, now time.Time) (*cauri.Workspace, error) {
-	if cap < 0 {
-		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
-	}
 	return s.setWorkspace(ctx, id, "transfer_daily_cap", cap, now)
 }
 

@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -230,6 +231,9 @@ func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, t
 		return nil, nil
 	}
 	prev, err := s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
+	if errors.Is(err, store.ErrIdempotencyMismatch) {
+		return nil, cauri.KeyReused(key, "transfer")
+	}
 	return s.awaitFirst(ctx, prev, err)
 }
 
@@ -251,7 +255,7 @@ func (s *Service) awaitFirst(ctx context.Context, tr *cauri.Transfer, err error)
 	deadline := time.Now().Add(ReplayWait)
 	for {
 		switch {
-		case cauri.ErrorCode(err) == cauri.ENotFound:
+		case errors.Is(err, store.ErrNotFound):
 			return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal",
 				Message: "The first request with this Idempotency-Key could not be sent and created nothing; retry with the same Idempotency-Key"}
 		case err != nil || tr == nil || tr.Status != cauri.TransferProcessing || tr.InitiatedAt != nil ||
@@ -279,6 +283,9 @@ func (s *Service) ReplayRequest(ctx context.Context, ws *cauri.Workspace, key st
 		return nil, nil
 	}
 	prev, err := s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: fp}, s.Now())
+	if errors.Is(err, store.ErrIdempotencyMismatch) {
+		return nil, cauri.KeyReused(key, "transfer")
+	}
 	return s.awaitFirst(ctx, prev, err)
 }
 
@@ -302,6 +309,9 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 	now := s.Now().UTC()
 	dayStart := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	prev, err := s.Store.CreateTransfer(ctx, tr, idem, dayStart, underDailyCap)
+	if errors.Is(err, store.ErrIdempotencyMismatch) {
+		return nil, false, cauri.KeyReused(key, "request")
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -345,7 +355,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 			if err != nil {
 				return nil, err
 			}
-			return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID)
+			return s.transfer(ctx, tr.WorkspaceID, tr.ID)
 		}
 		return nil, &cauri.Error{Code: cauri.EInternal, Reason: "internal", Cause: cause,
 			Message: "The transfer could not be sent to " + tr.Provider + " and was not created; retry with the same Idempotency-Key"}
@@ -371,7 +381,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 		return tr, nil
 	}
 	if err != nil {
-		return s.Store.Transfer(ctx, tr.WorkspaceID, tr.ID) // it may have arrived: the status decides, later
+		return s.transfer(ctx, tr.WorkspaceID, tr.ID) // it may have arrived: the status decides, later
 	}
 	return s.finish(ctx, tr.ID, st, "")
 }
@@ -437,7 +447,7 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 			s.learn(ctx, tr, routing.Technical)
 		} // an empty wallet is the merchant's, not the provider's doing
 	}
-	return tr, err
+	return tr, transferNotFound(err, id)
 }
 
 // learn tells the routing engine how a payout ended at its provider.
@@ -593,10 +603,33 @@ func underDailyCap(today, dailyCap int) error {
 	return nil
 }
 
+// SetDailyCap sets how many transfers a workspace may create per day (GMT,
+// whatever their outcome), 0 or more: 0 refuses them all.
+func (s *Service) SetDailyCap(ctx context.Context, workspaceID string, dailyCap int) (*cauri.Workspace, error) {
+	if dailyCap < 0 {
+		return nil, cauri.Errorf(cauri.EInvalid, "the daily cap must be 0 or more")
+	}
+	return s.Store.SetTransferDailyCap(ctx, workspaceID, dailyCap, s.Now())
+}
+
 // Get reads one of the workspace's transfers; another workspace's is
 // ENotFound, as one that does not exist.
 func (s *Service) Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {
-	return s.Store.Transfer(ctx, workspaceID, id)
+	return s.transfer(ctx, workspaceID, id)
+}
+
+// transfer is the store's Transfer, its not found worded.
+func (s *Service) transfer(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error) {
+	tr, err := s.Store.Transfer(ctx, workspaceID, id)
+	return tr, transferNotFound(err, id)
+}
+
+// transferNotFound words the store's ErrNotFound about transfer id.
+func transferNotFound(err error, id string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return cauri.Errorf(cauri.ENotFound, "Transfer %s not found", cauri.Printable(id))
+	}
+	return err
 }
 
 // List lists the workspace's live transfers, newest first: those of

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,13 +114,24 @@ func TestGetAndList(t *testing.T) {
 		if got, err := s.Get(ctx, ws.ID, tr.ID); err != nil || got.Amount != 2500 {
 			t.Fatalf("get = %+v, %v", got, err)
 		}
-		for _, id := range []string{"tr_unknown", "not an id", ""} {
-			if _, err := s.Get(ctx, ws.ID, id); cauri.ErrorCode(err) != cauri.ENotFound {
-				t.Errorf("get %q: %v; want %s", id, err, cauri.ENotFound)
+		for _, tc := range []struct{ workspace, id, want string }{
+			{ws.ID, "tr_unknown", "Transfer tr_unknown not found"},
+			{ws.ID, "not an id", "Transfer not an id not found"},
+			{ws.ID, "tr_\x00" + strings.Repeat("a", 70), `Transfer tr_\x00` + strings.Repeat("a", 60) + `... not found`},
+			{ws.ID, cauri.NewID("tr_"), ""}, // well formed, unknown
+			{"ws_another", tr.ID, "Transfer " + tr.ID + " not found"},
+		} {
+			_, err := s.Get(ctx, tc.workspace, tc.id)
+			if got, want := cauri.ErrorCode(err), cauri.ENotFound; got != want {
+				t.Errorf("get %q of %s: got %s (%v); want %s", tc.id, tc.workspace, got, err, want)
 			}
-		}
-		if _, err := s.Get(ctx, "ws_another", tr.ID); cauri.ErrorCode(err) != cauri.ENotFound {
-			t.Errorf("another workspace's transfer: %v; want %s", err, cauri.ENotFound)
+			want := tc.want
+			if want == "" {
+				want = "Transfer " + tc.id + " not found"
+			}
+			if got := cauri.ErrorMessage(err); got != want {
+				t.Errorf("get %q of %s: got %q; want %q", tc.id, tc.workspace, got, want)
+			}
 		}
 		for _, tc := range []struct {
 			status cauri.TransferStatus
@@ -136,6 +148,73 @@ func TestGetAndList(t *testing.T) {
 			case tc.want >= 0 && (err != nil || len(list) != tc.want):
 				t.Errorf("List(%q, %d) = %d, %v; want %d", tc.status, tc.limit, len(list), err, tc.want)
 			}
+		}
+	})
+}
+
+// TestIdempotencyKeyReused: a key used for one transfer, given with
+// another request, is 422, worded for the create (a new request) and for
+// the replay check before it (a new transfer); nothing is sent.
+func TestIdempotencyKeyReused(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		s, ws, sim := setup(t, st, 10)
+		first, _ := s.Validate(ctx, ws, params(1000))
+		if _, _, err := s.Create(ctx, ws, first, "payout-1"); err != nil {
+			t.Fatal(err)
+		}
+		other, _ := s.Validate(ctx, ws, params(2000))
+		check := func(name string, err error, what string) {
+			t.Helper()
+			if got, want := cauri.ErrorCode(err), cauri.EUnprocessable; got != want {
+				t.Fatalf("%s: got %s (%v); want %s", name, got, err, want)
+			}
+			want := `Idempotency-Key "payout-1" was already used with a different request; use a new key for a new ` + what
+			if got := cauri.ErrorMessage(err); got != want {
+				t.Fatalf("%s: got %q; want %q", name, got, want)
+			}
+		}
+		_, _, err := s.Create(ctx, ws, other, "payout-1")
+		check("Create", err, "request")
+		_, err = s.Replay(ctx, ws, "payout-1", other)
+		check("Replay", err, "transfer")
+		_, err = s.ReplayRequest(ctx, ws, "payout-1", params(2000))
+		check("ReplayRequest", err, "transfer")
+		if got, err := s.Replay(ctx, ws, "payout-1", first); err != nil || got == nil {
+			t.Fatalf("Replay of the first request = %v, %v; want its transfer", got, err)
+		}
+		if got, want := sim.Payouts(), 1; got != want {
+			t.Fatalf("payouts: got %d; want %d", got, want)
+		}
+	})
+}
+
+// TestSetDailyCap: a negative cap is refused and changes nothing; 0 and
+// more are set (0: no transfer at all).
+func TestSetDailyCap(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		s, ws, _ := setup(t, st, 10)
+		_, err := s.SetDailyCap(ctx, ws.ID, -1)
+		if got, want := cauri.ErrorCode(err), cauri.EInvalid; got != want {
+			t.Fatalf("a negative cap: got %s (%v); want %s", got, err, want)
+		}
+		if got, want := cauri.ErrorMessage(err), "the daily cap must be 0 or more"; got != want {
+			t.Fatalf("a negative cap: got %q; want %q", got, want)
+		}
+		if got, _ := st.Workspace(ctx, ws.ID); got.TransferDailyCap != 10 {
+			t.Fatalf("cap after a refused change: got %d; want 10", got.TransferDailyCap)
+		}
+		got, err := s.SetDailyCap(ctx, ws.ID, 0)
+		if err != nil || got.TransferDailyCap != 0 {
+			t.Fatalf("cap 0: got %+v, %v; want 0", got, err)
+		}
+		tr, _ := s.Validate(ctx, ws, params(1000))
+		if _, _, err := s.Create(ctx, ws, tr, ""); cauri.ErrorReason(err) != "plafond_journalier" {
+			t.Fatalf("a transfer under a cap of 0: got %v; want plafond_journalier", err)
+		}
+		if _, err := s.SetDailyCap(ctx, "ws_nope", 5); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("an unknown workspace: got %v; want %s", err, cauri.ENotFound)
 		}
 	})
 }

@@ -454,7 +454,7 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 		t.Run("GatewayWithAPaymentWaitingIsKept", func(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
 			wantStatus(t, initiate(id, "+221771234567"), 200)
-			if err := st.RemoveGateway(ctx, ws.ID, g.ID, e.clock.Now()); cauri.ErrorCode(err) != cauri.EConflict {
+			if err := e.srv.Gateways.Remove(ctx, ws.ID, g.ID); cauri.ErrorCode(err) != cauri.EConflict {
 				t.Fatalf("remove with a payment waiting = %v; want refused", err)
 			}
 		})
