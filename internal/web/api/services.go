@@ -32,13 +32,11 @@ type Checkout interface {
 // Transfers is transfer.Service's part the API uses.
 type Transfers interface {
 	Callback(ctx context.Context, gatewayID, reference string) error
-	Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Transfer, key string) (*cauri.Transfer, bool, error)
 	Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error)
 	List(ctx context.Context, workspaceID string, status cauri.TransferStatus, limit int) ([]*cauri.Transfer, error)
 	Options(ctx context.Context, ws *cauri.Workspace) ([]transfer.CountryOption, error)
-	Replay(ctx context.Context, ws *cauri.Workspace, key string, tr *cauri.Transfer) (*cauri.Transfer, error)
 	ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p transfer.Params) (*cauri.Transfer, error)
-	Validate(ctx context.Context, ws *cauri.Workspace, p transfer.Params) (*cauri.Transfer, error)
+	Send(ctx context.Context, ws *cauri.Workspace, p transfer.Params, key string, limit func() error) (*cauri.Transfer, bool, error)
 }
 
 // Partners is partner.Service.

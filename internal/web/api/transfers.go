@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -43,25 +42,6 @@ func withTransferCode(err error) error {
 	return &cauri.Error{Code: cauri.ErrorCode(err), Reason: reason, Message: cauri.ErrorMessage(err), Cause: err}
 }
 
-// transferAllowed is a transfer route's refusals after its key's (401
-// unauthorized): when creating, the workspace's state (transferts_inactifs,
-// connect_non_disponible, identite_non_verifiee), then the key's mode
-// (test_mode; on every transfer route).
-func transferAllowed(c *caller, creating bool) error {
-	forbidden := func(reason, msg string) error { return cauri.Reasonf(cauri.EForbidden, reason, "%s", msg) }
-	switch {
-	case creating && c.ws.TransfersClosed:
-		return forbidden("transferts_inactifs", "Transfers are closed on this workspace by the service administration")
-	case creating && c.ws.Connect:
-		return forbidden("connect_non_disponible", "A Connect workspace has no access to transfers")
-	case creating && !c.ws.Verified:
-		return forbidden("identite_non_verifiee", "This workspace's identity is not verified yet: it is in test mode, and test mode sends no money")
-	case !c.key.Live:
-		return forbidden("test_mode", "Transfers are refused with a test key; use the production secret key")
-	}
-	return nil
-}
-
 // createTransfer is POST /v1/transfers. The order of the checks is in
 // docs/transfers.md; a replay of an Idempotency-Key is answered before any
 // of them but the key's, whatever has changed since (transfers closed, a
@@ -84,7 +64,7 @@ func (s *API) createTransfer(w http.ResponseWriter, r *http.Request, c *caller) 
 			return err
 		}
 	}
-	if err := transferAllowed(c, true); err != nil {
+	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
 		return err
 	}
 	if decodeErr != nil {
@@ -96,7 +76,7 @@ func (s *API) createTransfer(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err := cauri.CheckIdempotencyKey(key); err != nil {
 		return err
 	}
-	out, replayed, err := s.transferOne(r, c, req, key, func() error {
+	out, replayed, err := s.Transfers.Send(r.Context(), c.ws, s.transferParams(req), key, func() error {
 		return s.Limit(w, r, httpx.LimitTransfers, "per workspace", c.ws.ID, "rate_limited")
 	})
 	if err != nil {
@@ -109,23 +89,6 @@ func (s *API) createTransfer(w http.ResponseWriter, r *http.Request, c *caller) 
 	}
 	httpx.WriteJSON(w, status, out.Object())
 	return nil
-}
-
-// transferOne validates a transfer request, answers a replay of its key
-// (whatever the limits), or takes a turn from limit and creates the
-// transfer and makes its payout.
-func (s *API) transferOne(r *http.Request, c *caller, req createTransferRequest, key string, limit func() error) (*cauri.Transfer, bool, error) {
-	tr, err := s.Transfers.Validate(r.Context(), c.ws, s.transferParams(req))
-	if err != nil {
-		return nil, false, err
-	}
-	if prev, err := s.Transfers.Replay(r.Context(), c.ws, key, tr); err != nil || prev != nil {
-		return prev, true, err
-	}
-	if err := limit(); err != nil {
-		return nil, false, err
-	}
-	return s.Transfers.Create(r.Context(), c.ws, tr, key)
 }
 
 // transferParams reads a request's fields; the amount stays the JSON
@@ -154,7 +117,7 @@ type transferOptions struct {
 // listTransfers is GET /v1/transfers: the latest transfers, newest first,
 // or, with options=1, where the workspace can send money.
 func (s *API) listTransfers(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := transferAllowed(c, false); err != nil {
+	if err := transfer.Allowed(c.ws, c.key.Live, false); err != nil {
 		return err
 	}
 	q, err := httpx.Query(r)
@@ -198,7 +161,7 @@ func (s *API) listTransfers(w http.ResponseWriter, r *http.Request, c *caller) e
 // getTransfer is GET /v1/transfers/{id}: 404 transfert_introuvable for a
 // transfer that does not exist or belongs to another workspace.
 func (s *API) getTransfer(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := transferAllowed(c, false); err != nil {
+	if err := transfer.Allowed(c.ws, c.key.Live, false); err != nil {
 		return err
 	}
 	tr, err := s.Transfers.Get(r.Context(), c.ws.ID, r.PathValue("id"))
@@ -208,9 +171,6 @@ func (s *API) getTransfer(w http.ResponseWriter, r *http.Request, c *caller) err
 	httpx.WriteJSON(w, http.StatusOK, tr.Object())
 	return nil
 }
-
-// MaxBatch is how many transfers one batch may hold.
-const MaxBatch = 500
 
 // batchDeadline bounds writing a batch's answer.
 const batchDeadline = 15 * time.Minute
@@ -240,19 +200,19 @@ type batchResponse struct {
 }
 
 // createTransferBatch is POST /v1/transfers/batch, beyond the SPEC (see
-// docs/transfers.md): up to MaxBatch transfers, each validated, limited by
+// docs/transfers.md): up to transfer.MaxBatch transfers, each validated, limited by
 // the daily cap and idempotent on its own, answered item by item. The
 // batch takes one turn of the per-minute limit.
 func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := transferAllowed(c, true); err != nil {
+	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
 		return err
 	}
 	var req batchRequest
 	if err := httpx.DecodeJSON(w, r, &req); err != nil {
 		return cauri.Reasonf(cauri.ErrorCode(err), "invalid_body", "%s", cauri.ErrorMessage(err))
 	}
-	if len(req.Transfers) == 0 || len(req.Transfers) > MaxBatch {
-		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers must hold 1 to %d transfers", MaxBatch)
+	if len(req.Transfers) == 0 || len(req.Transfers) > transfer.MaxBatch {
+		return cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers must hold 1 to %d transfers", transfer.MaxBatch)
 	}
 	// A batch takes time and its answer can be lost: resending it must never
 	// pay twice, so it needs a key.
@@ -266,26 +226,16 @@ func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *cal
 		return err
 	}
 	out := batchResponse{Object: "transfer_batch", Count: len(req.Transfers), Data: make([]batchItem, len(req.Transfers))}
-	var wg sync.WaitGroup
-	turns := make(chan struct{}, 8) // payouts in flight at once
-	for i, raw := range req.Transfers {
-		turns <- struct{}{}
-		if s.draining() {
-			// The server is stopping: what is in flight ends, nothing more
-			// starts, and the answer says how to finish (the same batch
-			// again: sent items are replayed, never paid twice).
-			<-turns
-			msg, code := fmt.Sprintf("transfers[%d] was not sent: the server is shutting down; send the batch again with the same Idempotency-Key (the transfers already sent are replayed, never paid twice)", i), "shutting_down"
-			out.Data[i] = batchItem{Index: i, Status: http.StatusServiceUnavailable, Error: &msg, Code: &code}
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-turns; wg.Done() }()
-			out.Data[i] = s.batchOne(r, c, i, raw, batchKey)
-		}()
+	skipped := transfer.Batch(len(req.Transfers), s.Draining, func(i int) {
+		out.Data[i] = s.batchOne(r, c, i, req.Transfers[i], batchKey)
+	})
+	for _, i := range skipped {
+		// The server is stopping: what is in flight ends, nothing more
+		// starts, and the answer says how to finish (the same batch
+		// again: sent items are replayed, never paid twice).
+		msg, code := fmt.Sprintf("transfers[%d] was not sent: the server is shutting down; send the batch again with the same Idempotency-Key (the transfers already sent are replayed, never paid twice)", i), "shutting_down"
+		out.Data[i] = batchItem{Index: i, Status: http.StatusServiceUnavailable, Error: &msg, Code: &code}
 	}
-	wg.Wait()
 	for _, it := range out.Data {
 		switch {
 		case it.Replayed:
@@ -324,7 +274,7 @@ func (s *API) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, b
 	if err := cauri.CheckIdempotencyKey(key); err != nil {
 		return fail(cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers[%d]: %s", i, cauri.ErrorMessage(err)))
 	}
-	tr, replayed, err := s.transferOne(r, c, req, key, func() error { return nil })
+	tr, replayed, err := s.Transfers.Send(r.Context(), c.ws, s.transferParams(req), key, nil) // the batch took its turn
 	if err != nil {
 		return fail(err)
 	}
@@ -334,14 +284,4 @@ func (s *API) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, b
 		it.Status = http.StatusOK
 	}
 	return it
-}
-
-// draining reports whether the server has begun to shut down.
-func (s *API) draining() bool {
-	select {
-	case <-s.Draining:
-		return true
-	default:
-		return false
-	}
 }
