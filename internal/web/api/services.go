@@ -70,9 +70,10 @@ type Gateways interface {
 	Known(ctx context.Context, id string) error
 }
 
-// Ranker ranks providers (routing.Router).
+// Ranker ranks the providers of a payment or a country (routing.Router).
 type Ranker interface {
-	Rank(c routing.Context) routing.Decision
+	Advise(a routing.Ask) (*routing.Advice, error)
+	Overview(country string, providers []string, currency string) (*routing.Overview, error)
 }
 
 var (
