@@ -11,10 +11,10 @@ const (
 	AttemptFailed    AttemptStatus = "failed"
 )
 
-// Attempt is one try to collect a session's payment through one gateway.
+// PaymentAttempt is one try to collect a session's payment through one gateway.
 // A session has at most one pending attempt at a time: a second could
 // succeed too and debit the customer twice.
-type Attempt struct {
+type PaymentAttempt struct {
 	ID           string
 	SessionID    string
 	GatewayID    string
@@ -72,7 +72,7 @@ type NextAction struct {
 }
 
 // NextAction is the step a pending attempt waits for.
-func (a *Attempt) NextAction() NextAction {
+func (a *PaymentAttempt) NextAction() NextAction {
 	switch {
 	case a.RedirectURL != "":
 		return NextAction{Type: ActionRedirect, URL: a.RedirectURL, Instructions: a.Instructions}

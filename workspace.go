@@ -6,7 +6,8 @@ import (
 )
 
 // Workspace is the account unit: it owns two key sets (live and test),
-// its sessions, and later its gateways and webhook settings.
+// its sessions, payment links and transfers, its gateways and its webhook
+// settings.
 type Workspace struct {
 	ID   string
 	Name string

@@ -12,7 +12,7 @@ import (
 )
 
 // linkCommand is `cauri link deactivate|activate --workspace ID LINK_ID`:
-// what the dashboard's switch will do, for now from the command line.
+// what the dashboard's switch on the links page does, from the command line.
 func linkCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "activate" && args[0] != "deactivate" {
 		return errors.New("link: want a subcommand: activate or deactivate")

@@ -241,7 +241,7 @@ func (s *Service) Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id
 			id, other, mode, mode)
 	}
 	if sess.Livemode && sess.Status.Payable() {
-		return s.Verify(ctx, id)
+		return s.Refresh(ctx, id)
 	}
 	return sess, nil
 }
@@ -294,7 +294,7 @@ func (s *Service) Session(ctx context.Context, id string) (*cauri.Session, *caur
 // Detail reads one of a workspace's sessions of one mode with its
 // attempts, as the dashboard shows it; another workspace's, or the other
 // mode's, is not found.
-func (s *Service) Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.Attempt, error) {
+func (s *Service) Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.PaymentAttempt, error) {
 	sess, err := s.Store.Session(ctx, id)
 	if err == nil && (sess.WorkspaceID != workspaceID || sess.Livemode != livemode) {
 		err = cauri.Errorf(cauri.ENotFound, "Transaction not found")

@@ -119,7 +119,7 @@ func TestInitiateVerifyCancel(t *testing.T) {
 		}
 		settle(t, simURL, a.Reference)
 		clk.Add(movement.StatusCheck)
-		got, err := s.Verify(ctx, sess.ID)
+		got, err := s.Refresh(ctx, sess.ID)
 		if err != nil || got.Status != cauri.SessionSuccess {
 			t.Fatalf("verify after the aggregator settled = %+v, %v; want SUCCESS", got, err)
 		}

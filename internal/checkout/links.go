@@ -164,7 +164,7 @@ func (s *Service) CheckLink(ctx context.Context, ws *cauri.Workspace, live bool,
 		return nil, err
 	}
 	if paid == nil && latest != nil && latest.Status == cauri.SessionPending {
-		if latest, err = s.Verify(ctx, latest.ID); err != nil {
+		if latest, err = s.Refresh(ctx, latest.ID); err != nil {
 			return nil, err
 		}
 		if latest.Status == cauri.SessionSuccess {

@@ -72,7 +72,7 @@ func holder(sess *cauri.Session, h Holder, phone string) (Holder, string, error)
 // operator is tried; before moving on, a transient failure is checked with
 // the first gateway, and the session never has two pending attempts, so a
 // customer is never debited twice.
-func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*cauri.Attempt, error) {
+func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*cauri.PaymentAttempt, error) {
 	gatewayID, code, phone := p.GatewayID, p.Code, p.Phone
 	sess, err := s.Store.Session(ctx, sessionID)
 	if err != nil {
@@ -197,7 +197,7 @@ func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.G
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string) (*cauri.Attempt, error) {
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string) (*cauri.PaymentAttempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -209,7 +209,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		}
 	}
 	now := s.Now().UTC()
-	a := &cauri.Attempt{
+	a := &cauri.PaymentAttempt{
 		ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider, Reference: cauri.NewUUID(), Country: country,
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 		RouteReason: reason,
@@ -287,7 +287,7 @@ func nextAction(st gateway.Status) cauri.NextAction {
 // pending records what a pending attempt now waits for, when a status read
 // or a submitted code changed it (pawaPay gives Wave's page with a status
 // read; a code accepted leaves an approval).
-func (s *Service) pending(ctx context.Context, a *cauri.Attempt, st gateway.Status) error {
+func (s *Service) pending(ctx context.Context, a *cauri.PaymentAttempt, st gateway.Status) error {
 	next := nextAction(st)
 	if next.Type == cauri.ActionApprove && next.Instructions == "" && a.RedirectURL != "" {
 		return nil // a status read that says nothing of the page keeps it
@@ -348,8 +348,8 @@ func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Conn
 // customer never saw (notify false: the gateway was down, another is tried)
 // changes the attempt only.
 func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Status, notify bool) (*cauri.Session, error) {
-	var ended *cauri.Attempt // the attempt, when this call ended it
-	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.Attempt) (*cauri.Event, error) {
+	var ended *cauri.PaymentAttempt // the attempt, when this call ended it
+	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
 		now := s.Now().UTC()
 		defer func() {
 			if a.Status != cauri.AttemptPending {
@@ -409,10 +409,10 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 	return sess, err
 }
 
-// Verify is asked by the hosted page while the customer confirms: it
+// Refresh is asked by the hosted page while the customer confirms: it
 // checks the session's pending attempt with its aggregator, at most once
 // every movement.StatusCheck across all nodes, and returns the session.
-func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session, error) {
+func (s *Service) Refresh(ctx context.Context, sessionID string) (*cauri.Session, error) {
 	sess, err := s.Store.Session(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -443,7 +443,7 @@ func (s *Service) Verify(ctx context.Context, sessionID string) (*cauri.Session,
 
 // check asks the aggregator about a pending attempt and records its
 // answer: the step it waits for, or its end (then the session is returned).
-func (s *Service) check(ctx context.Context, a *cauri.Attempt) (*cauri.Session, error) {
+func (s *Service) check(ctx context.Context, a *cauri.PaymentAttempt) (*cauri.Session, error) {
 	g, err := s.Store.GatewayByID(ctx, a.GatewayID) // its own, or the platform's for a Connect workspace
 	if err != nil {
 		return nil, err
@@ -518,7 +518,7 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 
 // Waiting is the payment of a live session that waits for the customer (a
 // session has at most one), or nil.
-func (s *Service) Waiting(ctx context.Context, sess *cauri.Session) (*cauri.Attempt, error) {
+func (s *Service) Waiting(ctx context.Context, sess *cauri.Session) (*cauri.PaymentAttempt, error) {
 	if !sess.Livemode || !sess.Status.Payable() {
 		return nil, nil
 	}
@@ -539,7 +539,7 @@ func (s *Service) Waiting(ctx context.Context, sess *cauri.Session) (*cauri.Atte
 // for one (cauri.ActionEnterCode), and returns the session and the payment.
 // A code the aggregator refuses leaves the payment waiting for a code or
 // fails it, as the aggregator says.
-func (s *Service) SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.Attempt, error) {
+func (s *Service) SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.PaymentAttempt, error) {
 	code = strings.TrimSpace(code)
 	if code == "" {
 		return nil, nil, cauri.Errorf(cauri.EInvalid, "code is required: enter the code you received")

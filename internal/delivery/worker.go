@@ -198,7 +198,7 @@ func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery
 		return nil, err
 	}
 	manual := lease == ""
-	a := store.Attempt{At: now, URL: tg.URL, Manual: manual, Lease: lease}
+	a := store.DeliveryAttempt{At: now, URL: tg.URL, Manual: manual, Lease: lease}
 	var retryAfter time.Duration
 	switch {
 	case tg.Problem != "":
@@ -215,7 +215,7 @@ func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery
 	if !a.Delivered && !manual {
 		a.NextAt = w.next(tg.Delivery, now, retryAfter)
 	}
-	d, err := w.Store.RecordAttempt(ctx, id, a)
+	d, err := w.Store.RecordDeliveryAttempt(ctx, id, a)
 	if err == nil {
 		w.Logger.Info("webhook attempt", "delivery", d.ID, "event", d.Event, "status", d.Status, "code", a.StatusCode,
 			"error", a.Error, "response_ms", a.ResponseMS, "manual", manual)
@@ -225,7 +225,7 @@ func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery
 
 // send makes one request and fills in a; it returns the receiver's
 // Retry-After on a 429 or 503.
-func (w *Worker) send(ctx context.Context, tg *store.DeliveryTarget, body []byte, now time.Time, a *store.Attempt) time.Duration {
+func (w *Worker) send(ctx context.Context, tg *store.DeliveryTarget, body []byte, now time.Time, a *store.DeliveryAttempt) time.Duration {
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tg.URL, bytes.NewReader(body))

@@ -78,7 +78,7 @@ func TestRemove(t *testing.T) {
 		if _, _, err := st.CreateSession(ctx, sess, nil); err != nil {
 			t.Fatal(err)
 		}
-		a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewUUID(),
+		a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewUUID(),
 			Country: "SN", Operator: "wave", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now}
 		if err := st.StartAttempt(ctx, a, nil, nil); err != nil {
 			t.Fatal(err)
@@ -111,7 +111,7 @@ func TestRemove(t *testing.T) {
 		if got := cauri.ErrorMessage(s.Remove(ctx, ws.ID, g.ID)); !strings.Contains(got, " has 1 payment(s) or transfer(s) waiting") {
 			t.Fatalf("remove with one waiting: got %q; want it counted", got)
 		}
-		if _, err := st.UpdateAttempt(ctx, a.ID, func(_ *cauri.Session, x *cauri.Attempt) (*cauri.Event, error) {
+		if _, err := st.UpdateAttempt(ctx, a.ID, func(_ *cauri.Session, x *cauri.PaymentAttempt) (*cauri.Event, error) {
 			x.Status, x.UpdatedAt = cauri.AttemptFailed, now
 			return nil, nil
 		}); err != nil {

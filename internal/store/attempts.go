@@ -11,8 +11,8 @@ import (
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
 	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason, needs_code, instructions`
 
-func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
-	var a cauri.Attempt
+func scanAttempt(row interface{ Scan(...any) error }) (*cauri.PaymentAttempt, error) {
+	var a cauri.PaymentAttempt
 	var status string
 	var created, updated int64
 	var checked, initiated sql.NullInt64
@@ -32,7 +32,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.Attempt, error) {
 //
 // When the session had FAILED, it becomes PENDING again and the event
 // reopen returns is written with it.
-func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, admit func(sess *cauri.Session, waiting bool) error, reopen func(*cauri.Session) *cauri.Event) error {
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool) error, reopen func(*cauri.Session) *cauri.Event) error {
 	return s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
 		if err != nil {
@@ -65,8 +65,8 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.Attempt, admit func(s
 }
 
 // Attempts lists a session's attempts, newest first.
-func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Attempt, error) {
-	var out []*cauri.Attempt
+func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.PaymentAttempt, error) {
+	var out []*cauri.PaymentAttempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts WHERE session_id = ?
 			ORDER BY created_at DESC, id DESC`, sessionID)
@@ -127,7 +127,7 @@ func (s *Store) update(ctx context.Context, query string, args ...any) (int64, e
 // event the change emits (or nil). An attempt that is no longer pending is
 // left alone (fn is not called): a duplicated or late answer changes
 // nothing.
-func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Attempt) (*cauri.Event, error)) (*cauri.Session, error) {
+func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.PaymentAttempt) (*cauri.Event, error)) (*cauri.Session, error) {
 	var sess *cauri.Session
 	err := s.tx(ctx, func(t *tx) error {
 		a, err := scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts WHERE id = ?`, id))
@@ -158,12 +158,12 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 }
 
 // AttemptByReference finds a gateway's attempt by our reference.
-func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.Attempt, error) {
+func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.PaymentAttempt, error) {
 	if !storable(reference) {
 		return nil, errNotFound("No payment %s at this gateway", printable(reference))
 	}
 
-	var a *cauri.Attempt
+	var a *cauri.PaymentAttempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts WHERE gateway_id = ? AND reference = ?`,
 			gatewayID, reference))
@@ -175,12 +175,12 @@ func (s *Store) AttemptByReference(ctx context.Context, gatewayID, reference str
 // AttemptByProviderRef finds a gateway's attempt by the aggregator's own
 // id (recorded through Collection.Created), for callbacks that carry only
 // that id (M-Pesa's CheckoutRequestID).
-func (s *Store) AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.Attempt, error) {
+func (s *Store) AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.PaymentAttempt, error) {
 	if !storable(providerRef) {
 		return nil, errNotFound("No payment %s at this gateway", printable(providerRef))
 	}
 
-	var a *cauri.Attempt
+	var a *cauri.PaymentAttempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		a, err = scanAttempt(t.queryRow(ctx, `SELECT `+attemptColumns+` FROM payment_attempts
 			WHERE gateway_id = ? AND provider_ref = ? AND provider_ref <> '' ORDER BY created_at DESC LIMIT 1`, gatewayID, providerRef))
@@ -193,8 +193,8 @@ func (s *Store) AttemptByProviderRef(ctx context.Context, gatewayID, providerRef
 // returned and whose next check is due at now: a quarter of the attempt's
 // age after its last check (or its initiation), at least minWait and at
 // most maxWait. The longest overdue come first.
-func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.Attempt, error) {
-	var out []*cauri.Attempt
+func (s *Store) DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.PaymentAttempt, error) {
+	var out []*cauri.PaymentAttempt
 	err := s.read(ctx, func(t *tx) (err error) {
 		q, args := dueQuery(attemptColumns, "payment_attempts", string(cauri.AttemptPending), now, minWait, maxWait, limit)
 		out, err = queryAll(ctx, t, scanAttempt, q, args...)

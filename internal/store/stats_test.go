@@ -30,7 +30,7 @@ func TestStore_Stats(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, a := range attempts { // provider, operator, status
-				if err := s.StartAttempt(ctx, &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: a[0],
+				if err := s.StartAttempt(ctx, &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: a[0],
 					Reference: cauri.NewID("ref_"), Country: "SN", Operator: a[1], OperatorCode: "X", Phone: "+221771234567",
 					Status: cauri.AttemptStatus(a[2]), CreatedAt: at, UpdatedAt: at}, nil, nil); err != nil {
 					t.Fatal(err)

@@ -359,7 +359,7 @@ func TestStore_Deliveries(t *testing.T) {
 				t.Fatal("not claimable with a new token after the lease expired")
 			}
 			// The first holder's late outcome decides nothing.
-			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: first, NextAt: &t0})
+			d, err := s.RecordDeliveryAttempt(ctx, id, store.DeliveryAttempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: first, NextAt: &t0})
 			if err != nil || d.Status != cauri.DeliveryPending || d.AutoAttempts != 0 || d.Attempts != 1 {
 				t.Fatalf("stale outcome = %+v, %v; want counted, no state change", d, err)
 			}
@@ -388,14 +388,14 @@ func TestStore_Deliveries(t *testing.T) {
 		})
 		t.Run("RecordAttempt", func(t *testing.T) {
 			next := t0.Add(time.Minute)
-			d, err := s.RecordAttempt(ctx, id, store.Attempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: lease, NextAt: &next})
+			d, err := s.RecordDeliveryAttempt(ctx, id, store.DeliveryAttempt{At: t0, URL: "https://shop.example/hook", StatusCode: 500, Lease: lease, NextAt: &next})
 			if err != nil || d.Status != cauri.DeliveryPending || d.Attempts != 2 || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
 				t.Fatalf("after a failure = %+v, %v", d, err)
 			}
 			if tok, _, _ := s.ClaimDeliveries(ctx, []string{id}, next.Add(-time.Second), next.Add(time.Minute)); tok != "" {
 				t.Fatal("claimed before its next attempt is due")
 			}
-			d, err = s.RecordAttempt(ctx, id, store.Attempt{At: next, URL: "https://shop.example/hook", StatusCode: 200, Delivered: true})
+			d, err = s.RecordDeliveryAttempt(ctx, id, store.DeliveryAttempt{At: next, URL: "https://shop.example/hook", StatusCode: 200, Delivered: true})
 			if err != nil || d.Status != cauri.DeliveryDelivered || d.NextAttemptAt != nil || !d.DeliveredAt.Equal(next) {
 				t.Fatalf("after a 2xx = %+v, %v", d, err)
 			}
@@ -471,7 +471,7 @@ func TestStore_AttemptChecks(t *testing.T) {
 		if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
 			t.Fatal(err)
 		}
-		a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
+		a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
 			Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
 		if err := s.StartAttempt(ctx, a, nil, nil); err != nil {
 			t.Fatal(err)

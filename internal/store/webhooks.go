@@ -241,8 +241,8 @@ func (t *tx) signingSecrets(ctx context.Context, workspaceID string, live bool, 
 	return out, nil
 }
 
-// Attempt is the outcome of one attempt to deliver.
-type Attempt struct {
+// DeliveryAttempt is the outcome of one attempt to deliver.
+type DeliveryAttempt struct {
 	At         time.Time
 	URL        string
 	StatusCode int    // 0 when no answer came
@@ -261,7 +261,7 @@ type Attempt struct {
 	NextAt *time.Time
 }
 
-// RecordAttempt writes an attempt's outcome. An automatic attempt that
+// RecordDeliveryAttempt writes an attempt's outcome. An automatic attempt that
 // still holds its lease settles the delivery and releases the lease: a 2xx
 // delivers; a failure schedules the next attempt, or fails the delivery and
 // raises a dashboard notification after the last. A resend's 2xx delivers
@@ -269,7 +269,7 @@ type Attempt struct {
 // lease has passed to another worker or whose delivery a resend has
 // delivered meanwhile) is recorded in the counters without changing the
 // state.
-func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) (*cauri.Delivery, error) {
+func (s *Store) RecordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
 	var d *cauri.Delivery
 	err := s.tx(ctx, func(t *tx) error {
 		var err error

@@ -129,7 +129,7 @@ func TestLivePayment(t *testing.T) {
 				t.Fatalf("initiate with the first gateway down = %d %s", r.status, r.raw)
 			}
 			attempts, _ := st.Attempts(context.Background(), id)
-			byGateway := map[string]*cauri.Attempt{}
+			byGateway := map[string]*cauri.PaymentAttempt{}
 			for _, a := range attempts {
 				byGateway[a.GatewayID] = a
 			}
@@ -161,7 +161,7 @@ func TestLivePayment_StatusAndCallbacks(t *testing.T) {
 		e := newEnv(t, st)
 		ws, keys := e.newWorkspace("Live shop", true)
 		g, sim, simURL := e.addSimulatedGateway(ws, "SN")
-		pay := func() (string, *cauri.Attempt) {
+		pay := func() (string, *cauri.PaymentAttempt) {
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
 			r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "771234567"})
 			wantStatus(t, r, 200)
@@ -312,7 +312,7 @@ func TestReconciler(t *testing.T) {
 			// was never marked initiated.
 			id := e.mustSession(keys["live_public"], `{"amount": 5000}`)
 			now := e.clock.Now()
-			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "61111111-2222-4333-8444-555555555555",
+			a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "61111111-2222-4333-8444-555555555555",
 				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now}
 			if err := st.StartAttempt(ctx, a, nil, nil); err != nil {
 				t.Fatal(err)
@@ -338,7 +338,7 @@ func TestReconciler(t *testing.T) {
 				res.Body.Close()
 				t.Fatal("the initiation answered before the simulator did")
 			}
-			var attempts []*cauri.Attempt
+			var attempts []*cauri.PaymentAttempt
 			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 				if attempts, _ = st.Attempts(ctx, id); len(attempts) == 1 && attempts[0].InitiatedAt != nil {
 					break
@@ -387,7 +387,7 @@ func TestLivePayment_NoDoubleDebit(t *testing.T) {
 		}
 		t.Run("NoCheckWhileTheInitiationRuns", func(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 100}`)
-			a := &cauri.Attempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "71111111-2222-4333-8444-555555555555",
+			a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: id, GatewayID: g.ID, Provider: "pawapay", Reference: "71111111-2222-4333-8444-555555555555",
 				Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending,
 				CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}
 			if err := st.StartAttempt(ctx, a, nil, nil); err != nil { // its Collect is still on its way

@@ -6,7 +6,7 @@ import "github.com/cauri-pay/cauri/internal/web/httpx"
 // routes.go lists them, each with its credential, error shape and rate
 // limit), then what belongs to none. A route's credential and limit are
 // named beside it.
-func (s *Server) routes(mux httpx.Router) {
+func (s *Server) routes(mux httpx.Mux) {
 	s.api.Routes(mux)       // api/routes.go: /v1 for merchants' servers and partners, /callbacks for aggregators
 	s.pay.Routes(mux)       // pay/routes.go: the hosted pages, /checkout/* for their script, /static
 	s.dashboard.Routes(mux) // dashboard/routes.go: /dashboard, and the export /v1/transactions/export

@@ -12,7 +12,7 @@ import "github.com/cauri-pay/cauri/internal/web/httpx"
 // shape (s.API); transferCodes gives each transfer error its code.
 // openapi.yaml documents each route; TestOpenAPI_DocumentsEveryRoute holds
 // the two together.
-func (s *API) Routes(mux httpx.Router) {
+func (s *API) Routes(mux httpx.Mux) {
 	// Checkout sessions (SPEC section 4, Checkout).
 	mux.Handle("POST /v1/checkout/sessions", s.API(s.PerIP(httpx.LimitCreateSession, s.anyKey(s.createSession))))
 	mux.Handle("GET /v1/checkout/sessions/{id}/status", s.API(s.anyKey(s.sessionStatus)))

@@ -7,7 +7,7 @@ import "github.com/cauri-pay/cauri/internal/web/httpx"
 // one; signedInForm needs its CSRF token too. The others say what they
 // check. Errors are answered as an HTML page (s.html, errors.go); a form
 // that can show its own refusal (sign-in, invitation) renders it.
-func (s *Dashboard) Routes(mux httpx.Router) {
+func (s *Dashboard) Routes(mux httpx.Mux) {
 	mux.Handle("GET /dashboard/login", s.html(s.loginPage)) // none
 	mux.Handle("POST /dashboard/login", s.html(s.login))    // CSRF; LimitLoginIP, LimitLoginEmail(Hour)
 	mux.Handle("POST /dashboard/logout", s.html(s.logout))  // dashboard session, CSRF

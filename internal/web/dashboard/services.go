@@ -39,7 +39,7 @@ type Accounts interface {
 // Checkout is checkout.Service's part the dashboard uses.
 type Checkout interface {
 	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, title, amount, currency string) (*cauri.PaymentLink, error)
-	Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.Attempt, error)
+	Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.PaymentAttempt, error)
 	Links(ctx context.Context, workspaceID string) ([]*cauri.PaymentLink, error)
 	SetLinkActive(ctx context.Context, workspaceID, id string, active bool) (*cauri.PaymentLink, error)
 }

@@ -32,9 +32,9 @@ type Handler func(w http.ResponseWriter, r *http.Request) error
 // it has one, machine-readable reason.
 type Shape func(w http.ResponseWriter, status int, msg, reason string)
 
-// Router is what the audiences register their routes on: the server's
+// Mux is what the audiences register their routes on: the server's
 // ServeMux, or its recorder of patterns (the 405's Allow).
-type Router interface {
+type Mux interface {
 	Handle(pattern string, h http.Handler)
 	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }

@@ -101,7 +101,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	lang, t := httpx.Language(r)
 	httpx.SetPageHeaders(w)
 	// A live payment's outcome is checked on the way (at most every 8 s).
-	sess, err := s.Checkout.Verify(r.Context(), r.PathValue("id"))
+	sess, err := s.Checkout.Refresh(r.Context(), r.PathValue("id"))
 	if cauri.ErrorCode(err) == cauri.ENotFound {
 		w.WriteHeader(http.StatusNotFound)
 		return s.pages.ExecuteTemplate(w, "notfound.html", pageData{T: t, Lang: lang})

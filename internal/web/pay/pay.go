@@ -54,7 +54,7 @@ type payResponse struct {
 
 // pendingResponse is the answer about a session whose payment a may be
 // waiting for the customer (a nil a: none is).
-func pendingResponse(sess *cauri.Session, a *cauri.Attempt, message string) payResponse {
+func pendingResponse(sess *cauri.Session, a *cauri.PaymentAttempt, message string) payResponse {
 	res := payResponse{Success: true, Status: sess.Status, Paid: sess.Paid(), Message: message}
 	if a == nil || a.Status != cauri.AttemptPending || sess.Status != cauri.SessionPending {
 		return res
@@ -146,7 +146,7 @@ func (s *Pages) verify(w http.ResponseWriter, r *http.Request) error {
 	if req.TransactionID == "" {
 		return cauri.Errorf(cauri.EInvalid, "transactionId is required")
 	}
-	sess, err := s.Checkout.Verify(r.Context(), req.TransactionID)
+	sess, err := s.Checkout.Refresh(r.Context(), req.TransactionID)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (f *fakeCheckout) SettleSandbox(_ context.Context, id, issue string) (*caur
 	return &cauri.Session{ID: id, Status: status}, nil
 }
 
-func (f *fakeCheckout) Initiate(_ context.Context, id string, p checkout.Payment) (*cauri.Attempt, error) {
+func (f *fakeCheckout) Initiate(_ context.Context, id string, p checkout.Payment) (*cauri.PaymentAttempt, error) {
 	f.id, f.payment = id, p
 	return nil, cauri.Errorf(cauri.EBadGateway, "The operator refused: insufficient funds")
 }

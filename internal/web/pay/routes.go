@@ -10,7 +10,7 @@ import (
 // shape ({"success": false, "message"}) by s.Page; a page's own form
 // answers the page again, the reason shown. The per-IP limits are SPEC
 // section 8's.
-func (s *Pages) Routes(mux httpx.Router) {
+func (s *Pages) Routes(mux httpx.Mux) {
 	mux.Handle("GET "+s.path+"/{id}", s.Page(s.checkoutPage))
 	mux.Handle("POST "+s.path+"/{id}", s.Page(s.checkoutPagePost)) // LimitSandbox, or LimitInitiate for a payment
 	mux.Handle("GET "+s.path+"/l/{slug}", s.Page(s.linkPage))

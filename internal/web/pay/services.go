@@ -13,16 +13,16 @@ import (
 // Checkout is checkout.Service's part the pages use.
 type Checkout interface {
 	Cancel(ctx context.Context, sessionID string) (*cauri.Session, error)
-	Initiate(ctx context.Context, sessionID string, p checkout.Payment) (*cauri.Attempt, error)
+	Initiate(ctx context.Context, sessionID string, p checkout.Payment) (*cauri.PaymentAttempt, error)
 	Link(ctx context.Context, slug string) (*cauri.PaymentLink, *cauri.Workspace, error)
 	LinkMethods(ctx context.Context, l *cauri.PaymentLink) ([]checkout.Method, error)
 	Methods(ctx context.Context, sess *cauri.Session, country string) ([]checkout.Method, error)
 	PayLink(ctx context.Context, slug string, p checkout.LinkPayment) (*cauri.Session, error)
 	Session(ctx context.Context, id string) (*cauri.Session, *cauri.Workspace, error)
 	SettleSandbox(ctx context.Context, id, issue string) (*cauri.Session, error)
-	SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.Attempt, error)
-	Verify(ctx context.Context, sessionID string) (*cauri.Session, error)
-	Waiting(ctx context.Context, sess *cauri.Session) (*cauri.Attempt, error)
+	SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.PaymentAttempt, error)
+	Refresh(ctx context.Context, sessionID string) (*cauri.Session, error)
+	Waiting(ctx context.Context, sess *cauri.Session) (*cauri.PaymentAttempt, error)
 }
 
 // Workspaces tells a workspace's name (accounts.Service).
