@@ -28,7 +28,7 @@ import (
 
 // Service is the checkout orchestration.
 type Service struct {
-	Store  *store.Store
+	Store  Store
 	PayURL string // base of the hosted pages, without trailing slash
 	// CallbackURL is the base of the aggregators' callback addresses
 	// ({base-url}/callbacks), given to those that take it per payment.

@@ -23,7 +23,7 @@ import (
 // Worker sends due webhook deliveries. Several workers (one per node) may
 // run on one database: a delivery is sent by the one that leases it.
 type Worker struct {
-	Store    *store.Store
+	Store    WorkerStore
 	Client   *http.Client     // Guard.Client
 	Schedule []time.Duration  // delay before each automatic attempt
 	Timeout  time.Duration    // the receiver's time to answer
@@ -325,3 +325,14 @@ func rootCause(err error) string {
 		err = next
 	}
 }
+
+// WorkerStore is what the worker reads and records (*store.Store): the due
+// deliveries, each leased before it is sent.
+type WorkerStore interface {
+	ClaimDeliveries(ctx context.Context, ids []string, now, until time.Time) (string, []string, error)
+	DeliveryTarget(ctx context.Context, id string, now time.Time) (*store.DeliveryTarget, error)
+	DueDeliveries(ctx context.Context, now time.Time, perEndpoint, limit int) ([]*cauri.Delivery, error)
+	RecordDeliveryAttempt(ctx context.Context, id string, a store.DeliveryAttempt) (*cauri.Delivery, error)
+}
+
+var _ WorkerStore = (*store.Store)(nil)

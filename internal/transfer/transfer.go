@@ -30,7 +30,7 @@ import (
 
 // Service creates and follows transfers.
 type Service struct {
-	Store *store.Store
+	Store Store
 	Now   func() time.Time // injected clock
 	// Connectors builds gateways' connectors.
 	Connectors *movement.Connectors
