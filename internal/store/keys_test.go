@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -82,8 +83,9 @@ func TestStore_RollKey(t *testing.T) {
 		})
 		t.Run("UnknownWorkspace", func(t *testing.T) {
 			for _, id := range []string{"ws_nope", cauri.NewID("ws_")} {
-				if _, err := s.RollKey(ctx, id, cauri.KeySecret, true, 0, now); code(err) != cauri.ENotFound {
-					t.Errorf("RollKey(%q) err = %v; want %s", id, err, cauri.ENotFound)
+				_, err := s.RollKey(ctx, id, cauri.KeySecret, true, 0, now)
+				if code(err) != cauri.ENotFound || !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("RollKey(%q) err = %v; want %s, store.ErrNotFound", id, err, cauri.ENotFound)
 				}
 			}
 		})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -10,8 +11,10 @@ import (
 	"github.com/cauri-pay/cauri/internal/vault"
 )
 
+// errNotFound is ErrNotFound, with the message a client may be shown
+// ("Session cs_... not found": what was asked, never more).
 func errNotFound(format string, args ...any) error {
-	return cauri.Errorf(cauri.ENotFound, format, args...)
+	return &cauri.Error{Code: cauri.ENotFound, Message: fmt.Sprintf(format, args...), Cause: ErrNotFound}
 }
 
 // storable reports whether s, taken from outside (an aggregator's
