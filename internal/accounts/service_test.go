@@ -15,12 +15,17 @@ type clock struct{ t time.Time }
 
 func (c *clock) Now() time.Time { return c.t }
 
+// newService is the service on st at a fixed time, with two workspaces.
+func newService(t *testing.T, st *store.Store) (*clock, *Service, *cauri.Workspace, *cauri.Workspace) {
+	clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	return clk, &Service{Store: st, Now: clk.Now}, storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t),
+		storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+}
+
 func TestSignInAndSessions(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-		s := &Service{Store: st, Now: clk.Now}
-		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		clk, s, ws, _ := newService(t, st)
 		hash, err := HashPassword("correct horse battery")
 		if err != nil {
 			t.Fatal(err)
@@ -68,10 +73,7 @@ func TestSignInAndSessions(t *testing.T) {
 func TestInvitations(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-		s := &Service{Store: st, Now: clk.Now}
-		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
-		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+		clk, s, ws, other := newService(t, st)
 		hash, _ := HashPassword("kofi's own long password")
 		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "kofi@example.com", CreatedAt: clk.t}, hash, other.ID)
 
@@ -131,9 +133,7 @@ func TestInvitations(t *testing.T) {
 func TestRollKey(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-		s := &Service{Store: st, Now: clk.Now}
-		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
+		_, s, ws, _ := newService(t, st)
 		for _, tc := range []struct {
 			name       string
 			workspace  string
@@ -173,10 +173,7 @@ func TestRollKey(t *testing.T) {
 func TestSelect_NotMember(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-		s := &Service{Store: st, Now: clk.Now}
-		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
-		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+		clk, s, ws, other := newService(t, st)
 		hash, _ := HashPassword("correct horse battery")
 		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "awa@example.com", CreatedAt: clk.t}, hash, ws.ID)
 		token, err := s.SignIn(ctx, "awa@example.com", "correct horse battery")
@@ -227,10 +224,7 @@ func (s stale) UserByEmail(ctx context.Context, email string) (*cauri.User, stri
 func TestInvitations_Refusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-		s := &Service{Store: st, Now: clk.Now}
-		ws := storetest.Workspace(t, st, "Boutique Adjoa", false, clk.t)
-		other := storetest.Workspace(t, st, "Kofi Store", false, clk.t)
+		clk, s, ws, other := newService(t, st)
 		hash, _ := HashPassword("kofi's own long password")
 		st.CreateUser(ctx, &cauri.User{ID: cauri.NewID("usr_"), Email: "kofi@example.com", CreatedAt: clk.t}, hash, ws.ID)
 		check := func(name string, err error, code, message string) {
