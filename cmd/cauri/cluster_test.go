@@ -225,16 +225,11 @@ func TestCluster(t *testing.T) {
 		// A node dies mid-burst: every delivery still arrives (a delivery
 		// it was sending comes back when its lease expires, so it may
 		// arrive twice, never zero times).
-		var killed atomic.Bool
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			nodes[2].cmd.Process.Kill()
-			killed.Store(true)
-		}()
-		settleAll(45, 100)
-		if !killed.Load() {
-			t.Fatal("the node was not killed during the burst")
-		}
+		// (Killed after the burst's first third is settled, not after a
+		// time: how long a burst takes depends on the machine.)
+		settleAll(15, 100)
+		nodes[2].cmd.Process.Kill()
+		settleAll(30, 115)
 		final := waitFor(90)
 		if len(final) != 90 {
 			t.Fatalf("%d distinct deliveries; want 90", len(final))

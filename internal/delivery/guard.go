@@ -135,7 +135,7 @@ func (g *Guard) Client(timeout time.Duration) *http.Client {
 			ForceAttemptHTTP2:     true,
 			TLSHandshakeTimeout:   timeout,
 			ResponseHeaderTimeout: timeout,
-			MaxIdleConnsPerHost:   4,
+			MaxIdleConnsPerHost:   64, // an endpoint that answers fast holds up to Worker.MaxPerEndpoint at once: keep them alive
 			IdleConnTimeout:       time.Minute,
 		}
 	}

@@ -22,6 +22,13 @@ import (
 
 // Worker sends due webhook deliveries. Several workers (one per node) may
 // run on one database: a delivery is sent by the one that leases it.
+//
+// A pass finds the endpoints (a workspace's address of one mode) with
+// deliveries that came due since the last pass, looks up each endpoint's
+// oldest due deliveries for the slots it may take, leases them in one
+// statement, reads what they need in one read and sends them; the
+// outcomes are recorded in batches, one commit each. No look-up grows with
+// the backlog: a pass costs what it sends.
 type Worker struct {
 	Store    WorkerStore
 	Client   *http.Client     // Guard.Client
@@ -30,30 +37,66 @@ type Worker struct {
 	Now      func() time.Time // injected clock
 	Logger   *slog.Logger
 
-	// Concurrency bounds the attempts in flight; PerEndpoint bounds those
-	// to one workspace's address of one mode, so that a slow receiver
-	// holds at most that many slots and never the others' deliveries.
-	Concurrency int
-	PerEndpoint int
-	Poll        time.Duration // how often the database is asked, besides wake-ups
+	// Concurrency bounds the attempts in flight. PerEndpoint is what one
+	// endpoint may hold at first and whenever it is slow or failing; an
+	// endpoint that answers 2xx within FastAnswer gains a slot per
+	// answer, up to MaxPerEndpoint (half of Concurrency unless set), and
+	// halves its share on a failure or a slow answer: a slow receiver
+	// holds PerEndpoint slots and never the others' deliveries.
+	Concurrency    int
+	PerEndpoint    int
+	MaxPerEndpoint int
+	Poll           time.Duration // how often the database is asked, besides wake-ups
 
 	wake     chan struct{}
 	initOnce sync.Once
 	mu       sync.Mutex
-	inflight map[string]int
 	running  int
+	eps      map[store.Endpoint]*endpointState // endpoints with deliveries due, or in flight
+	order    []store.Endpoint                  // eps in the order slots are offered, rotated each pass
+	seenTo   time.Time                         // the end of the last window DueEndpoints was asked for
+	sweptAt  time.Time                         // the last look from the start
 	wg       sync.WaitGroup
+	outcomes chan store.Recorded
+	recorded chan struct{} // closed when the recorder has written the last outcomes
 }
+
+// endpointState is an endpoint's share of the slots.
+type endpointState struct {
+	inflight, limit int
+}
+
+// FastAnswer is how soon a receiver must answer 2xx for its endpoint to
+// gain a slot.
+const FastAnswer = 250 * time.Millisecond
+
+// window is how far back each pass looks again (a commit that took that
+// long after its event's time is still seen); sweepEvery, how often a pass
+// looks from the start.
+const (
+	window     = 5 * time.Second
+	sweepEvery = 30 * time.Second
+)
+
+// gather is how long a busy worker lets freed slots gather before its next
+// pass (an idle one starts a new event's attempt at once).
+const gather = 10 * time.Millisecond
+
+// recordBatch bounds the outcomes written in one commit.
+const recordBatch = 256
 
 func (w *Worker) init() {
 	w.initOnce.Do(func() {
 		w.wake = make(chan struct{}, 1)
-		w.inflight = map[string]int{}
+		w.eps = map[store.Endpoint]*endpointState{}
 		if w.Concurrency <= 0 {
-			w.Concurrency = 16
+			w.Concurrency = 64
 		}
 		if w.PerEndpoint <= 0 {
 			w.PerEndpoint = 2
+		}
+		if w.MaxPerEndpoint <= 0 {
+			w.MaxPerEndpoint = max(w.Concurrency/2, w.PerEndpoint)
 		}
 		if w.Poll <= 0 {
 			w.Poll = time.Second
@@ -61,6 +104,8 @@ func (w *Worker) init() {
 		if w.Timeout <= 0 {
 			w.Timeout = cauri.WebhookTimeout
 		}
+		w.outcomes = make(chan store.Recorded, recordBatch)
+		w.recorded = make(chan struct{})
 	})
 }
 
@@ -75,21 +120,32 @@ func (w *Worker) Wake() {
 }
 
 // lease is how long a claimed delivery stays the claimant's: longer than
-// an attempt can last, short enough that a crashed node's deliveries are
-// soon retried.
+// an attempt and its recording can last, short enough that a crashed
+// node's deliveries are soon retried.
 func (w *Worker) lease() time.Duration { return 2*w.Timeout + time.Second }
 
 // Run sends deliveries until ctx ends, then lets the attempts in flight
-// finish (each within Timeout) before returning.
+// finish (each within Timeout) and records them before returning.
 func (w *Worker) Run(ctx context.Context) {
 	w.init()
+	go w.record()
 	tick := time.NewTicker(w.Poll)
 	defer tick.Stop()
 	for {
 		w.dispatch(ctx)
+		w.mu.Lock()
+		busy := w.running > 0
+		w.mu.Unlock()
+		if busy {
+			// Attempts end one by one: gather their freed slots into one
+			// pass (one lease statement for many) rather than a pass each.
+			time.Sleep(gather)
+		}
 		select {
 		case <-ctx.Done():
 			w.wg.Wait()
+			close(w.outcomes)
+			<-w.recorded
 			return
 		case <-w.wake:
 		case <-tick.C:
@@ -97,71 +153,172 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-func endpoint(d *cauri.Delivery) string { return d.WorkspaceID + "/" + strconv.FormatBool(d.Livemode) }
+func endpointOf(d *cauri.Delivery) store.Endpoint {
+	return store.Endpoint{WorkspaceID: d.WorkspaceID, Livemode: d.Livemode}
+}
 
-// dispatch claims as many due deliveries as there are free slots, skipping
-// endpoints that already use their share, and starts their attempts.
+// dispatch finds what came due, offers the free slots to the endpoints in
+// turn (each up to its share), leases what they have due in one
+// statement and starts the attempts.
 func (w *Worker) dispatch(ctx context.Context) {
-	w.mu.Lock()
-	free := w.Concurrency - w.running
-	w.mu.Unlock()
-	if free <= 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return
 	}
 	now := w.Now()
-	due, err := w.Store.DueDeliveries(ctx, now, w.PerEndpoint, 4*w.Concurrency)
+	since := w.seenTo.Add(-window)
+	if w.sweptAt.IsZero() || now.Sub(w.sweptAt) >= sweepEvery || now.Before(w.sweptAt) {
+		since, w.sweptAt = time.Time{}, now
+	}
+	found, err := w.Store.DueEndpoints(ctx, since, now, 10_000)
 	if err != nil {
-		if ctx.Err() == nil {
-			w.Logger.Warn("webhook worker: list due deliveries", "err", err)
-		}
+		w.warn(ctx, "list due endpoints", err)
 		return
 	}
-	// Pick what fits the free slots and each endpoint's share, then lease
-	// the lot in one statement (one commit, however many).
-	var picked []string
-	byID := map[string]*cauri.Delivery{}
-	want := map[string]int{}
+	w.seenTo = now
 	w.mu.Lock()
-	for _, d := range due {
-		ep := endpoint(d)
-		if len(picked) >= free || w.inflight[ep]+want[ep] >= w.PerEndpoint {
-			continue
+	for _, ep := range found {
+		if w.eps[ep] == nil {
+			w.eps[ep] = &endpointState{limit: w.PerEndpoint}
+			w.order = append(w.order, ep)
 		}
-		want[ep]++
-		picked = append(picked, d.ID)
-		byID[d.ID] = d
+	}
+	free := w.Concurrency - w.running
+	want := map[store.Endpoint]int{}
+	if len(w.order) > 0 {
+		w.order = append(w.order[1:], w.order[0]) // the first offer goes round
+	}
+	for _, ep := range w.order {
+		st := w.eps[ep]
+		if n := min(st.limit-st.inflight, free); n > 0 {
+			want[ep], free = n, free-n
+		}
 	}
 	w.mu.Unlock()
-	lease, claimed, err := w.Store.ClaimDeliveries(ctx, picked, now, now.Add(w.lease()))
-	if err != nil {
-		if ctx.Err() == nil {
-			w.Logger.Warn("webhook worker: claim deliveries", "err", err)
-		}
+	if len(want) == 0 {
 		return
 	}
-	for _, id := range claimed {
-		d := byID[id]
-		ep := endpoint(d)
+	due, err := w.Store.DueDeliveries(ctx, now, want)
+	if err != nil {
+		w.warn(ctx, "list due deliveries", err)
+		return
+	}
+	got := map[store.Endpoint]int{}
+	ids := make([]string, 0, len(due))
+	for _, d := range due {
+		got[endpointOf(d)]++
+		ids = append(ids, d.ID)
+	}
+	w.forget(want, got)
+	lease, claimed, err := w.Store.ClaimDeliveries(ctx, ids, now, now.Add(w.lease()))
+	if err != nil {
+		w.warn(ctx, "claim deliveries", err)
+		return
+	}
+	if len(claimed) == 0 {
+		return
+	}
+	targets, err := w.Store.DeliveryTargets(ctx, claimed, now)
+	if err != nil {
+		w.warn(ctx, "read deliveries' targets", err)
+		return // leased: tried again when the lease expires
+	}
+	for _, tg := range targets {
+		ep := endpointOf(tg.Delivery)
 		w.mu.Lock()
 		w.running++
-		w.inflight[ep]++
+		w.eps[ep].inflight++
 		w.mu.Unlock()
 		w.wg.Add(1)
 		go func() {
-			defer func() {
-				w.mu.Lock()
-				w.running--
-				w.inflight[ep]--
-				w.mu.Unlock()
-				w.wg.Done()
-				w.Wake() // a slot is free
-			}()
+			defer w.wg.Done()
 			// The attempt outlives a shutdown signal: it ends within Timeout.
-			if _, err := w.attempt(context.WithoutCancel(ctx), d.ID, lease); err != nil {
-				w.Logger.Warn("webhook attempt not recorded; it will be retried when its lease expires", "delivery", d.ID, "err", err)
-			}
+			a := w.try(context.WithoutCancel(ctx), tg, lease)
+			w.outcomes <- store.Recorded{ID: tg.Delivery.ID, Attempt: a}
+			w.settle(ep, a)
+			w.Wake() // a slot is free
 		}()
 	}
+}
+
+// forget drops the endpoints that had nothing more due and nothing in
+// flight: a later window finds them again.
+func (w *Worker) forget(asked, got map[store.Endpoint]int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	kept := w.order[:0]
+	for _, ep := range w.order {
+		if n, ok := asked[ep]; ok && got[ep] < n && got[ep] == 0 && w.eps[ep].inflight == 0 {
+			delete(w.eps, ep)
+			continue
+		}
+		kept = append(kept, ep)
+	}
+	w.order = kept
+}
+
+// settle frees an attempt's slot and adapts its endpoint's share: one more
+// for a fast 2xx, half (not under PerEndpoint) for anything else.
+func (w *Worker) settle(ep store.Endpoint, a store.DeliveryAttempt) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.running--
+	st := w.eps[ep]
+	st.inflight--
+	if a.Delivered && time.Duration(a.ResponseMS)*time.Millisecond < FastAnswer {
+		st.limit = min(st.limit+1, w.MaxPerEndpoint)
+	} else {
+		st.limit = max(st.limit/2, w.PerEndpoint)
+	}
+}
+
+// record writes the attempts' outcomes as they come, in batches: all that
+// are waiting, up to recordBatch, in one commit.
+func (w *Worker) record() {
+	defer close(w.recorded)
+	batch := make([]store.Recorded, 0, recordBatch)
+	for r := range w.outcomes {
+		batch = append(batch[:0], r)
+	more:
+		for len(batch) < recordBatch {
+			select {
+			case r, ok := <-w.outcomes:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		if err := w.Store.RecordDeliveryAttempts(context.Background(), batch); err != nil {
+			w.Logger.Warn("webhook attempts not recorded; they will be retried when their lease expires", "deliveries", len(batch), "first", batch[0].ID, "err", err)
+			continue
+		}
+		for _, r := range batch {
+			w.logAttempt(r.Delivery, r.Attempt, r.Err)
+		}
+	}
+}
+
+func (w *Worker) warn(ctx context.Context, what string, err error) {
+	if ctx.Err() == nil {
+		w.Logger.Warn("webhook worker: "+what, "err", err)
+	}
+}
+
+// logAttempt logs an attempt once recorded: a failure at Info (the
+// delivery log shows it too), a 2xx at Debug.
+func (w *Worker) logAttempt(d *cauri.Delivery, a store.DeliveryAttempt, err error) {
+	if err != nil || d == nil {
+		w.Logger.Warn("webhook attempt not recorded", "err", err)
+		return
+	}
+	level := slog.LevelInfo
+	if a.Delivered {
+		level = slog.LevelDebug
+	}
+	w.Logger.Log(context.Background(), level, "webhook attempt", "delivery", d.ID, "event", d.Event, "status", d.Status,
+		"code", a.StatusCode, "error", a.Error, "response_ms", a.ResponseMS, "manual", a.Manual)
 }
 
 // Body is the request body of an event's deliveries: the same bytes on
@@ -188,15 +345,23 @@ func (w *Worker) Resend(ctx context.Context, id string) (*cauri.Delivery, error)
 }
 
 // attempt sends delivery id once, to the address and with the key that are
-// current now, and records the outcome. lease is the token of the worker's
-// claim, or "" for a resend.
+// current now, and records the outcome at once (a resend: lease "").
 func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery, error) {
 	w.init()
-	now := w.Now()
-	tg, err := w.Store.DeliveryTarget(ctx, id, now)
+	tg, err := w.Store.DeliveryTarget(ctx, id, w.Now())
 	if err != nil {
 		return nil, err
 	}
+	a := w.try(ctx, tg, lease)
+	d, err := w.Store.RecordDeliveryAttempt(ctx, id, a)
+	w.logAttempt(d, a, err)
+	return d, err
+}
+
+// try makes one attempt of a delivery (lease: the worker's claim, or "" for
+// a resend) and says what came of it, with when to try again.
+func (w *Worker) try(ctx context.Context, tg *store.DeliveryTarget, lease string) store.DeliveryAttempt {
+	now := w.Now()
 	manual := lease == ""
 	a := store.DeliveryAttempt{At: now, URL: tg.URL, Manual: manual, Lease: lease}
 	var retryAfter time.Duration
@@ -208,19 +373,16 @@ func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery
 	default:
 		body, err := Body(tg.Event)
 		if err != nil {
-			return nil, err
+			a.Error = "the event cannot be encoded"
+			w.Logger.Error("webhook body", "delivery", tg.Delivery.ID, "err", err)
+			break
 		}
 		retryAfter = w.send(ctx, tg, body, now, &a)
 	}
 	if !a.Delivered && !manual {
 		a.NextAt = w.next(tg.Delivery, now, retryAfter)
 	}
-	d, err := w.Store.RecordDeliveryAttempt(ctx, id, a)
-	if err == nil {
-		w.Logger.Info("webhook attempt", "delivery", d.ID, "event", d.Event, "status", d.Status, "code", a.StatusCode,
-			"error", a.Error, "response_ms", a.ResponseMS, "manual", manual)
-	}
-	return d, err
+	return a
 }
 
 // send makes one request and fills in a; it returns the receiver's
@@ -329,10 +491,13 @@ func rootCause(err error) string {
 // WorkerStore is what the worker reads and records (*store.Store): the due
 // deliveries, each leased before it is sent.
 type WorkerStore interface {
+	DueEndpoints(ctx context.Context, since, now time.Time, limit int) ([]store.Endpoint, error)
+	DueDeliveries(ctx context.Context, now time.Time, want map[store.Endpoint]int) ([]*cauri.Delivery, error)
 	ClaimDeliveries(ctx context.Context, ids []string, now, until time.Time) (string, []string, error)
 	DeliveryTarget(ctx context.Context, id string, now time.Time) (*store.DeliveryTarget, error)
-	DueDeliveries(ctx context.Context, now time.Time, perEndpoint, limit int) ([]*cauri.Delivery, error)
+	DeliveryTargets(ctx context.Context, ids []string, now time.Time) ([]*store.DeliveryTarget, error)
 	RecordDeliveryAttempt(ctx context.Context, id string, a store.DeliveryAttempt) (*cauri.Delivery, error)
+	RecordDeliveryAttempts(ctx context.Context, batch []store.Recorded) error
 }
 
 var _ WorkerStore = (*store.Store)(nil)

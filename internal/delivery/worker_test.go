@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
 )
 
 func TestWorker_Next(t *testing.T) {
@@ -73,5 +74,39 @@ func TestNetworkError(t *testing.T) {
 		if got != tc.want || strings.Contains(got, "10.0.0") {
 			t.Errorf("networkError(%v) = %q; want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestWorker_EndpointShare: an endpoint that answers 2xx fast gains a slot
+// per answer up to MaxPerEndpoint; a failure or a slow answer halves its
+// share, never under PerEndpoint.
+func TestWorker_EndpointShare(t *testing.T) {
+	w := &Worker{Concurrency: 16, PerEndpoint: 2}
+	w.init()
+	ep := store.Endpoint{WorkspaceID: "ws_1"}
+	w.eps[ep] = &endpointState{limit: w.PerEndpoint}
+	answer := func(a store.DeliveryAttempt) int {
+		w.running++
+		w.eps[ep].inflight++
+		w.settle(ep, a)
+		return w.eps[ep].limit
+	}
+	fast := store.DeliveryAttempt{Delivered: true, ResponseMS: 3}
+	for i := range 10 {
+		if got, want := answer(fast), min(3+i, 8); got != want {
+			t.Fatalf("after %d fast answers the share is %d; want %d (MaxPerEndpoint: half of Concurrency)", i+1, got, want)
+		}
+	}
+	if got, want := answer(store.DeliveryAttempt{StatusCode: 500, ResponseMS: 3}), 4; got != want {
+		t.Errorf("after a 500 the share is %d; want %d", got, want)
+	}
+	if got, want := answer(store.DeliveryAttempt{Delivered: true, ResponseMS: 900}), 2; got != want {
+		t.Errorf("after a slow 2xx the share is %d; want %d", got, want)
+	}
+	if got, want := answer(store.DeliveryAttempt{Error: "timeout"}), 2; got != want {
+		t.Errorf("after a timeout the share is %d; want %d (never under PerEndpoint)", got, want)
+	}
+	if w.running != 0 || w.eps[ep].inflight != 0 {
+		t.Errorf("slots held after every answer: %d, %d; want none", w.running, w.eps[ep].inflight)
 	}
 }

@@ -46,6 +46,13 @@ type Store struct {
 	db    *sql.DB
 	kind  string // config.SQLite or config.Postgres
 	vault *vault.Vault
+	stmts statements
+	// writer lets one of this process's transactions at a time ask for
+	// SQLite's write lock, in turn: waiting for it in SQLite's busy
+	// handler polls with sleeps of up to 100 ms, and under load a writer
+	// can lose the race many times (another process, the CLI, still waits
+	// there).
+	writer chan struct{}
 }
 
 // Open connects to the database named by a CAURI_DATABASE_URL value (see
@@ -56,7 +63,10 @@ func Open(ctx context.Context, databaseURL string, v *vault.Vault) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, kind: kind, vault: v}
+	s := &Store{db: db, kind: kind, vault: v, stmts: statements{on: kind == config.SQLite}}
+	if kind == config.SQLite {
+		s.writer = make(chan struct{}, 1)
+	}
 	if err := s.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", kind, err)
@@ -85,11 +95,13 @@ func OpenDB(databaseURL string) (db *sql.DB, kind string, err error) {
 		// Writers queue on the file lock (busy_timeout); a handful of
 		// connections lets readers work beside the one writer under WAL.
 		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8) // kept open: a new connection parses the schema again
 	case config.Postgres:
 		if db, err = sql.Open("pgx", target); err != nil {
 			return nil, "", err
 		}
 		db.SetMaxOpenConns(20)
+		db.SetMaxIdleConns(20) // kept open (the default keeps 2): a new connection is a new server process
 		db.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	return db, kind, nil
@@ -112,7 +124,10 @@ func sqliteDSN(path string) string {
 func (s *Store) Kind() string { return s.kind }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
@@ -160,11 +175,19 @@ func (s *Store) Migrate(ctx context.Context) error {
 // tx runs fn in one transaction, committed when fn returns nil. On SQLite
 // it takes the write lock at once: use it for changes.
 func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
+	if s.writer != nil {
+		select {
+		case s.writer <- struct{}{}:
+			defer func() { <-s.writer }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(&tx{q: sqlTx, s: s}); err != nil {
+	if err := fn(&tx{q: sqlTx, sqlTx: sqlTx, s: s}); err != nil {
 		sqlTx.Rollback()
 		return err
 	}
@@ -186,22 +209,46 @@ type querier interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
-// tx runs queries with the dialect's placeholders, in a transaction or not.
+// tx runs queries with the dialect's placeholders, in a transaction or not,
+// through the prepared statement of each query once there is one.
 type tx struct {
-	q querier
-	s *Store
+	q     querier
+	sqlTx *sql.Tx // nil outside a transaction
+	s     *Store
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return t.q.ExecContext(ctx, t.s.rebind(q), args...)
+	q = t.s.rebind(q)
+	if st := t.prepared(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return t.q.ExecContext(ctx, q, args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return t.q.QueryRowContext(ctx, t.s.rebind(q), args...)
+	q = t.s.rebind(q)
+	if st := t.prepared(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return t.q.QueryRowContext(ctx, q, args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.q.QueryContext(ctx, t.s.rebind(q), args...)
+	q = t.s.rebind(q)
+	if st := t.prepared(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return t.q.QueryContext(ctx, q, args...)
+}
+
+// prepared is q's prepared statement (in the transaction, if any), or nil
+// while it has none yet.
+func (t *tx) prepared(ctx context.Context, q string) *sql.Stmt {
+	st := t.s.stmts.get(t.s.db, q)
+	if st == nil || t.sqlTx == nil {
+		return st
+	}
+	return t.sqlTx.StmtContext(ctx, st)
 }
 
 // queryAll runs a query and scans every row with scan.

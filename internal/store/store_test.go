@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -330,15 +331,28 @@ func TestStore_Deliveries(t *testing.T) {
 			}
 			return sess
 		}
+		// dueAt is what a worker finds due at a time: the endpoints, then
+		// each one's deliveries.
+		dueAt := func(at time.Time) ([]*cauri.Delivery, error) {
+			eps, err := s.DueEndpoints(ctx, time.Time{}, at, 100)
+			if err != nil {
+				return nil, err
+			}
+			want := map[store.Endpoint]int{}
+			for _, ep := range eps {
+				want[ep] = 10
+			}
+			return s.DueDeliveries(ctx, at, want)
+		}
 		t.Run("NoURLNoDelivery", func(t *testing.T) {
 			settle()
-			if due, _ := s.DueDeliveries(ctx, t0, 2, 10); len(due) != 0 {
+			if due, _ := dueAt(t0); len(due) != 0 {
 				t.Fatalf("due = %d; want none without a URL", len(due))
 			}
 		})
 		s.UpdateWebhookConfig(ctx, ws.ID, func(c *cauri.WebhookConfig) error { c.URL = "https://shop.example/hook"; return nil })
 		sess := settle()
-		due, err := s.DueDeliveries(ctx, t0, 2, 10)
+		due, err := dueAt(t0)
 		if err != nil || len(due) != 1 || due[0].TransactionID != sess.ID || due[0].MaxAttempts != 10 || due[0].URL != "https://shop.example/hook" {
 			t.Fatalf("due = %+v, %v; want the new delivery", due, err)
 		}
@@ -352,7 +366,7 @@ func TestStore_Deliveries(t *testing.T) {
 			if again, _, _ := s.ClaimDeliveries(ctx, []string{id}, t0.Add(30*time.Second), t0.Add(2*time.Minute)); again != "" {
 				t.Fatal("claimed twice while leased")
 			}
-			if due, _ := s.DueDeliveries(ctx, t0.Add(30*time.Second), 2, 10); len(due) != 0 {
+			if due, _ := dueAt(t0.Add(30 * time.Second)); len(due) != 0 {
 				t.Fatal("a leased delivery is listed as due")
 			}
 			if lease, _, _ = s.ClaimDeliveries(ctx, []string{id}, t0.Add(61*time.Second), t0.Add(2*time.Minute)); lease == "" || lease == first {
@@ -549,6 +563,96 @@ func TestStore_ProvisionWorkspace(t *testing.T) {
 		}
 		if _, _, err := s.Authenticate(ctx, keys[1].Plaintext, t0); code(err) != cauri.ENotFound {
 			t.Fatalf("the failed provision left a key: %v", err)
+		}
+	})
+}
+
+// TestStore_DeliveryBatches: what the webhook worker asks in one statement
+// each: the endpoints whose deliveries came due in a window, each
+// endpoint's oldest due deliveries up to its count (another's backlog hides
+// nothing), what their attempts need, and their outcomes recorded at once.
+func TestStore_DeliveryBatches(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		busy, _ := newWorkspace(t, s)
+		quiet, _ := newWorkspace(t, s)
+		var ids = map[string][]string{}
+		for _, ws := range []*cauri.Workspace{busy, quiet} {
+			s.UpdateWebhookConfig(ctx, ws.ID, func(c *cauri.WebhookConfig) error { c.TestURL = "https://" + ws.ID + ".example/hook"; return nil })
+		}
+		settle := func(ws *cauri.Workspace, at time.Time) {
+			sess := newSession(ws, 100)
+			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.UpdateSession(ctx, sess.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+				x.Status = cauri.SessionSuccess
+				return cauri.SessionEvent(x, []byte(`{}`), at), nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 30 {
+			settle(busy, t0.Add(time.Duration(i)*time.Millisecond))
+		}
+		settle(quiet, t0.Add(time.Second))
+		now := t0.Add(time.Minute)
+
+		eps, err := s.DueEndpoints(ctx, time.Time{}, now, 100)
+		if err != nil || len(eps) != 2 {
+			t.Fatalf("due endpoints = %v, %v; want both workspaces' test endpoints", eps, err)
+		}
+		if eps, _ := s.DueEndpoints(ctx, t0.Add(500*time.Millisecond), now, 100); len(eps) != 1 || eps[0].WorkspaceID != quiet.ID {
+			t.Fatalf("endpoints due after the busy one's burst = %v; want only the quiet one", eps)
+		}
+		due, err := s.DueDeliveries(ctx, now, map[store.Endpoint]int{{WorkspaceID: busy.ID}: 3, {WorkspaceID: quiet.ID}: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := map[string]int{}
+		for _, d := range due {
+			per[d.WorkspaceID]++
+			ids[d.WorkspaceID] = append(ids[d.WorkspaceID], d.ID)
+		}
+		if got, want := fmt.Sprint(per[busy.ID], per[quiet.ID]), "3 1"; got != want {
+			t.Fatalf("due per endpoint = %s; want %s (the busy one's first 3, the quiet one's 1)", got, want)
+		}
+
+		claimed := append(ids[busy.ID][:2:2], ids[quiet.ID][0])
+		lease, got, err := s.ClaimDeliveries(ctx, claimed, now, now.Add(time.Minute))
+		if err != nil || len(got) != 3 {
+			t.Fatalf("claimed %v, %v", got, err)
+		}
+		tgs, err := s.DeliveryTargets(ctx, append(got, "whd_"+strings.Repeat("z", 32)), now)
+		if err != nil || len(tgs) != 3 {
+			t.Fatalf("targets = %d, %v; want the 3 claimed", len(tgs), err)
+		}
+		for i, tg := range tgs {
+			if tg.Delivery.ID != got[i] || tg.URL != "https://"+tg.Delivery.WorkspaceID+".example/hook" || tg.Event == nil || len(tg.Secrets) != 1 {
+				t.Errorf("target %d = %+v; want delivery %s with its workspace's address, its event and key", i, tg, got[i])
+			}
+		}
+
+		next := now.Add(time.Minute)
+		batch := []store.Recorded{
+			{ID: got[0], Attempt: store.DeliveryAttempt{At: now, URL: tgs[0].URL, StatusCode: 204, Delivered: true, Lease: lease}},
+			{ID: "whd_" + strings.Repeat("z", 32), Attempt: store.DeliveryAttempt{At: now, Lease: lease}},
+			{ID: got[1], Attempt: store.DeliveryAttempt{At: now, URL: tgs[1].URL, StatusCode: 500, Lease: lease, NextAt: &next}},
+			{ID: got[2], Attempt: store.DeliveryAttempt{At: now, URL: tgs[2].URL, StatusCode: 200, Delivered: true, Lease: lease}},
+		}
+		if err := s.RecordDeliveryAttempts(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(batch[1].Err, store.ErrNotFound) {
+			t.Errorf("an unknown delivery's outcome: err %v; want store.ErrNotFound, the others recorded", batch[1].Err)
+		}
+		for i, want := range map[int]cauri.DeliveryStatus{0: cauri.DeliveryDelivered, 2: cauri.DeliveryPending, 3: cauri.DeliveryDelivered} {
+			if d := batch[i].Delivery; d == nil || d.Status != want || d.Attempts != 1 {
+				t.Errorf("outcome %d recorded as %+v; want %s after one attempt", i, d, want)
+			}
+		}
+		if d := batch[2].Delivery; d == nil || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
+			t.Errorf("the failed one = %+v; want its next attempt at %v", d, next)
 		}
 	})
 }

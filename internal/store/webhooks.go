@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -119,21 +121,67 @@ func scanDelivery(row interface{ Scan(...any) error }) (*cauri.Delivery, error) 
 	return &d, nil
 }
 
-// DueDeliveries lists up to limit pending deliveries that are due at now
-// and not leased, the longest waiting first, but at most perEndpoint of
-// one workspace's address of one mode: a receiver with a long backlog
-// cannot fill the list and starve the others. Listing leases nothing: see
-// ClaimDelivery.
-func (s *Store) DueDeliveries(ctx context.Context, now time.Time, perEndpoint, limit int) ([]*cauri.Delivery, error) {
-	var out []*cauri.Delivery
+// Endpoint is a workspace's webhook address of one mode: the unit the
+// worker shares its slots by.
+type Endpoint struct {
+	WorkspaceID string
+	Livemode    bool
+}
+
+// DueEndpoints lists the endpoints with deliveries pending whose time came
+// in (since, now] (since zero: any time up to now), at most limit. Asked
+// for the window since its last look, the worker's cost follows the new
+// deliveries, not the backlog; asked from the start now and then, it
+// finds what a window missed (a lease that expired on a node that died).
+func (s *Store) DueEndpoints(ctx context.Context, since, now time.Time, limit int) ([]Endpoint, error) {
+	var out []Endpoint
 	err := s.read(ctx, func(t *tx) (err error) {
-		out, err = queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM (
-			SELECT *, ROW_NUMBER() OVER (PARTITION BY workspace_id, livemode ORDER BY next_attempt_at, id) AS place
-			FROM webhook_deliveries
-			WHERE status = ? AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?)) due
-			WHERE place <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-			string(cauri.DeliveryPending), micros(now), micros(now), perEndpoint, limit)
+		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Endpoint, error) {
+			var e Endpoint
+			return e, row.Scan(&e.WorkspaceID, &e.Livemode)
+		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = ? AND next_attempt_at > ? AND next_attempt_at <= ? LIMIT ?`,
+			string(cauri.DeliveryPending), micros(since), micros(now), limit)
 		return err
+	})
+	return out, err
+}
+
+// maxEndpointsPerQuery bounds the endpoints of one DueDeliveries statement
+// (SQLite takes at most 500 terms in a compound SELECT).
+const maxEndpointsPerQuery = 100
+
+// DueDeliveries lists, for each endpoint of want, up to its count of the
+// deliveries due at now and not leased, oldest first: one indexed look-up
+// per endpoint (webhook_deliveries_endpoint_due), whatever the backlog.
+func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpoint]int) ([]*cauri.Delivery, error) {
+	eps := make([]Endpoint, 0, len(want))
+	for ep, n := range want {
+		if n > 0 {
+			eps = append(eps, ep)
+		}
+	}
+	var out []*cauri.Delivery
+	err := s.read(ctx, func(t *tx) error {
+		for len(eps) > 0 {
+			part := eps[:min(len(eps), maxEndpointsPerQuery)]
+			eps = eps[len(part):]
+			var q strings.Builder
+			var args []any
+			for i, ep := range part {
+				if i > 0 {
+					q.WriteString(" UNION ALL ")
+				}
+				fmt.Fprintf(&q, `SELECT * FROM (SELECT %s FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ? AND status = ?
+					AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ORDER BY next_attempt_at, id LIMIT ?) AS d%d`, deliveryColumns, i)
+				args = append(args, ep.WorkspaceID, ep.Livemode, string(cauri.DeliveryPending), micros(now), micros(now), want[ep])
+			}
+			due, err := queryAll(ctx, t, scanDelivery, q.String(), args...)
+			if err != nil {
+				return err
+			}
+			out = append(out, due...)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -185,36 +233,65 @@ type DeliveryTarget struct {
 
 // DeliveryTarget reads what an attempt of delivery id needs.
 func (s *Store) DeliveryTarget(ctx context.Context, id string, now time.Time) (*DeliveryTarget, error) {
-	var tg DeliveryTarget
-	err := s.read(ctx, func(t *tx) error {
-		d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
-		if err != nil {
-			return notFound(err, "Delivery %s not found", printable(id))
-		}
-		tg.Delivery = d
-		cfg, err := t.webhookConfig(ctx, d.WorkspaceID, false)
-		if err != nil {
-			return err
-		}
-		tg.URL = cfg.URLFor(d.Livemode)
-		if tg.Secrets, err = t.signingSecrets(ctx, d.WorkspaceID, d.Livemode, now); err != nil {
-			if cauri.ErrorCode(err) != cauri.ENotFound {
-				return err
-			}
-			tg.Problem = cauri.ErrorMessage(err)
-		}
-		if tg.Event, err = t.event(ctx, d.EventID); err != nil {
-			if cauri.ErrorCode(err) != cauri.ENotFound {
-				return err
-			}
-			tg.Problem = cauri.ErrorMessage(err)
-		}
-		return nil
-	})
+	tgs, err := s.DeliveryTargets(ctx, []string{id}, now)
 	if err != nil {
 		return nil, err
 	}
-	return &tg, nil
+	if len(tgs) == 0 {
+		return nil, errNotFound("Delivery %s not found", printable(id))
+	}
+	return tgs[0], nil
+}
+
+// DeliveryTargets reads what the attempts of several deliveries need, in
+// one read: each workspace's address and keys are read (and opened) once.
+// A delivery that no longer exists is left out.
+func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time) ([]*DeliveryTarget, error) {
+	var out []*DeliveryTarget
+	err := s.read(ctx, func(t *tx) error {
+		type signing struct {
+			url     string
+			secrets []string
+			problem string
+		}
+		seen := map[Endpoint]*signing{}
+		for _, id := range ids {
+			d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			ep := Endpoint{d.WorkspaceID, d.Livemode}
+			sg := seen[ep]
+			if sg == nil {
+				sg = &signing{}
+				cfg, err := t.webhookConfig(ctx, d.WorkspaceID, false)
+				if err != nil {
+					return err
+				}
+				sg.url = cfg.URLFor(d.Livemode)
+				if sg.secrets, err = t.signingSecrets(ctx, d.WorkspaceID, d.Livemode, now); err != nil {
+					if cauri.ErrorCode(err) != cauri.ENotFound {
+						return err
+					}
+					sg.problem = cauri.ErrorMessage(err)
+				}
+				seen[ep] = sg
+			}
+			tg := &DeliveryTarget{Delivery: d, URL: sg.url, Secrets: sg.secrets, Problem: sg.problem}
+			if tg.Event, err = t.event(ctx, d.EventID); err != nil {
+				if cauri.ErrorCode(err) != cauri.ENotFound {
+					return err
+				}
+				tg.Problem = cauri.ErrorMessage(err)
+			}
+			out = append(out, tg)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // signingSecrets opens the secret keys of a mode that work at now, newest
@@ -271,55 +348,88 @@ type DeliveryAttempt struct {
 // state.
 func (s *Store) RecordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
 	var d *cauri.Delivery
-	err := s.tx(ctx, func(t *tx) error {
-		var err error
-		d, err = scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`+s.forUpdate(), id))
-		if err != nil {
-			return notFound(err, "Delivery %s not found", printable(id))
-		}
-		holdsLease := false
-		if !a.Manual {
-			var token sql.NullString
-			if err := t.queryRow(ctx, `SELECT lease_token FROM webhook_deliveries WHERE id = ?`, id).Scan(&token); err != nil {
-				return err
-			}
-			holdsLease = d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
-		}
-		d.Attempts++
-		d.URL, d.ResponseMS = a.URL, a.ResponseMS
-		d.LastStatusCode, d.LastError = nil, nil
-		if a.StatusCode != 0 {
-			d.LastStatusCode = &a.StatusCode
-		}
-		if a.Error != "" {
-			d.LastError = &a.Error
-		}
-		switch {
-		case a.Delivered:
-			at := a.At
-			d.Status, d.DeliveredAt, d.NextAttemptAt = cauri.DeliveryDelivered, &at, nil
-		case !holdsLease:
-		case a.NextAt != nil:
-			d.Status, d.NextAttemptAt = cauri.DeliveryPending, a.NextAt
-		default:
-			d.Status, d.NextAttemptAt = cauri.DeliveryFailed, nil
-			if _, err := t.exec(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, cauri.NewID("ntf_"), d.WorkspaceID, d.Livemode, NotificationDeliveryFailed, d.ID,
-				"Webhook "+d.Event+" could not be delivered to "+d.URL+" after "+strconv.Itoa(d.AutoAttempts+1)+" attempts", micros(a.At)); err != nil {
-				return err
-			}
-		}
-		lease := "" // a resend, or a stale attempt: the lease stays its holder's
-		if holdsLease {
-			d.AutoAttempts++
-			lease = "locked_until = NULL, lease_token = NULL, "
-		}
-		_, err = t.exec(ctx, `UPDATE webhook_deliveries SET `+lease+`status = ?, attempts = ?, auto_attempts = ?, url = ?,
-			next_attempt_at = ?, last_status_code = ?, last_error = ?, response_ms = ?, delivered_at = ? WHERE id = ?`,
-			string(d.Status), d.Attempts, d.AutoAttempts, d.URL, nullMicros(d.NextAttemptAt), d.LastStatusCode, d.LastError,
-			d.ResponseMS, nullMicros(d.DeliveredAt), d.ID)
+	err := s.tx(ctx, func(t *tx) (err error) {
+		d, err = t.recordDeliveryAttempt(ctx, id, a)
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Recorded is one attempt's outcome in a batch: the delivery and what
+// became of it (Err: it was not recorded).
+type Recorded struct {
+	ID       string
+	Attempt  DeliveryAttempt
+	Delivery *cauri.Delivery
+	Err      error
+}
+
+// RecordDeliveryAttempts writes several attempts' outcomes as
+// RecordDeliveryAttempt does, in one transaction (one commit, however
+// many). A delivery that no longer exists is left out (its Err set); any
+// other error records none.
+func (s *Store) RecordDeliveryAttempts(ctx context.Context, batch []Recorded) error {
+	return s.tx(ctx, func(t *tx) error {
+		for i := range batch {
+			r := &batch[i]
+			r.Delivery, r.Err = t.recordDeliveryAttempt(ctx, r.ID, r.Attempt)
+			if r.Err != nil && !errors.Is(r.Err, ErrNotFound) {
+				return r.Err
+			}
+		}
+		return nil
+	})
+}
+
+func (t *tx) recordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
+	d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`+t.s.forUpdate(), id))
+	if err != nil {
+		return nil, notFound(err, "Delivery %s not found", printable(id))
+	}
+	holdsLease := false
+	if !a.Manual {
+		var token sql.NullString
+		if err := t.queryRow(ctx, `SELECT lease_token FROM webhook_deliveries WHERE id = ?`, id).Scan(&token); err != nil {
+			return nil, err
+		}
+		holdsLease = d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
+	}
+	d.Attempts++
+	d.URL, d.ResponseMS = a.URL, a.ResponseMS
+	d.LastStatusCode, d.LastError = nil, nil
+	if a.StatusCode != 0 {
+		d.LastStatusCode = &a.StatusCode
+	}
+	if a.Error != "" {
+		d.LastError = &a.Error
+	}
+	switch {
+	case a.Delivered:
+		at := a.At
+		d.Status, d.DeliveredAt, d.NextAttemptAt = cauri.DeliveryDelivered, &at, nil
+	case !holdsLease:
+	case a.NextAt != nil:
+		d.Status, d.NextAttemptAt = cauri.DeliveryPending, a.NextAt
+	default:
+		d.Status, d.NextAttemptAt = cauri.DeliveryFailed, nil
+		if _, err := t.exec(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, cauri.NewID("ntf_"), d.WorkspaceID, d.Livemode, NotificationDeliveryFailed, d.ID,
+			"Webhook "+d.Event+" could not be delivered to "+d.URL+" after "+strconv.Itoa(d.AutoAttempts+1)+" attempts", micros(a.At)); err != nil {
+			return nil, err
+		}
+	}
+	lease := "" // a resend, or a stale attempt: the lease stays its holder's
+	if holdsLease {
+		d.AutoAttempts++
+		lease = "locked_until = NULL, lease_token = NULL, "
+	}
+	_, err = t.exec(ctx, `UPDATE webhook_deliveries SET `+lease+`status = ?, attempts = ?, auto_attempts = ?, url = ?,
+		next_attempt_at = ?, last_status_code = ?, last_error = ?, response_ms = ?, delivered_at = ? WHERE id = ?`,
+		string(d.Status), d.Attempts, d.AutoAttempts, d.URL, nullMicros(d.NextAttemptAt), d.LastStatusCode, d.LastError,
+		d.ResponseMS, nullMicros(d.DeliveredAt), d.ID)
 	if err != nil {
 		return nil, err
 	}
