@@ -9,6 +9,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes. Each maps to one HTTP status in the web package; anything else
@@ -37,6 +38,10 @@ type Error struct {
 	// Reason, when set, is the machine-readable code the client reads in
 	// the error body's "code" (SPEC section 7: "montant_invalide", ...).
 	Reason string
+	// Entity, when set, is the kind of object the error is about
+	// ("transfer", "session", ...): with Code, it picks the body's code
+	// where a route gives one to every error (the transfers').
+	Entity string
 	// Cause, when set, is what went wrong underneath: logged, never shown.
 	Cause error
 }
@@ -58,6 +63,25 @@ func Errorf(code, format string, args ...any) *Error {
 // Reasonf returns an *Error with a machine-readable reason for the client.
 func Reasonf(code, reason, format string, args ...any) *Error {
 	return &Error{Code: code, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound is ENotFound about the object of kind entity named id, as a
+// client asked for it: "Transfer tr_... not found".
+func NotFound(entity, id string) *Error {
+	name := entity
+	if name != "" {
+		name = strings.ToUpper(name[:1]) + name[1:]
+	}
+	return &Error{Code: ENotFound, Entity: entity, Message: fmt.Sprintf("%s %s not found", name, Printable(id))}
+}
+
+// ErrorEntity returns the kind of object err is about, or "".
+func ErrorEntity(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Entity
+	}
+	return ""
 }
 
 // ErrorReason returns the machine-readable reason of err, or "".

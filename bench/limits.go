@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cauri-pay/cauri/internal/config"
@@ -27,7 +28,8 @@ func serveLimitHTTP(ln net.Listener, size int) error {
 
 // serveLimitDB inserts one row per request into the same kind of store,
 // opened with the store's own settings (WAL and durable commits on
-// SQLite): the ceiling of a create.
+// SQLite, whose writers take the write lock in turn as the store's do):
+// the ceiling of a create.
 func serveLimitDB(ln net.Listener, databaseURL string, size int) error {
 	db, kind, err := store.OpenDB(databaseURL)
 	if err != nil {
@@ -42,8 +44,13 @@ func serveLimitDB(ln net.Listener, databaseURL string, size int) error {
 	}
 	pad := strings.Repeat("x", size) // a row of a create request's size
 	var n atomic.Int64
+	var writer sync.Mutex
 	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := fmt.Sprint("row_", n.Add(1))
+		if kind == config.SQLite {
+			writer.Lock()
+			defer writer.Unlock()
+		}
 		if _, err := db.ExecContext(r.Context(), insert, id, pad); err != nil {
 			http.Error(w, err.Error(), 500)
 			return

@@ -627,7 +627,9 @@ func (s *Service) transfer(ctx context.Context, workspaceID, id string) (*cauri.
 // transferNotFound words the store's ErrNotFound about transfer id.
 func transferNotFound(err error, id string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return cauri.Errorf(cauri.ENotFound, "Transfer %s not found", cauri.Printable(id))
+		e := cauri.NotFound("transfer", id)
+		e.Cause = err
+		return e
 	}
 	return err
 }

@@ -59,7 +59,7 @@ func (f *fakeCheckout) Create(_ context.Context, ws *cauri.Workspace, _ bool, p 
 type fakeTransfers struct{ Transfers }
 
 func (fakeTransfers) Get(context.Context, string, string) (*cauri.Transfer, error) {
-	return nil, cauri.Errorf(cauri.ENotFound, "Transfer tr_x not found")
+	return nil, cauri.NotFound("transfer", "tr_x")
 }
 
 func newAPI(c Checkout, t Transfers) http.Handler {

@@ -34,12 +34,21 @@ func withTransferCode(err error) error {
 	if err == nil || cauri.ErrorReason(err) != "" {
 		return err
 	}
-	reason := map[string]string{
-		cauri.EUnauthorized: "unauthorized", cauri.EInvalid: "invalid_body", cauri.ETooLarge: "invalid_body",
-		cauri.EUnsupported: "invalid_body", cauri.EUnprocessable: "idempotency_key_reused", cauri.ERateLimited: "rate_limited",
-		cauri.EInternal: "internal", cauri.ENotFound: "transfert_introuvable",
-	}[cauri.ErrorCode(err)]
-	return &cauri.Error{Code: cauri.ErrorCode(err), Reason: reason, Message: cauri.ErrorMessage(err), Cause: err}
+	code := cauri.ErrorCode(err)
+	reason, ok := transferReasons[[2]string{code, cauri.ErrorEntity(err)}]
+	if !ok {
+		reason = transferReasons[[2]string{code, ""}]
+	}
+	return &cauri.Error{Code: code, Reason: reason, Message: cauri.ErrorMessage(err), Entity: cauri.ErrorEntity(err), Cause: err}
+}
+
+// transferReasons is the code (SPEC section 7) of a transfer route's error
+// that has none of its own, by its kind and, where it matters, the kind of
+// object it is about.
+var transferReasons = map[[2]string]string{
+	{cauri.EUnauthorized, ""}: "unauthorized", {cauri.EInvalid, ""}: "invalid_body", {cauri.ETooLarge, ""}: "invalid_body",
+	{cauri.EUnsupported, ""}: "invalid_body", {cauri.EUnprocessable, ""}: "idempotency_key_reused", {cauri.ERateLimited, ""}: "rate_limited",
+	{cauri.EInternal, ""}: "internal", {cauri.ENotFound, "transfer"}: "transfert_introuvable",
 }
 
 // createTransfer is POST /v1/transfers. The order of the checks is in
