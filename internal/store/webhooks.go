@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/config"
 )
 
 func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
@@ -244,11 +246,35 @@ func (s *Store) DeliveryTarget(ctx context.Context, id string, now time.Time) (*
 }
 
 // DeliveryTargets reads what the attempts of several deliveries need, in
-// one read: each workspace's address and keys are read (and opened) once.
-// A delivery that no longer exists is left out.
+// one read of a few statements whatever their number: the deliveries, their
+// events, and each workspace's address and keys (opened once). A delivery
+// that no longer exists is left out; the others keep the order of ids.
 func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time) ([]*DeliveryTarget, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	var out []*DeliveryTarget
 	err := s.read(ctx, func(t *tx) error {
+		deliveries, err := queryAll(ctx, t, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+		if err != nil {
+			return err
+		}
+		byID := map[string]*cauri.Delivery{}
+		var eventIDs []string
+		for _, d := range deliveries {
+			byID[d.ID] = d
+			eventIDs = append(eventIDs, d.EventID)
+		}
+		events := map[string]*cauri.Event{}
+		if len(eventIDs) > 0 {
+			list, err := queryAll(ctx, t, scanEvent, `SELECT `+eventColumns+` FROM events WHERE id IN (`+placeholders(len(eventIDs))+`)`, anys(eventIDs)...)
+			if err != nil {
+				return err
+			}
+			for _, ev := range list {
+				events[ev.ID] = ev
+			}
+		}
 		type signing struct {
 			url     string
 			secrets []string
@@ -256,12 +282,9 @@ func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time
 		}
 		seen := map[Endpoint]*signing{}
 		for _, id := range ids {
-			d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
-			if errors.Is(err, sql.ErrNoRows) {
+			d := byID[id]
+			if d == nil {
 				continue
-			}
-			if err != nil {
-				return err
 			}
 			ep := Endpoint{d.WorkspaceID, d.Livemode}
 			sg := seen[ep]
@@ -280,18 +303,27 @@ func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time
 				}
 				seen[ep] = sg
 			}
-			tg := &DeliveryTarget{Delivery: d, URL: sg.url, Secrets: sg.secrets, Problem: sg.problem}
-			if tg.Event, err = t.event(ctx, d.EventID); err != nil {
-				if cauri.ErrorCode(err) != cauri.ENotFound {
-					return err
-				}
-				tg.Problem = cauri.ErrorMessage(err)
+			tg := &DeliveryTarget{Delivery: d, URL: sg.url, Secrets: sg.secrets, Problem: sg.problem, Event: events[d.EventID]}
+			if tg.Event == nil {
+				tg.Problem = "Event " + d.EventID + " not found"
 			}
 			out = append(out, tg)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// placeholders is n comma-separated placeholders; anys, a list as a
+// query's arguments.
+func placeholders(n int) string { return "?" + strings.Repeat(", ?", n-1) }
+
+func anys[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
 }
 
 // signingSecrets opens the secret keys of a mode that work at now, newest
@@ -373,6 +405,18 @@ type Recorded struct {
 // other error records none.
 func (s *Store) RecordDeliveryAttempts(ctx context.Context, batch []Recorded) error {
 	return s.tx(ctx, func(t *tx) error {
+		if s.kind == config.Postgres && len(batch) > 1 {
+			// Lock the batch's rows in one statement, in one order (two
+			// nodes' batches never wait on each other in a cycle).
+			ids := make([]string, len(batch))
+			for i, r := range batch {
+				ids[i] = r.ID
+			}
+			sort.Strings(ids)
+			if _, err := t.exec(ctx, `SELECT id FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id FOR UPDATE`, anys(ids)...); err != nil {
+				return err
+			}
+		}
 		for i := range batch {
 			r := &batch[i]
 			r.Delivery, r.Err = t.recordDeliveryAttempt(ctx, r.ID, r.Attempt)
@@ -385,18 +429,12 @@ func (s *Store) RecordDeliveryAttempts(ctx context.Context, batch []Recorded) er
 }
 
 func (t *tx) recordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
-	d, err := scanDelivery(t.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`+t.s.forUpdate(), id))
+	var token sql.NullString
+	d, err := scanDelivery(withLeaseToken{t.queryRow(ctx, `SELECT `+deliveryColumns+`, lease_token FROM webhook_deliveries WHERE id = ?`+t.s.forUpdate(), id), &token})
 	if err != nil {
 		return nil, notFound(err, "Delivery %s not found", printable(id))
 	}
-	holdsLease := false
-	if !a.Manual {
-		var token sql.NullString
-		if err := t.queryRow(ctx, `SELECT lease_token FROM webhook_deliveries WHERE id = ?`, id).Scan(&token); err != nil {
-			return nil, err
-		}
-		holdsLease = d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
-	}
+	holdsLease := !a.Manual && d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
 	d.Attempts++
 	d.URL, d.ResponseMS = a.URL, a.ResponseMS
 	d.LastStatusCode, d.LastError = nil, nil
@@ -435,6 +473,14 @@ func (t *tx) recordDeliveryAttempt(ctx context.Context, id string, a DeliveryAtt
 	}
 	return d, nil
 }
+
+// withLeaseToken scans a delivery's columns followed by its lease token.
+type withLeaseToken struct {
+	row   interface{ Scan(...any) error }
+	token *sql.NullString
+}
+
+func (w withLeaseToken) Scan(dest ...any) error { return w.row.Scan(append(dest, w.token)...) }
 
 // NotificationDeliveryFailed is the kind of notification a failed delivery raises.
 const NotificationDeliveryFailed = "webhook.delivery_failed"
