@@ -18,6 +18,7 @@ type Method struct {
 	Country   string `json:"country"`
 	Type      string `json:"type"` // MOBILE_MONEY or CARD
 	Flag      string `json:"flag"` // country code; empty for cards
+	Operator  string `json:"-"`    // the operator's key (catalog); empty for cards
 	Logo      string `json:"logo"`
 }
 
@@ -68,7 +69,7 @@ func (s *Service) Methods(ctx context.Context, sess *cauri.Session, country stri
 			for _, key := range c.Operators {
 				methods = append(methods, Method{
 					Code: strings.ToUpper(key + "_" + c.Code), GatewayID: SandboxGateway, Name: catalog.OperatorByKey(key).Name,
-					Provider: SandboxGateway, Country: c.Name, Type: TypeMobileMoney, Flag: c.Code, Logo: LogoPath(key),
+					Provider: SandboxGateway, Country: c.Name, Type: TypeMobileMoney, Flag: c.Code, Operator: key, Logo: LogoPath(key),
 				})
 			}
 		}
@@ -93,7 +94,7 @@ func (s *Service) Methods(ctx context.Context, sess *cauri.Session, country stri
 			}
 			methods = append(methods, Method{
 				Code: r.Code, GatewayID: g.ID, Name: catalog.OperatorByKey(r.Operator).Name, Provider: g.Provider,
-				Country: c.Name, Type: TypeMobileMoney, Flag: c.Code, Logo: LogoPath(r.Operator),
+				Country: c.Name, Type: TypeMobileMoney, Flag: c.Code, Operator: r.Operator, Logo: LogoPath(r.Operator),
 			})
 		}
 		if p, ok := gateway.Lookup(g.Provider); ok {

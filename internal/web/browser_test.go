@@ -215,3 +215,43 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	}
 	waitLocation(t, ctx, successURL)
 }
+
+// TestBrowser_LivePageKnowsTheCustomer: a session made with the customer's
+// number opens on that number's country and operator, chosen, with the
+// number filled in; without one, on the first method.
+func TestBrowser_LivePageKnowsTheCustomer(t *testing.T) {
+	st := storetest.SQLite(t)
+	e := newEnv(t, st)
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	e.addSimulatedGateway(ws, "CI", "SN")
+	ctx := browser(t)
+	open := func(body map[string]any) (chosen, phone string, first string) {
+		t.Helper()
+		id := e.mustSession(keys["live_public"], body)
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/pay/"+id), chromedp.WaitVisible(chromedp.ID("pay-button"))); err != nil {
+			t.Fatal(err)
+		}
+		out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.querySelector("input[name=method]:checked").closest("label").textContent.trim(),
+			document.getElementById("phone").value, document.querySelector("input[name=method]").closest("label").textContent.trim()]`))
+		if err != nil || len(out) != 3 {
+			t.Fatalf("reading the page: %v, %v", out, err)
+		}
+		return out[0], out[1], out[2]
+	}
+	// +221 77: Orange in Senegal (internal/catalog/prefixes.json).
+	chosen, phone, first := open(map[string]any{"amount": 15000, "customer_phone": "+221 77 123 45 67"})
+	screenshot(t, ctx, "live-known-customer")
+	if got, want := chosen, "Orange Money · Senegal"; got != want {
+		t.Errorf("chosen = %q; want %q", got, want)
+	}
+	if got, want := first, chosen; got != want {
+		t.Errorf("first method = %q; want the chosen one, %q", got, want)
+	}
+	if got, want := phone, "+221771234567"; got != want {
+		t.Errorf("phone = %q; want %q", got, want)
+	}
+	chosen, phone, first = open(map[string]any{"amount": 15000})
+	if chosen != first || phone != "" {
+		t.Errorf("without a number: chosen %q, first %q, phone %q; want the first, no number", chosen, first, phone)
+	}
+}

@@ -68,7 +68,7 @@ func (s *Pages) renderLink(w http.ResponseWriter, r *http.Request, form checkout
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods, lang, l.Amount, l.Currency)
+		d.Methods = pageMethods(methods, lang, l.Amount, l.Currency, "")
 	}
 	switch {
 	case refused != nil:

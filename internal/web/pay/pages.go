@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,8 @@ type pageData struct {
 	// AskHolder: a card holder's name and e-mail are asked with their
 	// address (a link's page asks every payer's already).
 	AskHolder bool
+	// Phone is the number the form opens with: the session's customer's.
+	Phone string
 }
 
 // pageMethod is one choice on the live page: an operator of a country, paid
@@ -47,6 +50,9 @@ type pageMethod struct {
 	// Billing: a card whose aggregator needs the card holder's name,
 	// e-mail, phone and postal address (CinetPay).
 	Billing bool
+	// Chosen: the choice the page opens with.
+	Chosen            bool
+	country, operator string // the method's (catalog keys); "" for a card
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -132,7 +138,8 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency)
+		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone)
+		d.Phone = sess.CustomerPhone
 	}
 	switch sess.Status {
 	case cauri.SessionSuccess:
@@ -148,8 +155,10 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 }
 
 // pageMethods is one choice per operator and country (the service picks the
-// gateway) and one per card method.
-func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency) []pageMethod {
+// gateway) and one per card method. When the customer's phone number is
+// known (phone, E.164), its country's operators come first, the number's
+// operator first of all, and that one is chosen; otherwise the first.
+func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone string) []pageMethod {
 	var out []pageMethod
 	seen := map[string]bool{}
 	for _, m := range methods {
@@ -157,7 +166,8 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 			continue
 		}
 		seen[m.Flag+m.Name] = true
-		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard}
+		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard,
+			country: m.Flag, operator: m.Operator}
 		if pm.Card {
 			pm.Label = m.Name
 		}
@@ -169,7 +179,40 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		}
 		out = append(out, pm)
 	}
+	if country, operator := phoneOperator(out, phone); country != "" {
+		rank := func(m pageMethod) int {
+			switch {
+			case m.country == country && m.operator == operator:
+				return 0
+			case m.country == country:
+				return 1
+			}
+			return 2
+		}
+		slices.SortStableFunc(out, func(a, b pageMethod) int { return rank(a) - rank(b) })
+	}
+	if len(out) > 0 {
+		out[0].Chosen = true
+	}
 	return out
+}
+
+// phoneOperator is the country of a customer's number among the methods'
+// and the operator it belongs to ("" when it cannot be told: Wave, a
+// ported number's guess is still taken).
+func phoneOperator(methods []pageMethod, phone string) (country, operator string) {
+	if phone == "" {
+		return "", ""
+	}
+	for _, m := range methods {
+		if m.country == "" {
+			continue
+		}
+		if e164, err := catalog.ParsePhone("phone", phone, m.country); err == nil {
+			return m.country, catalog.DetectOperator(m.country, e164).Operator
+		}
+	}
+	return "", ""
 }
 
 // logo draws an operator's or a card's icon: its initials on its colour.
