@@ -255,3 +255,22 @@ func TestBrowser_LivePageKnowsTheCustomer(t *testing.T) {
 		t.Errorf("without a number: chosen %q, first %q, phone %q; want the first, no number", chosen, first, phone)
 	}
 }
+
+// TestLivePage_InFrench: the French page names the countries in French, and
+// a finished payment's redirect says so once.
+func TestLivePage_InFrench(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	e.addSimulatedGateway(ws, "SN")
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "customer_phone": "+221771234567"})
+	page := e.do("GET", "/pay/"+id, nil, "Accept-Language", "fr-SN,fr;q=0.9").raw
+	if !strings.Contains(page, "Orange Money · Sénégal") || strings.Contains(page, "· Senegal") {
+		t.Errorf("the French page does not name Senegal in French:\n%s", page)
+	}
+	test := e.mustSession(e.keys["test_secret"], map[string]any{"amount": 100, "success_url": "https://shop.example/ok"})
+	e.settle(test, "succes")
+	page = e.do("GET", "/pay/"+test, nil, "Accept-Language", "fr").raw
+	if got := strings.Count(page, "Retour chez le marchand"); got != 1 {
+		t.Errorf("the paid test page says %q %d times; want once", "Retour chez le marchand", got)
+	}
+}

@@ -121,7 +121,7 @@ var texts = map[string]map[string]string{
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
 		"simulate_success": "Simuler un succès", "simulate_failure": "Simuler un échec",
 		"succeeded": "Paiement réussi", "failed": "Paiement échoué", "cancelled": "Paiement annulé",
-		"refunded": "Paiement remboursé", "return": "Retour chez le marchand", "redirecting": "Retour chez le marchand…",
+		"refunded": "Paiement remboursé", "return": "Retour chez le marchand", "redirecting": "Redirection en cours…",
 		"try_again": "Vous pouvez réessayer.", "not_found": "Cette page de paiement n'existe pas.",
 		"live_unavailable": "Aucun moyen de paiement n'est encore disponible pour ce paiement. Contactez le marchand.",
 		"choose":           "Choisissez comment payer", "phone": "Numéro Mobile Money", "waiting": "Confirmez le paiement sur votre téléphone…",

@@ -166,7 +166,7 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 			continue
 		}
 		seen[m.Flag+m.Name] = true
-		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + m.Country, Logo: m.Logo, Card: m.Type == checkout.TypeCard,
+		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + countryName(m, lang), Logo: m.Logo, Card: m.Type == checkout.TypeCard,
 			country: m.Flag, operator: m.Operator}
 		if pm.Card {
 			pm.Label = m.Name
@@ -195,6 +195,14 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		out[0].Chosen = true
 	}
 	return out
+}
+
+// countryName is a method's country in the page's language.
+func countryName(m checkout.Method, lang string) string {
+	if c, ok := catalog.LookupCountry(m.Flag); ok && lang == "fr" && c.NameFR != "" {
+		return c.NameFR
+	}
+	return m.Country
 }
 
 // phoneOperator is the country of a customer's number among the methods'
