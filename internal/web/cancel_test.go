@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -98,17 +100,40 @@ func TestCancelOnPage(t *testing.T) {
 	})
 }
 
-// TestBrowser_Cancel: the customer taps cancel on the live page and is sent
-// back to the merchant's cancel_url.
+// TestBrowser_Cancel: the customer taps cancel on the live page, is asked to
+// confirm (declined: nothing changes), confirms, and is sent back to the
+// merchant's cancel_url.
 func TestBrowser_Cancel(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
 	ws, keys := e.newWorkspace("Chez Adjoa", true)
 	e.addSimulatedGateway(ws, "SN")
 	ctx := browser(t)
+	var accept atomic.Bool
+	var asked atomic.Int32
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			if ev.Type == page.DialogTypeConfirm && strings.Contains(ev.Message, "Cancel this payment") {
+				asked.Add(1)
+			}
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept.Load()})
+		}
+	}()
 	cancelURL := e.url + "/healthz?from=cancel"
 	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "cancel_url": cancelURL})
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/pay/"+id), chromedp.Click(chromedp.ID("cancel-button"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the confirmation asked", func() bool { return asked.Load() == 1 })
+	time.Sleep(300 * time.Millisecond) // a declined confirmation sends nothing: give a wrong form the time to arrive
+	if s, _ := e.store.Session(context.Background(), id); s.Status != cauri.SessionPending {
+		t.Fatalf("session after a declined confirmation = %s; want PENDING", s.Status)
+	}
+	accept.Store(true)
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(e.url+"/pay/"+id),
 		chromedp.Click(chromedp.ID("cancel-button")),
 		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="CANCELLED"]`)),
 	); err != nil {

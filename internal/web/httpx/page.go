@@ -116,6 +116,7 @@ var texts = map[string]map[string]string{
 		"region": "State or region", "zip": "Postal code",
 		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 		"refused": "This did not go through", "back": "Back",
+		"cancel_confirm": "Cancel this payment and go back to the merchant?",
 	},
 	"fr": {
 		"title": "Paiement", "pay": "Payer", "test_banner": "Mode test : aucun argent réel ne circule.",
@@ -169,5 +170,6 @@ var texts = map[string]map[string]string{
 		"region": "Région", "zip": "Code postal",
 		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 		"refused": "Cela n'a pas abouti", "back": "Retour",
+		"cancel_confirm": "Annuler ce paiement et retourner chez le marchand ?",
 	},
 }
