@@ -2,8 +2,12 @@ package web
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +276,32 @@ func TestLivePage_InFrench(t *testing.T) {
 	page = e.do("GET", "/pay/"+test, nil, "Accept-Language", "fr").raw
 	if got := strings.Count(page, "Retour chez le marchand"); got != 1 {
 		t.Errorf("the paid test page says %q %d times; want once", "Retour chez le marchand", got)
+	}
+}
+
+// TestLivePage_RefusalKeepsTheChoice: a payment refused on the page without
+// JavaScript shows the reason with the method and the number the customer
+// gave, not the page's first choice and an empty field.
+func TestLivePage_RefusalKeepsTheChoice(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	g, _, _ := e.addSimulatedGateway(ws, "SN")
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000})
+	// An Ivorian number for a Senegalese wallet: refused before any call.
+	res, err := http.PostForm(e.url+"/pay/"+id, url.Values{"method": {g.ID + "|WAVE_SEN"}, "phone": {"+2250707123456"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(body)
+	if got, want := res.StatusCode, 400; got != want {
+		t.Fatalf("refused payment = %d; want %d:\n%s", got, want, page)
+	}
+	if !regexp.MustCompile(`value="` + regexp.QuoteMeta(g.ID) + `\|WAVE_SEN"[^>]*checked`).MatchString(page) {
+		t.Errorf("Wave Senegal, refused, is not the chosen method:\n%s", page)
+	}
+	if !regexp.MustCompile(`id="phone"[^>]*value="[^"]*2250707123456"`).MatchString(page) || !strings.Contains(page, `id="error"`) {
+		t.Errorf("the number or the reason is gone:\n%s", page)
 	}
 }

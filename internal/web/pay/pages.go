@@ -140,6 +140,11 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		}
 		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone)
 		d.Phone = sess.CustomerPhone
+		if r.Method == http.MethodPost && r.PostForm.Has("method") {
+			// A refused payment's page keeps what the customer chose and typed.
+			keepChoice(d.Methods, r.PostForm.Get("method"))
+			d.Phone = r.PostForm.Get("phone")
+		}
 	}
 	switch sess.Status {
 	case cauri.SessionSuccess:
@@ -195,6 +200,17 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		out[0].Chosen = true
 	}
 	return out
+}
+
+// keepChoice makes the method whose value the customer posted the chosen
+// one (none changes when it is not offered any more).
+func keepChoice(methods []pageMethod, value string) {
+	if !slices.ContainsFunc(methods, func(m pageMethod) bool { return m.Value == value }) {
+		return
+	}
+	for i := range methods {
+		methods[i].Chosen = methods[i].Value == value
+	}
 }
 
 // countryName is a method's country in the page's language.
