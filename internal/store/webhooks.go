@@ -193,16 +193,13 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpo
 // lease's token with the ids it got (none when other workers, of any node,
 // hold them all). A worker that dies holding a lease loses it when the
 // lease expires, and the delivery is attempted again: none is lost. Only
-// the holder of the current token settles a delivery (see Attempt.Lease).
+// the holder of the current token settles a delivery (see DeliveryAttempt.Lease).
 func (s *Store) ClaimDeliveries(ctx context.Context, ids []string, now, until time.Time) (string, []string, error) {
 	if len(ids) == 0 {
 		return "", nil, nil
 	}
 	token := cauri.NewID("lease_")
-	args := []any{micros(until), token}
-	for _, id := range ids {
-		args = append(args, id)
-	}
+	args := append([]any{micros(until), token}, anys(ids)...)
 	args = append(args, string(cauri.DeliveryPending), micros(now), micros(now))
 	var claimed []string
 	err := s.tx(ctx, func(t *tx) (err error) {
@@ -210,7 +207,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, ids []string, now, until ti
 			var id string
 			return id, row.Scan(&id)
 		}, `UPDATE webhook_deliveries SET locked_until = ?, lease_token = ?
-			WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) AND status = ? AND next_attempt_at <= ?
+			WHERE id IN (`+placeholders(len(ids))+`) AND status = ? AND next_attempt_at <= ?
 			AND (locked_until IS NULL OR locked_until < ?) RETURNING id`, args...)
 		return err
 	})
