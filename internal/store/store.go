@@ -172,15 +172,27 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// writerWait is how long a transaction waits for its write turn: the
+// busy_timeout of the SQLite connection (sqliteDSN).
+const writerWait = 10 * time.Second
+
 // tx runs fn in one transaction, committed when fn returns nil. On SQLite
 // it takes the write lock at once: use it for changes.
 func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 	if s.writer != nil {
+		// Wait no longer than SQLite's own busy_timeout would: a writer
+		// that never lets go (a bug) fails its waiters as SQLITE_BUSY did,
+		// rather than hanging them.
+		wait := time.NewTimer(writerWait)
 		select {
 		case s.writer <- struct{}{}:
+			wait.Stop()
 			defer func() { <-s.writer }()
 		case <-ctx.Done():
+			wait.Stop()
 			return ctx.Err()
+		case <-wait.C:
+			return fmt.Errorf("store: no write turn within %s", writerWait)
 		}
 	}
 	sqlTx, err := s.db.BeginTx(ctx, nil)
