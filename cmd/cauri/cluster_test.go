@@ -149,6 +149,44 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("RolledKeyStopsOnEveryNode", func(t *testing.T) {
+		// Each node keeps the keys it saw in memory; a key rolled without
+		// grace by the CLI (another process) stops on every node, and its
+		// replacement works there.
+		pub := jsonField(t, out.Bytes(), "keys", "test_public")
+		status := func(i int, key string) int {
+			req, _ := http.NewRequest("GET", bases[i]+"/v1/checkout/sessions/cs_none/status", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		for i := range bases {
+			if code := status(i, pub); code != 404 {
+				t.Fatalf("node %d with the key: %d; want 404 (known key, no such session)", i, code)
+			}
+		}
+		var rolled bytes.Buffer
+		if err := run(context.Background(), []string{"workspace", "roll-key", "--key", "test_public", "--grace", "0", wsID},
+			func(k string) string { return env[k] }, nil, &rolled, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		fresh := jsonField(t, rolled.Bytes(), "value")
+		for i := range bases {
+			for deadline := time.Now().Add(10 * time.Second); status(i, pub) != 401; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("node %d still takes the rolled key after 10 s", i)
+				}
+			}
+			if code := status(i, fresh); code != 404 {
+				t.Fatalf("node %d with the new key: %d; want 404", i, code)
+			}
+		}
+	})
+
 	t.Run("WebhooksOnceAndANodeKilled", func(t *testing.T) {
 		var mu sync.Mutex
 		got := map[string]int{} // deliveries received, by delivery id

@@ -81,6 +81,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		shared.Fallback = local.Inc
 		limiter, limits = shared, "redis"
 	}
+	cacheErrors := prometheus.NewCounter(prometheus.CounterOpts{Name: "cauri_key_cache_errors_total",
+		Help: "Failures to read the key cache's epoch or to listen for other nodes' key changes (the cache is off or cleared meanwhile)."})
+	reg.MustRegister(cacheErrors)
+	if err := st.CacheKeys(ctx, store.KeyCacheBound, func(err error) { cacheErrors.Inc(); logger.Warn("key cache", "err", err) }); err != nil {
+		return fmt.Errorf("key cache: %w", err)
+	}
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)
 	guard := delivery.NewGuard(cfg.WebhookAllowedCIDRs, nil)
 	worker := &delivery.Worker{

@@ -67,6 +67,7 @@ func (s *Store) RollKey(ctx context.Context, workspaceID string, kind cauri.KeyK
 		if err != nil {
 			return err
 		}
+		t.keysChanged()
 		replaced, err := res.RowsAffected()
 		if err != nil {
 			return err

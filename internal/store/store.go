@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/config"
@@ -53,6 +54,11 @@ type Store struct {
 	// can lose the race many times (another process, the CLI, still waits
 	// there).
 	writer chan struct{}
+	keys   keyCache
+	target string // the driver's connection string (LISTEN opens its own)
+
+	mu        sync.Mutex
+	stopCache context.CancelFunc // ends CacheKeys's work; nil when not started
 }
 
 // Open connects to the database named by a CAURI_DATABASE_URL value (see
@@ -63,7 +69,8 @@ func Open(ctx context.Context, databaseURL string, v *vault.Vault) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, kind: kind, vault: v, stmts: statements{on: kind == config.SQLite}}
+	_, target, _ := config.ParseDatabaseURL(databaseURL) // parsed by OpenDB already
+	s := &Store{db: db, kind: kind, vault: v, stmts: statements{on: kind == config.SQLite}, target: target}
 	if kind == config.SQLite {
 		s.writer = make(chan struct{}, 1)
 	}
@@ -125,6 +132,11 @@ func (s *Store) Kind() string { return s.kind }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.stopCache != nil {
+		s.stopCache()
+	}
+	s.mu.Unlock()
 	s.stmts.close()
 	return s.db.Close()
 }
@@ -199,11 +211,24 @@ func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(&tx{q: sqlTx, sqlTx: sqlTx, s: s}); err != nil {
+	t := &tx{q: sqlTx, sqlTx: sqlTx, s: s}
+	err = fn(t)
+	var told func()
+	if err == nil && t.clearsKeys {
+		told, err = t.beforeKeysCommit(ctx)
+	}
+	if err != nil {
 		sqlTx.Rollback()
 		return err
 	}
-	return sqlTx.Commit()
+	err = sqlTx.Commit()
+	if t.clearsKeys {
+		s.keys.clear() // even when the commit's outcome is unknown
+	}
+	if told != nil {
+		told()
+	}
+	return err
 }
 
 // read runs fn's queries straight on the pool, outside any transaction:
@@ -224,9 +249,10 @@ type querier interface {
 // tx runs queries with the dialect's placeholders, in a transaction or not,
 // through the prepared statement of each query once there is one.
 type tx struct {
-	q     querier
-	sqlTx *sql.Tx // nil outside a transaction
-	s     *Store
+	q          querier
+	sqlTx      *sql.Tx // nil outside a transaction
+	s          *Store
+	clearsKeys bool // see keysChanged
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {

@@ -156,6 +156,7 @@ func (t *tx) setWorkspace(ctx context.Context, id, column string, value any, now
 	if err != nil {
 		return err
 	}
+	t.keysChanged() // Authenticate returns the workspace's row
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNotFound("Workspace %s not found", id)
 	}
@@ -203,18 +204,24 @@ func (s *Store) Workspaces(ctx context.Context) ([]*cauri.Workspace, error) {
 	return out, err
 }
 
-// Authenticate finds the workspace and key of an API key by its hash.
-// An unknown key, or a rolled one past its grace period, is ENotFound.
+// Authenticate finds the workspace and key of an API key by its hash,
+// in memory while CacheKeys runs (see keyCache). An unknown key, or a
+// rolled one past its grace period, is ENotFound.
 func (s *Store) Authenticate(ctx context.Context, apiKey string, now time.Time) (*cauri.Workspace, *cauri.Key, error) {
-	var ws *cauri.Workspace
-	var k cauri.Key
+	hash := vault.HashKey(apiKey)
+	ws, k, ok, gen := s.cachedKey(ctx, hash, now)
+	if ok {
+		return ws, k, nil
+	}
+	k = &cauri.Key{}
+	var revoked *int64
 	err := s.read(ctx, func(t *tx) error {
 		var kind string
 		var created int64
 		var err error
-		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, k.id, k.kind, k.live, k.created_at
+		ws, err = scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, k.id, k.kind, k.live, k.created_at, k.revoked_at
 			FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-			WHERE k.hash = ? AND (k.revoked_at IS NULL OR k.revoked_at > ?)`, vault.HashKey(apiKey), micros(now)), &k.ID, &kind, &k.Live, &created)
+			WHERE k.hash = ? AND (k.revoked_at IS NULL OR k.revoked_at > ?)`, hash, micros(now)), &k.ID, &kind, &k.Live, &created, &revoked)
 		if err != nil {
 			return notFound(err, "key not found")
 		}
@@ -224,5 +231,10 @@ func (s *Store) Authenticate(ctx context.Context, apiKey string, now time.Time) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ws, &k, nil
+	e := cachedKey{ws: *ws, key: *k}
+	if revoked != nil {
+		e.until = *revoked
+	}
+	s.keys.put(hash, gen, e)
+	return ws, k, nil
 }

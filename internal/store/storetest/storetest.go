@@ -50,7 +50,7 @@ func SQLiteURL(t testing.TB) string {
 // SQLite returns a migrated store on a fresh SQLite file.
 func SQLite(t testing.TB) *store.Store {
 	t.Helper()
-	return open(t, SQLiteURL(t))
+	return Open(t, SQLiteURL(t))
 }
 
 // RedisURL returns the test Redis's URL (CAURI_TEST_REDIS_URL), for the
@@ -111,10 +111,12 @@ func PostgresURL(t testing.TB) string {
 // Postgres returns a migrated store on a fresh PostgreSQL schema.
 func Postgres(t testing.TB) *store.Store {
 	t.Helper()
-	return open(t, PostgresURL(t))
+	return Open(t, PostgresURL(t))
 }
 
-func open(t testing.TB, dbURL string) *store.Store {
+// Open opens and migrates the store at dbURL, closed when the test ends
+// (two stores on one URL are two nodes).
+func Open(t testing.TB, dbURL string) *store.Store {
 	t.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, dbURL, Vault(t))
