@@ -41,3 +41,18 @@ func lockDatabase(path string) (func(), error) {
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Close() }, nil
 }
+
+// databaseServed reports whether a `cauri serve` holds the lock of the
+// SQLite database at path (lockDatabase).
+func databaseServed(path string) bool {
+	f, err := os.Open(path + ".serve.lock")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

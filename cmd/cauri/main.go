@@ -169,6 +169,9 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A change to keys made here reaches a running server's cache before
+	// the command returns.
+	st.AwaitKeyCaches = kind == config.SQLite && databaseServed(path)
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, err

@@ -84,7 +84,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	cacheErrors := prometheus.NewCounter(prometheus.CounterOpts{Name: "cauri_key_cache_errors_total",
 		Help: "Failures to read the key cache's epoch or to listen for other nodes' key changes (the cache is off or cleared meanwhile)."})
 	reg.MustRegister(cacheErrors)
-	if err := st.CacheKeys(ctx, store.KeyCacheBound, func(err error) { cacheErrors.Inc(); logger.Warn("key cache", "err", err) }); err != nil {
+	st.AwaitKeyCaches = false // this process is the server: its changes clear its cache at once
+	if err := st.CacheKeys(ctx, 0, func(err error) { cacheErrors.Inc(); logger.Warn("key cache", "err", err) }); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)

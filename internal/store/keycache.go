@@ -20,26 +20,26 @@ import (
 //   - a transaction that changes a key or a workspace's row (tx.keysChanged)
 //     adds one to key_cache_epoch before it commits and clears this
 //     process's cache once committed: a revoked key stops at once here;
+//   - on PostgreSQL (several nodes) it also sends a NOTIFY, delivered at
+//     commit, which every node listens for on a connection of its own; each
+//     clears its cache and answers, and the transaction waits for every
+//     answer (up to KeyCacheBound). Every node also reads the epoch every
+//     KeyCacheBound and clears its cache when it moved: the bound for a
+//     notice lost with its connection;
 //   - on SQLite (one server, and the CLI writing the same file from another
-//     process) each use of the cache first reads the epoch, one small read:
-//     what the CLI changed holds from the request after it committed;
-//   - on PostgreSQL (several nodes) the transaction also sends a NOTIFY,
-//     delivered at commit, which every node listens for on a connection of
-//     its own and clears its cache at, then answers; the transaction waits
-//     for every answer (up to KeyCacheBound): when the CLI or a request that
-//     changed a key returns, every node has cleared its cache. Every node also
-//     reads the epoch every KeyCacheBound and clears its cache when it
-//     moved: the bound for a notice lost with its connection.
+//     process) the server reads the epoch every sqliteKeyPoll, clears its
+//     cache when it moved and writes the epoch it cleared at; the CLI's
+//     change waits for that (AwaitKeyCaches).
 //
-// A key's end (a rolled key's grace) is checked against the caller's time
-// at each use; keys that match nothing are not kept (a new key works at
-// once).
+// Either way, when the CLI or a request that changed a key returns, every
+// cache has been cleared. A key's end (a rolled key's grace) is checked
+// against the caller's time at each use; keys that match nothing are not
+// kept (a new key works at once).
 type keyCache struct {
-	on    atomic.Bool
-	mu    sync.RWMutex
-	gen   uint64 // moved by each clear: a read that began before it does not fill
-	epoch int64  // key_cache_epoch when last read (SQLite)
-	m     map[string]cachedKey
+	on  atomic.Bool
+	mu  sync.RWMutex
+	gen uint64 // moved by each clear: a read that began before it does not fill
+	m   map[string]cachedKey
 }
 
 // cachedKey is one key's Authenticate result.
@@ -49,10 +49,14 @@ type cachedKey struct {
 	until int64 // micros its grace ends; 0: none
 }
 
-// KeyCacheBound is how often PostgreSQL nodes read the epoch, the longest
-// a change whose notice was lost takes to reach a node's cache, and how
-// long a change waits for its notice.
+// KeyCacheBound is how often PostgreSQL nodes read the epoch (the longest
+// a change whose notice was lost takes to reach a node's cache), and the
+// longest a change waits for the caches to be cleared.
 const KeyCacheBound = time.Second
+
+// sqliteKeyPoll is how often an SQLite server reads the epoch: what a CLI
+// change waits at most when the server is well.
+const sqliteKeyPoll = 50 * time.Millisecond
 
 // maxCachedKeys bounds the cache; it is cleared when full.
 const maxCachedKeys = 10_000
@@ -100,33 +104,11 @@ func (c *keyCache) clear() {
 	c.mu.Unlock()
 }
 
-// sawEpoch clears the cache when the epoch moved since it was last seen.
-func (c *keyCache) sawEpoch(n int64) {
-	c.mu.RLock()
-	same := c.epoch == n
-	c.mu.RUnlock()
-	if same {
-		return
-	}
-	c.mu.Lock()
-	c.gen++
-	c.m = nil
-	c.epoch = n
-	c.mu.Unlock()
-}
-
 // cachedKey returns the cached result of a key's hash, and the generation
 // to fill the cache with when there is none (ok false).
-func (s *Store) cachedKey(ctx context.Context, hash string, now time.Time) (*cauri.Workspace, *cauri.Key, bool, uint64) {
+func (s *Store) cachedKey(hash string, now time.Time) (*cauri.Workspace, *cauri.Key, bool, uint64) {
 	if !s.keys.on.Load() {
 		return nil, nil, false, 0
-	}
-	if s.kind == config.SQLite {
-		n, err := s.keyEpoch(ctx)
-		if err != nil {
-			return nil, nil, false, 0 // the store's own read reports it
-		}
-		s.keys.sawEpoch(n)
 	}
 	return s.keys.get(hash, now)
 }
@@ -144,14 +126,18 @@ func (t *tx) keysChanged() { t.clearsKeys = true }
 
 // beforeKeysCommit is the end of a transaction that changed keys: the
 // epoch moves and, on PostgreSQL, the nodes are told at commit. It returns
-// what waits, after the commit, until every node listening has cleared its
-// cache (nil on SQLite).
+// what waits, after the commit, until the other caches are cleared (nil
+// when there is nothing to wait for).
 func (t *tx) beforeKeysCommit(ctx context.Context) (func(), error) {
-	if _, err := t.exec(ctx, `UPDATE key_cache_epoch SET n = n + 1 WHERE id = 1`); err != nil {
+	var n int64
+	if err := t.queryRow(ctx, `UPDATE key_cache_epoch SET n = n + 1 WHERE id = 1 RETURNING n`).Scan(&n); err != nil {
 		return nil, err
 	}
 	if t.s.kind != config.Postgres {
-		return nil, nil
+		if !t.s.AwaitKeyCaches {
+			return nil, nil
+		}
+		return func() { t.s.awaitCleared(n) }, nil
 	}
 	token := cauri.NewID("kc_")
 	if _, err := t.exec(ctx, `SELECT pg_notify('`+keyChannel+`', ?)`, token); err != nil {
@@ -185,13 +171,40 @@ func (t *tx) beforeKeysCommit(ctx context.Context) (func(), error) {
 	}, nil
 }
 
+// awaitCleared waits, up to KeyCacheBound, until the SQLite server has
+// cleared its cache at epoch n or later.
+func (s *Store) awaitCleared(n int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), KeyCacheBound)
+	defer cancel()
+	for {
+		var cleared int64
+		err := s.read(ctx, func(t *tx) error {
+			return t.queryRow(ctx, `SELECT cleared FROM key_cache_epoch WHERE id = 1`).Scan(&cleared)
+		})
+		if err != nil || cleared >= n {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // CacheKeys turns the cache of API keys on until ctx ends or the store
-// closes. On PostgreSQL it listens for the other nodes' changes, and
-// reads the epoch every `every`; it returns once the listening is in
-// place. Each later failure is given to report: the cache is off until
-// the epoch can be read again, and cleared whenever a notice may have been
-// missed.
+// closes: it reads the epoch every `every` (0: KeyCacheBound on
+// PostgreSQL, sqliteKeyPoll on SQLite) and, on PostgreSQL, listens for the
+// other nodes' changes; it returns once the listening is in place. Each
+// later failure is given to report: the cache is off until the epoch can
+// be read again, and cleared whenever a notice may have been missed.
 func (s *Store) CacheKeys(ctx context.Context, every time.Duration, report func(error)) error {
+	if every == 0 {
+		every = sqliteKeyPoll
+		if s.kind == config.Postgres {
+			every = KeyCacheBound
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	var conn *pgx.Conn
 	if s.kind == config.Postgres {
@@ -212,19 +225,18 @@ func (s *Store) CacheKeys(ctx context.Context, every time.Duration, report func(
 	s.mu.Lock()
 	s.stopCache = cancel
 	s.mu.Unlock()
-	s.keys.sawEpoch(last)
+	s.keys.clear()
 	s.keys.on.Store(true)
-	if conn == nil {
-		go func() { <-ctx.Done(); s.keys.on.Store(false); s.keys.clear() }()
-		return nil
+	if conn != nil {
+		go s.noticeKeys(ctx, conn, every, report)
 	}
-	go s.noticeKeys(ctx, conn, every, report)
 	go s.pollKeys(ctx, every, last, report)
 	return nil
 }
 
-// pollKeys clears the cache when the epoch moves, and turns it off while
-// the epoch cannot be read (PostgreSQL).
+// pollKeys clears the cache when the epoch moves (on SQLite, then writes
+// the epoch it cleared at for the CLI waiting on it), and turns it off
+// while the epoch cannot be read.
 func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, report func(error)) {
 	defer func() { s.keys.on.Store(false); s.keys.clear() }()
 	tick := time.NewTicker(every)
@@ -243,10 +255,21 @@ func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, r
 			s.keys.on.Store(false)
 			s.keys.clear()
 			report(fmt.Errorf("key cache off: read the epoch: %w", err))
-		case n != last || !s.keys.on.Load():
-			s.keys.clear()
-			last = n
-			s.keys.on.Store(true)
+			continue
+		case n == last && s.keys.on.Load():
+			continue
+		}
+		s.keys.clear()
+		last = n
+		s.keys.on.Store(true)
+		if s.kind == config.SQLite {
+			err := s.tx(ctx, func(t *tx) error {
+				_, err := t.exec(ctx, `UPDATE key_cache_epoch SET cleared = ? WHERE id = 1 AND cleared < ?`, n, n)
+				return err
+			})
+			if err != nil && ctx.Err() == nil {
+				report(fmt.Errorf("key cache: note the epoch cleared at: %w", err))
+			}
 		}
 	}
 }

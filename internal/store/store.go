@@ -43,6 +43,10 @@ type Store struct {
 	// DeliveryAttempts is the number of automatic attempts of a new webhook
 	// delivery (the length of the retry schedule); 0 means the SPEC's 10.
 	DeliveryAttempts int
+	// AwaitKeyCaches makes a change to keys wait until the server that has
+	// this SQLite file open has cleared its cache of keys (see keyCache):
+	// the CLI sets it when a server is running.
+	AwaitKeyCaches bool
 
 	db    *sql.DB
 	kind  string // config.SQLite or config.Postgres

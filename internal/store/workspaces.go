@@ -209,7 +209,7 @@ func (s *Store) Workspaces(ctx context.Context) ([]*cauri.Workspace, error) {
 // rolled one past its grace period, is ENotFound.
 func (s *Store) Authenticate(ctx context.Context, apiKey string, now time.Time) (*cauri.Workspace, *cauri.Key, error) {
 	hash := vault.HashKey(apiKey)
-	ws, k, ok, gen := s.cachedKey(ctx, hash, now)
+	ws, k, ok, gen := s.cachedKey(hash, now)
 	if ok {
 		return ws, k, nil
 	}

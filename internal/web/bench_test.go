@@ -23,6 +23,10 @@ import (
 // network against its limit.
 func BenchmarkSessionStatus(b *testing.B) {
 	st := storetest.SQLite(b)
+	// As serve runs: the keys cached in memory.
+	if err := st.CacheKeys(b.Context(), 0, func(err error) { b.Error(err) }); err != nil {
+		b.Fatal(err)
+	}
 	srv, err := New(Deps{
 		Accounts: &accounts.Service{Store: st, Now: time.Now}, Checkout: &checkout.Service{Store: st, PayURL: "http://x/pay", Now: time.Now},
 		Limiter: ratelimit.Unlimited{}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
