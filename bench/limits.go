@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,7 +30,8 @@ func serveLimitHTTP(ln net.Listener, size int) error {
 
 // serveLimitDB inserts one row per request into the same kind of store,
 // opened with the store's own settings (WAL and durable commits on
-// SQLite, whose writers take the write lock in turn as the store's do):
+// SQLite, whose writers take the write lock in turn and whose WAL is
+// checkpointed in the background, as the store's):
 // the ceiling of a create.
 func serveLimitDB(ln net.Listener, databaseURL string, size int) error {
 	db, kind, err := store.OpenDB(databaseURL)
@@ -38,6 +41,8 @@ func serveLimitDB(ln net.Listener, databaseURL string, size int) error {
 	insert := `INSERT INTO bench_rows (id, body) VALUES ($1, $2)`
 	if kind == config.SQLite {
 		insert = `INSERT INTO bench_rows (id, body) VALUES (?, ?)`
+		// Checkpointed in the background, as the server's store is.
+		go store.Checkpoints(context.Background(), db, store.CheckpointEvery, func(err error) { fmt.Fprintln(os.Stderr, "limit-db:", err) })
 	}
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS bench_rows (id TEXT PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
 		return err

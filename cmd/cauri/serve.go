@@ -81,13 +81,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		shared.Fallback = local.Inc
 		limiter, limits = shared, "redis"
 	}
-	cacheErrors := prometheus.NewCounter(prometheus.CounterOpts{Name: "cauri_key_cache_errors_total",
-		Help: "Failures to read the key cache's epoch or to listen for other nodes' key changes (the cache is off or cleared meanwhile)."})
-	reg.MustRegister(cacheErrors)
+	// The store's background work: the cache of keys, SQLite's checkpoints.
+	background := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cauri_store_background_errors_total",
+		Help: "Failures of the store's background work: key_cache (reading its epoch, listening for other nodes' changes; the cache is off or cleared meanwhile), checkpoint (SQLite's WAL)."},
+		[]string{"work"})
+	reg.MustRegister(background)
+	report := func(work string) func(error) {
+		return func(err error) { background.WithLabelValues(work).Inc(); logger.Warn(work, "err", err) }
+	}
 	st.AwaitKeyCaches = false // this process is the server: its changes clear its cache at once
-	if err := st.CacheKeys(ctx, 0, func(err error) { cacheErrors.Inc(); logger.Warn("key cache", "err", err) }); err != nil {
+	if err := st.CacheKeys(ctx, 0, report("key_cache")); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
+	st.Checkpoints(ctx, report("checkpoint"))
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)
 	guard := delivery.NewGuard(cfg.WebhookAllowedCIDRs, nil)
 	worker := &delivery.Worker{

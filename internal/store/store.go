@@ -121,10 +121,12 @@ func OpenDB(databaseURL string) (db *sql.DB, kind string, err error) {
 // sqliteDSN turns a path into modernc's DSN. WAL lets readers work during a
 // write; synchronous(FULL) makes every commit durable across a power loss,
 // which payments need; _txlock=immediate takes the write lock at BEGIN so two
-// writers never deadlock upgrading a read lock.
+// writers never deadlock upgrading a read lock; checkpoints are the
+// server's, in the background (checkpoint.go).
 func sqliteDSN(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)",
+		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
