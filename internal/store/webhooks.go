@@ -3,15 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/config"
 )
 
 func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
@@ -243,8 +241,8 @@ func (s *Store) DeliveryTarget(ctx context.Context, id string, now time.Time) (*
 }
 
 // DeliveryTargets reads what the attempts of several deliveries need, in
-// one read of a few statements whatever their number: the deliveries, their
-// events, and each workspace's address and keys (opened once). A delivery
+// four statements whatever their number: the deliveries, their events, the
+// workspaces' addresses and their secret keys (each opened once). A delivery
 // that no longer exists is left out; the others keep the order of ids.
 func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time) ([]*DeliveryTarget, error) {
 	if len(ids) == 0 {
@@ -272,34 +270,16 @@ func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time
 				events[ev.ID] = ev
 			}
 		}
-		type signing struct {
-			url     string
-			secrets []string
-			problem string
+		signing, err := t.signing(ctx, deliveries, now)
+		if err != nil {
+			return err
 		}
-		seen := map[Endpoint]*signing{}
 		for _, id := range ids {
 			d := byID[id]
 			if d == nil {
 				continue
 			}
-			ep := Endpoint{d.WorkspaceID, d.Livemode}
-			sg := seen[ep]
-			if sg == nil {
-				sg = &signing{}
-				cfg, err := t.webhookConfig(ctx, d.WorkspaceID, false)
-				if err != nil {
-					return err
-				}
-				sg.url = cfg.URLFor(d.Livemode)
-				if sg.secrets, err = t.signingSecrets(ctx, d.WorkspaceID, d.Livemode, now); err != nil {
-					if cauri.ErrorCode(err) != cauri.ENotFound {
-						return err
-					}
-					sg.problem = cauri.ErrorMessage(err)
-				}
-				seen[ep] = sg
-			}
+			sg := signing[Endpoint{d.WorkspaceID, d.Livemode}]
 			tg := &DeliveryTarget{Delivery: d, URL: sg.url, Secrets: sg.secrets, Problem: sg.problem, Event: events[d.EventID]}
 			if tg.Event == nil {
 				tg.Problem = "Event " + d.EventID + " not found"
@@ -309,6 +289,80 @@ func (s *Store) DeliveryTargets(ctx context.Context, ids []string, now time.Time
 		return nil
 	})
 	return out, err
+}
+
+// signing is an endpoint's address and the secret keys of its mode that
+// work now, newest first (webhooks are signed with each: SPEC section 5,
+// item 8); problem says why there are none.
+type signing struct {
+	url     string
+	secrets []string
+	problem string
+}
+
+// signing reads the signing of the deliveries' endpoints in two
+// statements, whatever their number: the workspaces' addresses, and their
+// secret keys (opened with the vault).
+func (t *tx) signing(ctx context.Context, deliveries []*cauri.Delivery, now time.Time) (map[Endpoint]*signing, error) {
+	var wsIDs []string
+	out := map[Endpoint]*signing{}
+	for _, d := range deliveries {
+		ep := Endpoint{d.WorkspaceID, d.Livemode}
+		if out[ep] == nil {
+			out[ep] = &signing{}
+			wsIDs = append(wsIDs, d.WorkspaceID)
+		}
+	}
+	if len(wsIDs) == 0 {
+		return out, nil
+	}
+	slices.Sort(wsIDs)
+	wsIDs = slices.Compact(wsIDs)
+	type address struct{ id, live, test string }
+	addrs, err := queryAll(ctx, t, func(row interface{ Scan(...any) error }) (address, error) {
+		var a address
+		return a, row.Scan(&a.id, &a.live, &a.test)
+	}, `SELECT id, webhook_url, test_webhook_url FROM workspaces WHERE id IN (`+placeholders(len(wsIDs))+`)`, anys(wsIDs)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range addrs {
+		if sg := out[Endpoint{a.id, true}]; sg != nil {
+			sg.url = (&cauri.WebhookConfig{URL: a.live, TestURL: a.test}).URLFor(true)
+		}
+		if sg := out[Endpoint{a.id, false}]; sg != nil {
+			sg.url = (&cauri.WebhookConfig{URL: a.live, TestURL: a.test}).URLFor(false)
+		}
+	}
+	type sealedKey struct {
+		ep         Endpoint
+		id, sealed string
+	}
+	keys, err := queryAll(ctx, t, func(row interface{ Scan(...any) error }) (sealedKey, error) {
+		var k sealedKey
+		return k, row.Scan(&k.ep.WorkspaceID, &k.ep.Livemode, &k.id, &k.sealed)
+	}, `SELECT workspace_id, live, id, sealed FROM api_keys WHERE workspace_id IN (`+placeholders(len(wsIDs))+`) AND kind = ?
+		AND (revoked_at IS NULL OR revoked_at > ?) ORDER BY created_at DESC, id`, append(anys(wsIDs), string(cauri.KeySecret), micros(now))...)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		sg := out[k.ep]
+		if sg == nil {
+			continue // a mode none of the deliveries has
+		}
+		secret, err := t.s.vault.Open(k.sealed, k.id)
+		if err != nil {
+			return nil, err
+		}
+		sg.secrets = append(sg.secrets, secret)
+	}
+	for ep, sg := range out {
+		if len(sg.secrets) == 0 {
+			sg.problem = fmt.Sprintf("Workspace %s has no secret key for this mode", printable(ep.WorkspaceID))
+		}
+	}
+	return out, nil
 }
 
 // placeholders is n comma-separated placeholders; anys, a list as a
@@ -321,30 +375,6 @@ func anys[T any](list []T) []any {
 		out[i] = v
 	}
 	return out
-}
-
-// signingSecrets opens the secret keys of a mode that work at now, newest
-// first: webhooks of that mode are signed with each (SPEC section 5, item 8).
-func (t *tx) signingSecrets(ctx context.Context, workspaceID string, live bool, now time.Time) ([]string, error) {
-	type sealedKey struct{ id, sealed string }
-	keys, err := queryAll(ctx, t, func(row interface{ Scan(...any) error }) (*sealedKey, error) {
-		var k sealedKey
-		return &k, row.Scan(&k.id, &k.sealed)
-	}, `SELECT id, sealed FROM api_keys WHERE workspace_id = ? AND kind = ? AND live = ? AND (revoked_at IS NULL OR revoked_at > ?)
-		ORDER BY created_at DESC, id`, workspaceID, string(cauri.KeySecret), live, micros(now))
-	if err != nil {
-		return nil, err
-	}
-	if len(keys) == 0 {
-		return nil, errNotFound("Workspace %s has no secret key for this mode", printable(workspaceID))
-	}
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		if out[i], err = t.s.vault.Open(k.sealed, k.id); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // DeliveryAttempt is the outcome of one attempt to deliver.
@@ -376,15 +406,11 @@ type DeliveryAttempt struct {
 // delivered meanwhile) is recorded in the counters without changing the
 // state.
 func (s *Store) RecordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
-	var d *cauri.Delivery
-	err := s.tx(ctx, func(t *tx) (err error) {
-		d, err = t.recordDeliveryAttempt(ctx, id, a)
-		return err
-	})
-	if err != nil {
+	batch := []Recorded{{ID: id, Attempt: a}}
+	if err := s.RecordDeliveryAttempts(ctx, batch); err != nil {
 		return nil, err
 	}
-	return d, nil
+	return batch[0].Delivery, batch[0].Err
 }
 
 // Recorded is one attempt's outcome in a batch: the delivery and what
@@ -397,49 +423,111 @@ type Recorded struct {
 }
 
 // RecordDeliveryAttempts writes several attempts' outcomes as
-// RecordDeliveryAttempt does, in one transaction (one commit, however
-// many). A delivery that no longer exists is left out (its Err set); any
-// other error records none.
+// RecordDeliveryAttempt does, in one transaction of a few statements
+// however many: the deliveries are read (and locked, on PostgreSQL) in one,
+// in one order so that two nodes' batches never wait on each other in a
+// cycle; their new states are written in one. A delivery that no longer
+// exists is left out (its Err set); any other error records none.
 func (s *Store) RecordDeliveryAttempts(ctx context.Context, batch []Recorded) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(batch))
+	for _, r := range batch {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	return s.tx(ctx, func(t *tx) error {
-		if s.kind == config.Postgres && len(batch) > 1 {
-			// Lock the batch's rows in one statement, in one order (two
-			// nodes' batches never wait on each other in a cycle).
-			ids := make([]string, len(batch))
-			for i, r := range batch {
-				ids[i] = r.ID
-			}
-			sort.Strings(ids)
-			if _, err := t.exec(ctx, `SELECT id FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id FOR UPDATE`, anys(ids)...); err != nil {
-				return err
-			}
+		type leased struct {
+			d       *cauri.Delivery
+			token   sql.NullString
+			release bool
+		}
+		rows, err := queryAll(ctx, t, func(row interface{ Scan(...any) error }) (*leased, error) {
+			var l leased
+			var err error
+			l.d, err = scanDelivery(withLeaseToken{row, &l.token})
+			return &l, err
+		}, `SELECT `+deliveryColumns+`, lease_token FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`+t.s.forUpdate(), anys(ids)...)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*leased, len(rows))
+		for _, l := range rows {
+			byID[l.d.ID] = l
 		}
 		for i := range batch {
 			r := &batch[i]
-			r.Delivery, r.Err = t.recordDeliveryAttempt(ctx, r.ID, r.Attempt)
-			if r.Err != nil && !errors.Is(r.Err, ErrNotFound) {
-				return r.Err
+			l := byID[r.ID]
+			if l == nil {
+				r.Err = errNotFound("Delivery %s not found", printable(r.ID))
+				continue
 			}
+			// In turn, as if each had its own transaction: the same
+			// delivery twice in a batch sees the first outcome.
+			held, failed := settleAttempt(l.d, &l.token, r.Attempt)
+			l.release = l.release || held
+			if failed {
+				d := l.d
+				if _, err := t.exec(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?)`, cauri.NewID("ntf_"), d.WorkspaceID, d.Livemode, NotificationDeliveryFailed, d.ID,
+					"Webhook "+d.Event+" could not be delivered to "+d.URL+" after "+strconv.Itoa(d.AutoAttempts)+" attempts", micros(r.Attempt.At)); err != nil {
+					return err
+				}
+			}
+			d := *l.d
+			r.Delivery = &d
 		}
-		return nil
+		if len(rows) == 0 {
+			return nil
+		}
+		var q strings.Builder
+		q.WriteString(`WITH v (id, release_lease, status, attempts, auto_attempts, url, next_attempt_at, last_status_code, last_error, response_ms, delivered_at) AS (VALUES `)
+		args := make([]any, 0, 11*len(rows))
+		for i, l := range rows {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(`(CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS TEXT),
+				CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT))`)
+			d, release := l.d, 0
+			if l.release {
+				release = 1
+			}
+			args = append(args, d.ID, release, string(d.Status), d.Attempts, d.AutoAttempts, d.URL, nullMicros(d.NextAttemptAt),
+				d.LastStatusCode, d.LastError, d.ResponseMS, nullMicros(d.DeliveredAt))
+		}
+		q.WriteString(`) UPDATE webhook_deliveries SET
+			locked_until = CASE WHEN v.release_lease = 1 THEN NULL ELSE webhook_deliveries.locked_until END,
+			lease_token = CASE WHEN v.release_lease = 1 THEN NULL ELSE webhook_deliveries.lease_token END,
+			status = v.status, attempts = v.attempts, auto_attempts = v.auto_attempts, url = v.url, next_attempt_at = v.next_attempt_at,
+			last_status_code = v.last_status_code, last_error = v.last_error, response_ms = v.response_ms, delivered_at = v.delivered_at
+			FROM v WHERE webhook_deliveries.id = v.id`)
+		_, err = t.exec(ctx, q.String(), args...)
+		return err
 	})
 }
 
-func (t *tx) recordDeliveryAttempt(ctx context.Context, id string, a DeliveryAttempt) (*cauri.Delivery, error) {
-	var token sql.NullString
-	d, err := scanDelivery(withLeaseToken{t.queryRow(ctx, `SELECT `+deliveryColumns+`, lease_token FROM webhook_deliveries WHERE id = ?`+t.s.forUpdate(), id), &token})
-	if err != nil {
-		return nil, notFound(err, "Delivery %s not found", printable(id))
-	}
+// settleAttempt applies an attempt's outcome to d, whose lease token is
+// token, and reports whether the attempt held the lease (which it then
+// releases) and whether it failed the delivery. An automatic attempt that
+// holds it settles the delivery: a 2xx delivers; a failure schedules the
+// next attempt, or fails the delivery after the last. A resend's 2xx
+// delivers too; any other outcome changes only the counters and the last
+// answer.
+func settleAttempt(d *cauri.Delivery, token *sql.NullString, a DeliveryAttempt) (held, failed bool) {
 	holdsLease := !a.Manual && d.Status == cauri.DeliveryPending && token.Valid && token.String == a.Lease
 	d.Attempts++
 	d.URL, d.ResponseMS = a.URL, a.ResponseMS
 	d.LastStatusCode, d.LastError = nil, nil
 	if a.StatusCode != 0 {
-		d.LastStatusCode = &a.StatusCode
+		code := a.StatusCode
+		d.LastStatusCode = &code
 	}
 	if a.Error != "" {
-		d.LastError = &a.Error
+		msg := a.Error
+		d.LastError = &msg
 	}
 	switch {
 	case a.Delivered:
@@ -447,28 +535,16 @@ func (t *tx) recordDeliveryAttempt(ctx context.Context, id string, a DeliveryAtt
 		d.Status, d.DeliveredAt, d.NextAttemptAt = cauri.DeliveryDelivered, &at, nil
 	case !holdsLease:
 	case a.NextAt != nil:
-		d.Status, d.NextAttemptAt = cauri.DeliveryPending, a.NextAt
+		next := *a.NextAt
+		d.Status, d.NextAttemptAt = cauri.DeliveryPending, &next
 	default:
-		d.Status, d.NextAttemptAt = cauri.DeliveryFailed, nil
-		if _, err := t.exec(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, cauri.NewID("ntf_"), d.WorkspaceID, d.Livemode, NotificationDeliveryFailed, d.ID,
-			"Webhook "+d.Event+" could not be delivered to "+d.URL+" after "+strconv.Itoa(d.AutoAttempts+1)+" attempts", micros(a.At)); err != nil {
-			return nil, err
-		}
+		d.Status, d.NextAttemptAt, failed = cauri.DeliveryFailed, nil, true
 	}
-	lease := "" // a resend, or a stale attempt: the lease stays its holder's
 	if holdsLease {
 		d.AutoAttempts++
-		lease = "locked_until = NULL, lease_token = NULL, "
+		*token = sql.NullString{}
 	}
-	_, err = t.exec(ctx, `UPDATE webhook_deliveries SET `+lease+`status = ?, attempts = ?, auto_attempts = ?, url = ?,
-		next_attempt_at = ?, last_status_code = ?, last_error = ?, response_ms = ?, delivered_at = ? WHERE id = ?`,
-		string(d.Status), d.Attempts, d.AutoAttempts, d.URL, nullMicros(d.NextAttemptAt), d.LastStatusCode, d.LastError,
-		d.ResponseMS, nullMicros(d.DeliveredAt), d.ID)
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return holdsLease, failed
 }
 
 // withLeaseToken scans a delivery's columns followed by its lease token.
