@@ -261,8 +261,31 @@ type tx struct {
 	clearsKeys bool // see keysChanged
 }
 
-func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+// QueryLog receives each query a store method runs in a context given
+// WithQueryLog, as sent to the database (placeholders rebound), with its
+// arguments.
+type QueryLog func(q string, args []any)
+
+type queryLogKey struct{}
+
+// WithQueryLog makes the store's methods called with ctx report each query
+// to log (the plan test reads every query of a path this way).
+func WithQueryLog(ctx context.Context, log QueryLog) context.Context {
+	return context.WithValue(ctx, queryLogKey{}, log)
+}
+
+// sent rebinds q for the database and reports it to the context's query
+// log, if any.
+func (t *tx) sent(ctx context.Context, q string, args []any) string {
 	q = t.s.rebind(q)
+	if log, ok := ctx.Value(queryLogKey{}).(QueryLog); ok {
+		log(q, args)
+	}
+	return q
+}
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	q = t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -270,7 +293,7 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	q = t.s.rebind(q)
+	q = t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -278,7 +301,7 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	q = t.s.rebind(q)
+	q = t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}

@@ -1,0 +1,134 @@
+package store_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// tables are the tables that grow with a merchant's history: a query of a
+// read path that scans one whole is a query whose cost grows with it.
+var tables = []string{"checkout_sessions", "payment_attempts", "events", "webhook_deliveries", "transfers",
+	"notifications", "idempotency_keys", "ledger_movements", "ledger_entries", "audit_log", "api_keys", "workspaces"}
+
+// TestStore_ReadPathsUseIndexes runs each read path a merchant's history
+// weighs on (issue 18, point 4: status reads, the delivery list with its
+// filters, the transfer list, the dashboard's overview and transactions,
+// the export) with a query log, and asks the database for the plan of
+// every query it sent: none may scan a whole table.
+func TestStore_ReadPathsUseIndexes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, keys := newWorkspace(t, s)
+		sess := newSession(ws, 1000)
+		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(24 * time.Hour)
+		rows := func(store.ExportRow) error { return nil }
+		paths := []struct {
+			name string
+			run  func(ctx context.Context) error
+		}{
+			{"status read", func(ctx context.Context) error {
+				if _, _, err := s.Authenticate(ctx, keys[1].Plaintext, now); err != nil {
+					return err
+				}
+				_, err := s.Session(ctx, sess.ID)
+				return err
+			}},
+			{"deliveries", func(ctx context.Context) error {
+				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Limit: 20})
+				return err
+			}},
+			{"deliveries, failed", func(ctx context.Context) error {
+				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Status: "failed", Limit: 20})
+				return err
+			}},
+			{"deliveries, of an event", func(ctx context.Context) error {
+				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Event: "payment.completed", Limit: 20})
+				return err
+			}},
+			{"deliveries, of a transaction", func(ctx context.Context) error {
+				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{TransactionID: sess.ID, Limit: 20})
+				return err
+			}},
+			{"transfers", func(ctx context.Context) error {
+				_, err := s.Transfers(ctx, ws.ID, true, "", 20)
+				return err
+			}},
+			{"transfers, failed", func(ctx context.Context) error {
+				_, err := s.Transfers(ctx, ws.ID, true, cauri.TransferFailed, 20)
+				return err
+			}},
+			{"overview, 30 days", func(ctx context.Context) error {
+				_, err := s.Stats(ctx, ws.ID, true, now.Add(-30*24*time.Hour), now)
+				return err
+			}},
+			{"transactions page", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Limit: 50}, rows)
+			}},
+			{"transactions page, failed", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Status: cauri.SessionFailed, Limit: 50}, rows)
+			}},
+			{"export of a month", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{From: now.Add(-30 * 24 * time.Hour), To: now}, rows)
+			}},
+		}
+		// SQLite's whole-table scan (SCAN without USING INDEX: of a table
+		// or of its alias in the query), PostgreSQL's.
+		scan := regexp.MustCompile(`^SCAN (\w+)$|Seq Scan on (\w+)`)
+		// A page read newest first that sorts every row it matched rather
+		// than reading them in an index's order (PostgreSQL shows it; SQLite
+		// sorts ties only, "FOR LAST TERM OF ORDER BY", whatever the index).
+		sortAll := regexp.MustCompile(`Sort Key: (\w+\.)?created_at DESC, (\w+\.)?id DESC`)
+		alias := regexp.MustCompile(`(?i)\b(?:FROM|JOIN)\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?`)
+		for _, p := range paths {
+			t.Run(p.name, func(t *testing.T) {
+				type sent struct {
+					q    string
+					args []any
+				}
+				var queries []sent
+				if err := p.run(store.WithQueryLog(ctx, func(q string, args []any) { queries = append(queries, sent{q, args}) })); err != nil {
+					t.Fatal(err)
+				}
+				if len(queries) == 0 {
+					t.Fatal("no query logged")
+				}
+				for _, q := range queries {
+					plan, err := s.Explain(ctx, q.q, q.args)
+					if err != nil {
+						t.Fatalf("explain %s: %v", q.q, err)
+					}
+					names := map[string]string{} // alias or table: table
+					for _, m := range alias.FindAllStringSubmatch(q.q, -1) {
+						names[m[1]] = m[1]
+						if m[2] != "" {
+							names[m[2]] = m[1]
+						}
+					}
+					for _, line := range plan {
+						if sortAll.MatchString(line) {
+							t.Errorf("%s sorts every row it matched:\n%s\nplan:\n%s", p.name, q.q, strings.Join(plan, "\n"))
+						}
+						m := scan.FindStringSubmatch(strings.TrimSpace(line))
+						if m == nil {
+							continue
+						}
+						if table := names[m[1]+m[2]]; slices.Contains(tables, table) {
+							t.Errorf("%s scans the whole of %s:\n%s\nplan:\n%s", p.name, table, q.q, strings.Join(plan, "\n"))
+						}
+					}
+				}
+			})
+		}
+	})
+}
