@@ -4,6 +4,7 @@
 //
 //	go run ./bench                      # embedded SQLite
 //	CAURI_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test go run ./bench   # and PostgreSQL
+//	CAURI_BENCH_OUTPOST=/path/to/outpost go run ./bench   # and Hookdeck Outpost's webhook pipeline (outpost.go)
 //
 // It builds the binary, starts the service with rate limits off
 // (--unsafe-no-rate-limits), starts the limits as processes of their own,
@@ -81,6 +82,7 @@ type row struct {
 	Limit   string
 	LimitRS float64
 	Target  float64 // the ratio the issue asks for; 0 for none
+	Outpost float64 // Outpost's webhook pipeline rate, on the pipeline rows; 0 when not measured
 }
 
 func (r row) ratio() float64 {
@@ -116,16 +118,21 @@ func run(d time.Duration, concurrency int, outFile string) error {
 		defer cleanup()
 		stores = append(stores, struct{ name, url, limitURL string }{"postgres", u, u})
 	}
+	rc := newReceiver()
+	defer rc.close()
 	var rows []row
 	var peaks []string
 	for _, st := range stores {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
-		r, peak, err := benchStore(bin, tmp, st.name, st.url, st.limitURL, d, concurrency)
+		r, peak, err := benchStore(bin, tmp, rc, st.name, st.url, st.limitURL, d, concurrency)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
 		rows = append(rows, r...)
 		peaks = append(peaks, fmt.Sprintf("%s %.0f MB", st.name, peak))
+	}
+	if rows, peaks, err = withOutpost(rows, peaks, tmp, rc, d, concurrency); err != nil {
+		return fmt.Errorf("outpost: %w", err)
 	}
 	table := formatTable(rows, peaks, d, concurrency)
 	fmt.Print(table)

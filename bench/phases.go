@@ -25,9 +25,7 @@ const workspaces = 8
 
 // benchStore measures every path on one store and returns the rows and the
 // service's peak resident memory in MB.
-func benchStore(bin, tmp, name, dbURL, limitURL string, d time.Duration, concurrency int) ([]row, float64, error) {
-	rc := newReceiver()
-	defer rc.close()
+func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d time.Duration, concurrency int) ([]row, float64, error) {
 	svc, err := startService(bin, tmp, dbURL)
 	if err != nil {
 		return nil, 0, err
@@ -183,16 +181,24 @@ func newReceiver() *receiver {
 
 func (rc *receiver) close() { rc.srv.Close() }
 
+// size is the body size of the last webhook that arrived.
+func (rc *receiver) size() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.bodySize
+}
+
 func (rc *receiver) arrived() (int, time.Time) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return len(rc.latency), rc.last
 }
 
+// pipelinePath names the webhook pipeline's row.
+const pipelinePath = "webhook pipeline (state change -> 2xx)"
+
 // pipeline settles test sessions for d, as fast as it can when qps is 0,
-// and measures the webhooks: deliveries per second from the first state
-// change to the last arrival, and each event's latency from its state
-// change to its arrival.
+// and measures the webhooks (see receiver.measure).
 func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.Duration, concurrency int, qps float64) (row, error) {
 	// Sessions to settle, made beforehand so the phase measures the pipeline.
 	need := 6000
@@ -205,21 +211,35 @@ func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.D
 			sessions = append(sessions, id)
 		}
 	}
-	before, _ := rc.arrived()
-	var next, settled atomic.Int64
-	start := time.Now()
-	load(func(ctx context.Context) bool {
+	var next atomic.Int64
+	r := rc.measure(func(ctx context.Context) bool {
 		i := next.Add(1) - 1
 		if i >= int64(len(sessions)) {
 			return false
 		}
-		ok := do(ctx, c, "POST", base+"/checkout/sandbox", "", "", fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, sessions[i]), 200)
+		return do(ctx, c, "POST", base+"/checkout/sandbox", "", "", fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, sessions[i]), 200)
+	}, d, concurrency, qps)
+	r.Path = pipelinePath
+	return r, nil
+}
+
+// measure runs send (each success makes one webhook to the receiver) from
+// concurrency goroutines for d, as fast as it goes when qps is 0, waits for
+// the webhooks, and measures them: deliveries per second from the start to
+// the last arrival, and each event's latency from its timestamp to its
+// arrival.
+func (rc *receiver) measure(send call, d time.Duration, concurrency int, qps float64) row {
+	before, _ := rc.arrived()
+	var sent atomic.Int64
+	start := time.Now()
+	load(func(ctx context.Context) bool {
+		ok := send(ctx)
 		if ok {
-			settled.Add(1)
+			sent.Add(1)
 		}
 		return ok
 	}, concurrency, d, qps)
-	want := before + int(settled.Load())
+	want := before + int(sent.Load())
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if n, _ := rc.arrived(); n >= want {
 			break
@@ -229,21 +249,18 @@ func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.D
 	rc.mu.Lock()
 	lat := append([]time.Duration(nil), rc.latency[before:]...)
 	rc.mu.Unlock()
-	r := row{Path: "webhook pipeline (state change -> 2xx)"}
+	var r row
 	r.Count = int64(n - before)
 	r.Errors = int64(want - n)
 	r.RPS = float64(n-before) / last.Sub(start).Seconds()
 	r.P50, r.P90, r.P99 = percentile(lat, 50), percentile(lat, 90), percentile(lat, 99)
-	return r, nil
+	return r
 }
 
 // bareDelivery is the delivery limit: signed POSTs of a webhook's size to
 // the same receiver at the worker's concurrency, from a bare program.
 func bareDelivery(rc *receiver, d time.Duration, concurrency int) result {
-	rc.mu.Lock()
-	size := rc.bodySize
-	rc.mu.Unlock()
-	body := bytes.Repeat([]byte("x"), max(size, 100))
+	body := bytes.Repeat([]byte("x"), max(rc.size(), 100))
 	c := client(concurrency)
 	return load(func(ctx context.Context) bool {
 		req, _ := http.NewRequestWithContext(ctx, "POST", rc.url+"/bare", bytes.NewReader(body))
@@ -267,25 +284,33 @@ func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) s
 	fmt.Fprintln(&b, "| store | path | req/s | p50 | p90 | p99 | p99 at half rate | errors | limit | ratio to limit (target) |")
 	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
-		ratio, half := "", ""
+		limit, ratio, half := r.Limit, "", ""
 		if r.LimitRS > 0 {
 			ratio = fmt.Sprintf("%.2f of %.0f/s", r.ratio(), r.LimitRS)
 			if r.Target > 0 {
-				mark := "met"
-				if r.ratio() < r.Target {
-					mark = "MISSED"
-				}
-				ratio += fmt.Sprintf(" (≥ %.1f: %s)", r.Target, mark)
+				ratio += fmt.Sprintf(" (≥ %.1f: %s)", r.Target, mark(r.ratio() >= r.Target))
 			}
+		}
+		if r.Outpost > 0 {
+			// Issue 18's bar: ahead of Outpost on the same workload.
+			limit += "; Outpost"
+			ratio += fmt.Sprintf("; %.2f of Outpost's %.0f/s (> 1: %s)", r.RPS/r.Outpost, r.Outpost, mark(r.RPS > r.Outpost))
 		}
 		if r.HalfP99 > 0 {
 			half = ms(r.HalfP99)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %s | %s | %d | %s | %s |\n",
-			r.Store, r.Path, r.RPS, ms(r.P50), ms(r.P90), ms(r.P99), half, r.Errors, r.Limit, ratio)
+			r.Store, r.Path, r.RPS, ms(r.P50), ms(r.P90), ms(r.P99), half, r.Errors, limit, ratio)
 	}
 	fmt.Fprintf(&b, "\nPeak resident memory of the service: %s (target < 150 MB). p99 target at half rate: < 25 ms.\n\n", strings.Join(peaks, ", "))
 	return b.String()
+}
+
+func mark(met bool) string {
+	if met {
+		return "met"
+	}
+	return "MISSED"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
