@@ -10,8 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/cauri-pay/cauri/internal/config"
@@ -61,8 +64,9 @@ Commands:
                              connect one of the merchant's aggregator accounts (credentials as a JSON object)
   gateway list --workspace ID
   gateway disable|enable|remove --workspace ID GATEWAY_ID
-  user create --email E --password P --workspace ID
-                             a dashboard user of a workspace (sign in at /dashboard)
+  user create --email E --workspace ID
+                             a dashboard user of a workspace (sign in at /dashboard); the password
+                             is read from standard input, or asked on a terminal
   link deactivate|activate --workspace ID LINK_ID
                              take a payment link's page offline, or back online
   simulate [--addr 127.0.0.1:8090] [--token T] [--callback-url URL] [--settle-after 3s] PROVIDER
@@ -71,7 +75,9 @@ Commands:
   routing simulate [--seed 42] [--payments 100000] [--providers 4] [--outages-per-day 1]
                              replay payments through the routing engine and its baselines; print the table
 
-Every command reads the CAURI_* environment variables; "cauri <command> -h" lists them as flags.
+Every command reads the CAURI_* environment variables ("cauri serve -h" lists them, as flags
+too) and uses the database the server uses; an administration command says which on stderr,
+and refuses to make a new one without --create.
 `
 
 // run is the program: args without the program name, the environment
@@ -121,16 +127,47 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-// parseFlags declares the configuration flags on fs, parses args (flags may
-// come before or after the positional arguments) and returns the config and
-// the positional arguments.
-func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) (config.Config, []string, error) {
+// settings is what a command's flags give besides its own: the
+// configuration, and for the commands that open the store, whether they
+// may create a new database.
+type settings struct {
+	config.Config
+	create bool // --create, or a command that makes the database (serve, migrate)
+	admin  bool // an administration command: it names the database it used on stderr
+	stderr io.Writer
+}
+
+// parseFlags declares the configuration flags on fs (and --create, except
+// on serve and migrate, which make the database when there is none),
+// parses args (flags may come before or after the positional arguments)
+// and returns the settings and the positional arguments. Its -h lists the
+// command's own flags; serve -h lists the settings.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer) (settings, []string, error) {
 	fs.SetOutput(stderr)
+	makes := fs.Name() == "serve" || fs.Name() == "migrate"
+	var create *bool
+	if !makes {
+		create = fs.Bool("create", false, "make a new embedded database when there is none at CAURI_DATABASE_URL (without it the command refuses, rather than write where no server reads)")
+	}
+	own := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
 	finish := config.Register(fs, getenv)
+	if fs.Name() != "serve" {
+		fs.Usage = func() {
+			fmt.Fprintf(stderr, "Usage of cauri %s:\n", fs.Name())
+			fs.VisitAll(func(f *flag.Flag) {
+				if own[f.Name] {
+					name, usage := flag.UnquoteUsage(f)
+					fmt.Fprintf(stderr, "  -%s %s\n    \t%s\n", f.Name, name, usage)
+				}
+			})
+			fmt.Fprintln(stderr, "It reads the server's settings too (CAURI_DATABASE_URL, CAURI_MASTER_KEY, ...), from the environment or as flags: \"cauri serve -h\" lists them.")
+		}
+	}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return config.Config{}, nil, err
+			return settings{}, nil, err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -139,17 +176,30 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string, std
 		args = fs.Args()[1:]
 	}
 	cfg, err := finish()
-	return cfg, positional, err
+	return settings{Config: cfg, create: makes || (create != nil && *create), admin: !makes, stderr: stderr}, positional, err
 }
 
 // openStore opens the configured database with the master key and applies
 // the migrations it lacks. Embedded mode generates the key next to the
 // database file on first start; PostgreSQL needs CAURI_MASTER_KEY, since
-// every node must share it.
-func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+// every node must share it. An administration command names the database
+// on stderr, and refuses to make a new embedded one without --create: run
+// from another folder, it would otherwise write where no server reads.
+func openStore(ctx context.Context, cfg settings) (*store.Store, error) {
 	var key []byte
 	var err error
 	kind, path, _ := config.ParseDatabaseURL(cfg.DatabaseURL)
+	if kind == config.SQLite {
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !cfg.create {
+			return nil, fmt.Errorf("no database at %s (CAURI_DATABASE_URL=%s): run the command in the folder where `cauri serve` runs, or set CAURI_DATABASE_URL to the server's database; --create makes a new one", path, cfg.DatabaseURL)
+		}
+	}
+	if cfg.admin {
+		fmt.Fprintf(cfg.stderr, "cauri: database %s\n", describeDatabase(kind, path))
+	}
 	switch {
 	case cfg.MasterKey != "":
 		key, err = vault.ParseKey(cfg.MasterKey)
@@ -177,6 +227,18 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// describeDatabase names a database for a person: the SQLite file's path,
+// or the PostgreSQL URL without its password.
+func describeDatabase(kind, target string) string {
+	if kind == config.SQLite {
+		return "SQLite " + target
+	}
+	if u, err := url.Parse(target); err == nil {
+		return "PostgreSQL " + u.Redacted()
+	}
+	return "PostgreSQL"
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

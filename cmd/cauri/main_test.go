@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -337,7 +340,7 @@ func TestRun_GatewayCommands(t *testing.T) {
 				err := run(ctx, args, getenv, strings.NewReader(stdin), &out, io.Discard)
 				return out.String(), err
 			}
-			out, err := cli("", "workspace", "create", "--name", "Shop")
+			out, err := cli("", "workspace", "create", "--name", "Shop", "--create") // no server made the database yet
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,6 +392,44 @@ func TestRun_GatewayCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRun_CLIUsesTheServersDatabase: an administration command finds the
+// database as the server does, says which it used, and refuses to make a
+// new one unless told (--create): run from another folder, it would
+// otherwise write where no server reads, and print keys that get 401. Its
+// -h lists its own flags, not every setting (issue 21, point 5).
+func TestRun_CLIUsesTheServersDatabase(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data", "cauri.db")
+	getenv := func(k string) string { return map[string]string{"CAURI_DATABASE_URL": path}[k] }
+	cli := func(args ...string) (string, string, error) {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), args, getenv, nil, &out, &errOut)
+		return out.String(), errOut.String(), err
+	}
+	if _, _, err := cli("workspace", "create", "--name", "Shop"); err == nil || !strings.Contains(err.Error(), "no database at "+path) ||
+		!strings.Contains(err.Error(), "--create") {
+		t.Fatalf("create without a database = %v; want a refusal naming %s and --create", err, path)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused command left a database behind: %v", err)
+	}
+	out, stderr, err := cli("workspace", "create", "--name", "Shop", "--create")
+	if err != nil || !strings.Contains(out, `"test_secret"`) || !strings.Contains(stderr, "cauri: database SQLite "+path) {
+		t.Fatalf("create --create = %q, %q, %v; want the workspace, and the database named on stderr", out, stderr, err)
+	}
+	if out, stderr, err := cli("workspace", "list"); err != nil || !strings.Contains(out, "Shop") || !strings.Contains(stderr, path) {
+		t.Fatalf("list = %q, %q, %v", out, stderr, err)
+	}
+	_, help, err := cli("workspace", "create", "-h")
+	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(help, "-name") || !strings.Contains(help, "-create") ||
+		strings.Contains(help, "-database-url") || !strings.Contains(help, "cauri serve -h") {
+		t.Fatalf("workspace create -h = %v:\n%s\nwant its own flags only, and where the settings are listed", err, help)
+	}
+	if _, help, _ := cli("serve", "-h"); !strings.Contains(help, "-database-url") || strings.Contains(help, "-create") {
+		t.Fatalf("serve -h:\n%s\nwant every setting, no --create", help)
 	}
 }
 
