@@ -14,18 +14,45 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// openAPIJSON converts the embedded document to JSON once, at start.
-func openAPIJSON() ([]byte, error) {
-	var doc any
-	if err := yaml.Unmarshal(cauri.OpenAPI, &doc); err != nil {
-		return nil, fmt.Errorf("openapi.yaml: %w", err)
+// openAPIDocs returns the embedded document as the service serves it, in
+// YAML and in JSON, made once at start: its servers are the service's own
+// base URL (CAURI_BASE_URL), so that /docs shows requests to this
+// service; the document in the repository names a local `cauri serve`.
+func openAPIDocs(baseURL string) (yamlDoc, jsonDoc []byte, err error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(cauri.OpenAPI, &doc); err != nil || len(doc.Content) == 0 {
+		return nil, nil, fmt.Errorf("openapi.yaml: %v", err)
 	}
-	return json.Marshal(doc)
+	root := doc.Content[0]
+	yamlDoc = cauri.OpenAPI
+	if baseURL != "" {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value != "servers" {
+				continue
+			}
+			str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+			root.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{
+				str("url"), str(baseURL), str("description"), str("This service")}}}}
+		}
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(&doc); err != nil {
+			return nil, nil, err
+		}
+		yamlDoc = b.Bytes()
+	}
+	var v any
+	if err := doc.Decode(&v); err != nil {
+		return nil, nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	jsonDoc, err = json.Marshal(v)
+	return yamlDoc, jsonDoc, err
 }
 
 func (s *Server) openAPIYAML(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
-	w.Write(cauri.OpenAPI)
+	w.Write(s.openapiYAML)
 }
 
 func (s *Server) openAPIJSON(w http.ResponseWriter, r *http.Request) {
@@ -50,7 +77,7 @@ func (s *Server) reference(w http.ResponseWriter, r *http.Request) {
 <title>Cauri API reference `+cauri.APIVersion+`</title>
 </head>
 <body>
-<redoc spec-url="/v1/openapi.json" disable-telemetry="true"></redoc>
+<redoc spec-url="/v1/openapi.yaml" disable-telemetry="true"></redoc>
 <script type="module" src="/static/reference/redoc.standalone.js"></script>
 </body>
 </html>

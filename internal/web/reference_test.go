@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.yaml.in/yaml/v3"
 )
 
 // notInterface are routes that are not part of the interface: the hosted
@@ -107,11 +110,27 @@ func TestOpenAPI_Served(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.raw), &again); err != nil || len(again["paths"].(map[string]any)) == 0 {
 		t.Fatalf("openapi.json has no paths: %v", err)
 	}
-	y := e.do("GET", "/v1/openapi.yaml", nil)
-	if y.status != 200 || y.raw != string(cauri.OpenAPI) {
-		t.Fatalf("openapi.yaml = %d, %d bytes; want the embedded document", y.status, len(y.raw))
+	// Both name this service as their server, and are otherwise the
+	// embedded document.
+	if servers := again["servers"].([]any); len(servers) != 1 || servers[0].(map[string]any)["url"] != e.url {
+		t.Fatalf("openapi.json servers = %v; want this service's base URL %s", servers, e.url)
 	}
-	if p := e.do("GET", "/docs", nil); p.status != 200 || !strings.Contains(p.raw, `spec-url="/v1/openapi.json"`) {
+	y := e.do("GET", "/v1/openapi.yaml", nil)
+	var served, embedded map[string]any
+	if err := yaml.Unmarshal([]byte(y.raw), &served); y.status != 200 || err != nil {
+		t.Fatalf("openapi.yaml = %d, %v", y.status, err)
+	}
+	if err := yaml.Unmarshal(cauri.OpenAPI, &embedded); err != nil {
+		t.Fatal(err)
+	}
+	if servers := served["servers"].([]any); len(servers) != 1 || servers[0].(map[string]any)["url"] != e.url {
+		t.Fatalf("openapi.yaml servers = %v; want %s", servers, e.url)
+	}
+	served["servers"] = embedded["servers"]
+	if !reflect.DeepEqual(served, embedded) {
+		t.Fatal("openapi.yaml as served differs from the embedded document beyond its servers")
+	}
+	if p := e.do("GET", "/docs", nil); p.status != 200 || !strings.Contains(p.raw, `spec-url="/v1/openapi.yaml"`) {
 		t.Fatalf("/docs = %d %s", p.status, p.raw)
 	}
 }
@@ -128,7 +147,7 @@ func TestBrowser_Reference(t *testing.T) {
 	// the Checkout tag, then the webhooks, from the sidebar.
 	for _, step := range []struct{ link, want string }{
 		{"Checkout", "Create a checkout session"},
-		{"webhooks", "payment.completed"},
+		{"Webhooks", "payment.completed"},
 	} {
 		var text string
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
@@ -145,6 +164,19 @@ func TestBrowser_Reference(t *testing.T) {
 		if !strings.Contains(text, step.want) {
 			t.Fatalf("the reference page does not show %q after opening %q; it shows: %.800s", step.want, step.link, text)
 		}
+	}
+	// The sidebar, in a merchant's order (the document's, which Redoc keeps
+	// from the YAML): checkout first, its first operation the session's
+	// creation; one Webhooks section, the events, next to their deliveries.
+
+	menu, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(document.querySelector(".menu-content")?.innerText || "none").split("\n")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(label string) int { return slices.Index(menu, label) }
+	if n := len(slices.DeleteFunc(slices.Clone(menu), func(l string) bool { return l != "Webhooks" })); n != 1 ||
+		at("Checkout") < 0 || at("Create a checkout session") != at("Checkout")+1 || at("Webhooks") > at("Payment links") {
+		t.Fatalf("sidebar = %q; want Checkout first with the session's creation first, one Webhooks section before the links", menu)
 	}
 	screenshot(t, ctx, "reference")
 }

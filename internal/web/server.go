@@ -76,6 +76,7 @@ type Server struct {
 	api         *api.API
 	pay         *pay.Pages
 	dashboard   *dashboard.Dashboard
+	openapiYAML []byte // the document as served (openAPIDocs)
 	openapiJSON []byte
 	metrics     *metrics
 	handler     http.Handler
@@ -85,11 +86,11 @@ type Server struct {
 // New builds the server and its routes. It fails when a template does not
 // parse, so a broken page never reaches a customer.
 func New(d Deps) (*Server, error) {
-	doc, err := openAPIJSON()
+	docYAML, docJSON, err := openAPIDocs(d.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Deps: d, openapiJSON: doc, metrics: newMetrics(d.Registry),
+	s := &Server{Deps: d, openapiYAML: docYAML, openapiJSON: docJSON, metrics: newMetrics(d.Registry),
 		kit: &httpx.Kit{Logger: d.Logger, Limiter: d.Limiter, TrustedProxies: d.TrustedProxies}}
 	linkURL, dashboardURL := d.PayURL+"/l", dashboardURL(d.BaseURL, d.PayURL)
 	s.api = &api.API{Kit: s.kit, Checkout: d.Checkout, Transfers: d.Transfers, Router: d.Router, Accounts: d.Accounts,

@@ -116,6 +116,7 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Limiter:  ratelimit.NewMemory(clk.Now),
 		Logger:   logger,
 		PayURL:   ts.URL + "/pay",
+		BaseURL:  ts.URL,
 		Now:      clk.Now,
 		Registry: reg,
 	}
