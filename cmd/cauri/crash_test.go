@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,15 @@ import (
 )
 
 // TestMain lets the crash test run this test binary as the server, so that
-// it can kill a real process.
+// it can kill a real process, and the docs test as the command line.
 func TestMain(m *testing.M) {
+	if os.Getenv("CAURI_TEST_CLI") == "1" { // the docs test's `cauri`
+		if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "cauri:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("CAURI_TEST_SERVE") == "1" {
 		// The cluster test's nodes pass their reconcilers every second and
 		// adopt a payout cut short by a kill after 3 seconds, not 5 minutes.
