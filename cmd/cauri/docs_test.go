@@ -19,10 +19,11 @@ import (
 // docs/ that calls the API (a ```sh block with a curl in it) against a real
 // server, as a reader would paste it: each must succeed, every curl with a
 // 2xx. The README's tour runs whole (its workspace, session, settle,
-// status, webhook address); the other pages' examples get what their text
-// assumes: $CAURI the service, $SECRET and $LIVE_SECRET a verified
-// workspace's live secret key, with a pawaPay account (on its simulator)
-// for Senegal. So no example can rot unnoticed (issue 21, point 6).
+// status, webhook address), and so does docs/payment-links.md's way to a
+// paid link; the other pages' examples get what their text assumes: $CAURI
+// the service, $SECRET and $LIVE_SECRET a verified workspace's live secret
+// key, with a pawaPay account for Senegal. The pawaPay simulator runs where
+// `cauri simulate pawapay` would, settling in 100 ms rather than 3 s. So no example can rot unnoticed (issue 21, point 6).
 func TestDocs_ShellExamplesRun(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -85,6 +86,8 @@ curl() { command curl --fail-with-body --max-time 20 "$@"; }
 		t.Fatal(err)
 	}
 	block := regexp.MustCompile("(?s)```sh\n(.*?)```")
+	answer := regexp.MustCompile(`(?m)^# \{.*$`)
+	state := regexp.MustCompile(`"\w+":(true|false|"[A-Z_]+")`)
 	ran := 0
 	for _, f := range append([]string{"../../README.md"}, files...) {
 		doc, err := os.ReadFile(f)
@@ -98,9 +101,22 @@ curl() { command curl --fail-with-body --max-time 20 "$@"; }
 			}
 			ran++
 			script = strings.ReplaceAll(script, "http://localhost:8080", base)
+			script = strings.ReplaceAll(script, "http://127.0.0.1:8090", simSrv.URL) // `cauri simulate pawapay`
+			script = strings.ReplaceAll(script, "sleep 4", "sleep 1")
 			t.Run(filepath.Base(f)+"#"+string(rune('1'+i)), func(t *testing.T) {
-				if out, err := shell(script, t.TempDir(), vars); err != nil {
+				out, err := shell(script, t.TempDir(), vars)
+				if err != nil {
 					t.Fatalf("the example fails (%v):\n%s\noutput:\n%s", err, script, out)
+				}
+				// An answer the text shows ("# {...}") must hold in its
+				// states: its true, false and upper-case values are in the
+				// output.
+				for _, shown := range answer.FindAllString(script, -1) {
+					for _, kv := range state.FindAllString(shown, -1) {
+						if !strings.Contains(out, kv) {
+							t.Errorf("the example shows %s, which its output lacks:\n%s", kv, out)
+						}
+					}
 				}
 			})
 		}
