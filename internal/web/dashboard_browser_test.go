@@ -322,3 +322,71 @@ func TestBrowser_DashboardPages(t *testing.T) {
 		screenshot(t, ctx, "dashboard-invitation")
 	})
 }
+
+// TestBrowser_DashboardMode: the data a page shows is what the workspace
+// can have, and the switch is in every page's frame. Unverified, the pages
+// show its test data with a Test pill that agrees with the banner, and no
+// way to live data; verified, live data, and the switch goes to test data
+// and back to the same page (issue 21, point 2).
+func TestBrowser_DashboardMode(t *testing.T) {
+	st := storetest.SQLite(t)
+	e := newEnv(t, st)
+	ws, keys := e.newWorkspace("Boutique Nouvelle", false)
+	addUser(t, st, "awa@example.com", "correct horse battery", ws.ID)
+	e.mustSession(keys["test_secret"], map[string]any{"amount": 5000, "customer_name": "Awa Essai"})
+	ctx := browser(t)
+	text := func(sel string) string {
+		t.Helper()
+		got, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(sel)))
+		if err != nil {
+			t.Fatalf("#%s: %v", sel, err)
+		}
+		return got
+	}
+	exists := func(sel string) bool {
+		got, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.getElementById("`+sel+`")`))
+		return got
+	}
+	err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(360, 640),
+		chromedp.Navigate(e.url+"/dashboard/login"),
+		chromedp.WaitVisible(chromedp.ID("login")),
+		chromedp.SendKeys(chromedp.ID("email"), "awa@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.Click(chromedp.ID("sign-in")),
+		chromedp.WaitVisible(chromedp.ID("nav-transactions")),
+		chromedp.Navigate(e.url+"/dashboard/transactions"),
+		chromedp.WaitVisible(chromedp.ID("transactions")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "dashboard-mode-unverified")
+	pill := func(want string) bool { return strings.EqualFold(text("mode"), want) } // shown in capitals
+	if !pill("Test") || !exists("unverified") || !exists("live-after-verification") || exists("show-live") ||
+		!strings.Contains(text("transactions"), "Awa Essai") {
+		t.Fatalf("unverified: pill %q, banner %v, switch to live %v; rows %q; want Test, the banner, no way to live data, the test payment",
+			text("mode"), exists("unverified"), exists("show-live"), text("transactions"))
+	}
+
+	if _, err := st.VerifyWorkspace(context.Background(), ws.ID, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSession(keys["live_secret"], map[string]any{"amount": 7000, "customer_name": "Kofi Réel"})
+	if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("transactions"))); err != nil {
+		t.Fatal(err)
+	}
+	if rows := text("transactions"); !pill("Live") || exists("unverified") || !exists("show-test") ||
+		!strings.Contains(rows, "Kofi Réel") || strings.Contains(rows, "Awa Essai") {
+		t.Fatalf("verified: pill %q, rows %q; want Live, the live payment only, and a switch to test data", text("mode"), rows)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("show-test")), chromedp.WaitVisible(chromedp.ID("show-live"))); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	screenshot(t, ctx, "dashboard-mode-test")
+	if rows := text("transactions"); url != "/dashboard/transactions" || !pill("Test") || !strings.Contains(rows, "Awa Essai") ||
+		strings.Contains(rows, "Kofi Réel") {
+		t.Fatalf("after the switch: %s, pill %q, rows %q; want the same page with test data", url, text("mode"), rows)
+	}
+}

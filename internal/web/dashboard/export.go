@@ -87,6 +87,11 @@ func (s *Dashboard) exportTransactions(w http.ResponseWriter, r *http.Request) e
 	if d.WorkspaceID == "" {
 		return cauri.Errorf(cauri.EInvalid, "No workspace is selected in this dashboard session; pick one on the dashboard")
 	}
+	ws, err := s.Accounts.Workspace(r.Context(), d.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	shownMode(d, ws)
 	q, err := httpx.Query(r)
 	if err != nil {
 		return err

@@ -90,6 +90,7 @@ func (s *Dashboard) dashboard(w http.ResponseWriter, r *http.Request) error {
 			ws = x
 		}
 	}
+	shownMode(d, ws)
 	data := overviewData{frame: s.frame(w, r, "overview", ws, d.Livemode), Workspaces: list, Periods: overviewPeriods}
 	if ws == nil {
 		return s.pages.ExecuteTemplate(w, "dashboard.html", data)

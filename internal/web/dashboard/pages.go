@@ -46,6 +46,7 @@ func (s *Dashboard) signedInPage(h dashHandler) httpx.Handler {
 		if err != nil {
 			return err
 		}
+		shownMode(d, ws)
 		return h(w, r, &signedInUser{d: d, ws: ws})
 	}
 }
@@ -65,28 +66,60 @@ func (s *Dashboard) signedInForm(h dashHandler) httpx.Handler {
 	}
 }
 
+// shownMode sets the data a session shows to what its workspace can have:
+// an unverified workspace has test data only (its live keys make test
+// objects), so its pages show test data whatever the session last chose.
+func shownMode(d *store.DashboardSession, ws *cauri.Workspace) {
+	if ws != nil {
+		d.Livemode = ws.Livemode(d.Livemode)
+	}
+}
+
 // frame is what every signed-in dashboard page shows around its content
 // (the "top" template): the page's title and navigation key, the
 // workspace, the data shown (live or test) and the banners.
 type frame struct {
-	T          map[string]string
-	Lang       string
-	CSRF       string
-	Page       string // the page's key in navPages
-	Workspace  string
-	Livemode   bool
-	Unverified bool // the workspace stays in test mode until the service verifies it
+	T           map[string]string
+	Lang        string
+	CSRF        string
+	Page        string // the page's key in navPages
+	Path        string // its address, where the mode switch comes back to
+	Workspace   string
+	WorkspaceID string
+	Livemode    bool
+	Unverified  bool // the workspace stays in test mode until the service verifies it
 }
 
 // frame starts a dashboard page: its language, headers and CSRF token.
 func (s *Dashboard) frame(w http.ResponseWriter, r *http.Request, page string, ws *cauri.Workspace, livemode bool) frame {
 	lang, t := httpx.Language(r)
 	httpx.SetPageHeaders(w)
-	f := frame{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Page: page, Livemode: livemode}
+	f := frame{T: t, Lang: lang, CSRF: s.csrfToken(w, r), Page: page, Path: pagePath(page), Livemode: livemode}
 	if ws != nil {
-		f.Workspace, f.Unverified = ws.Name, !ws.Verified
+		f.Workspace, f.WorkspaceID, f.Unverified = ws.Name, ws.ID, !ws.Verified
 	}
 	return f
+}
+
+// pageKey is the navigation's key of a page's address ("" for any other).
+func pageKey(path string) string {
+	for _, p := range navPages {
+		if p.Path == path {
+			return p.Key
+		}
+	}
+	return ""
+}
+
+// pagePath is the address of the navigation's page key; the overview's for
+// any other.
+func pagePath(key string) string {
+	for _, p := range navPages {
+		if p.Key == key {
+			return p.Path
+		}
+	}
+	return "/dashboard"
 }
 
 type navPage struct{ Key, Path string }

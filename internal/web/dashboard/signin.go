@@ -153,7 +153,9 @@ func (s *Dashboard) selectWorkspace(w http.ResponseWriter, r *http.Request) erro
 	if err := s.Accounts.Select(r.Context(), token, r.PostForm.Get("workspace"), r.PostForm.Get("mode") != "test"); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	// Back to the page the switch was on (one of the navigation's: never
+	// an address from outside).
+	http.Redirect(w, r, pagePath(pageKey(r.PostForm.Get("return"))), http.StatusSeeOther)
 	return nil
 }
 
