@@ -64,6 +64,11 @@ type Worker struct {
 // endpointState is an endpoint's share of the slots.
 type endpointState struct {
 	inflight, limit int
+	// drained: at its last look-up the endpoint had fewer deliveries due
+	// than it was offered (the rest of its backlog in flight, or leased by
+	// another node), so it is offered no slot until a later look finds
+	// new ones due: free slots go to the endpoints that have work.
+	drained bool
 }
 
 // FastAnswer is how soon a receiver must answer 2xx for its endpoint to
@@ -132,7 +137,11 @@ func (w *Worker) Run(ctx context.Context) {
 	tick := time.NewTicker(w.Poll)
 	defer tick.Stop()
 	for {
-		w.dispatch(ctx)
+		// Slots offered to endpoints that turned out drained while others
+		// waited are offered again at once, not at the next poll (a few
+		// times: each pass drains or serves some endpoints).
+		for i := 0; i < 8 && w.dispatch(ctx); i++ {
+		}
 		w.mu.Lock()
 		busy := w.running > 0
 		w.mu.Unlock()
@@ -159,10 +168,12 @@ func endpointOf(d *cauri.Delivery) store.Endpoint {
 
 // dispatch finds what came due, offers the free slots to the endpoints in
 // turn (each up to its share), leases what they have due in one
-// statement and starts the attempts.
-func (w *Worker) dispatch(ctx context.Context) {
+// statement and starts the attempts. It reports whether slots offered to
+// endpoints that had less due are worth offering again at once: some
+// remain free, and endpoints that were not offered any may have work.
+func (w *Worker) dispatch(ctx context.Context) (again bool) {
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	now := w.Now()
 	since := w.seenTo.Add(-window)
@@ -172,7 +183,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 	found, err := w.Store.DueEndpoints(ctx, since, now, 10_000)
 	if err != nil {
 		w.warn(ctx, "list due endpoints", err)
-		return
+		return false
 	}
 	w.seenTo = now
 	w.mu.Lock()
@@ -181,26 +192,34 @@ func (w *Worker) dispatch(ctx context.Context) {
 			w.eps[ep] = &endpointState{limit: w.PerEndpoint}
 			w.order = append(w.order, ep)
 		}
+		w.eps[ep].drained = false
 	}
 	free := w.Concurrency - w.running
 	want := map[store.Endpoint]int{}
 	if len(w.order) > 0 {
 		w.order = append(w.order[1:], w.order[0]) // the first offer goes round
 	}
+	unoffered := false // an endpoint with work and room got no slot: none were left
 	for _, ep := range w.order {
 		st := w.eps[ep]
-		if n := min(st.limit-st.inflight, free); n > 0 {
-			want[ep], free = n, free-n
+		if st.drained || st.limit <= st.inflight {
+			continue
 		}
+		if free == 0 {
+			unoffered = true
+			continue
+		}
+		n := min(st.limit-st.inflight, free)
+		want[ep], free = n, free-n
 	}
 	w.mu.Unlock()
 	if len(want) == 0 {
-		return
+		return false
 	}
 	due, err := w.Store.DueDeliveries(ctx, now, want)
 	if err != nil {
 		w.warn(ctx, "list due deliveries", err)
-		return
+		return false
 	}
 	got := map[store.Endpoint]int{}
 	ids := make([]string, 0, len(due))
@@ -208,19 +227,20 @@ func (w *Worker) dispatch(ctx context.Context) {
 		got[endpointOf(d)]++
 		ids = append(ids, d.ID)
 	}
-	w.forget(want, got)
+	short := w.forget(want, got)
+	again = short && unoffered
 	lease, claimed, err := w.Store.ClaimDeliveries(ctx, ids, now, now.Add(w.lease()))
 	if err != nil {
 		w.warn(ctx, "claim deliveries", err)
-		return
+		return false
 	}
 	if len(claimed) == 0 {
-		return
+		return again
 	}
 	targets, err := w.Store.DeliveryTargets(ctx, claimed, now)
 	if err != nil {
 		w.warn(ctx, "read deliveries' targets", err)
-		return // leased: tried again when the lease expires
+		return false // leased: tried again when the lease expires
 	}
 	for _, tg := range targets {
 		ep := endpointOf(tg.Delivery)
@@ -238,22 +258,29 @@ func (w *Worker) dispatch(ctx context.Context) {
 			w.Wake() // a slot is free
 		}()
 	}
+	return again
 }
 
-// forget drops the endpoints that had nothing more due and nothing in
-// flight: a later window finds them again.
-func (w *Worker) forget(asked, got map[store.Endpoint]int) {
+// forget marks drained the endpoints that had fewer deliveries due than
+// asked, and drops those of them with nothing in flight either (a later
+// window finds them again); it reports whether any was short.
+func (w *Worker) forget(asked, got map[store.Endpoint]int) (short bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	kept := w.order[:0]
 	for _, ep := range w.order {
-		if n, ok := asked[ep]; ok && got[ep] < n && got[ep] == 0 && w.eps[ep].inflight == 0 {
-			delete(w.eps, ep)
-			continue
+		if n, ok := asked[ep]; ok && got[ep] < n {
+			short = true
+			if got[ep] == 0 && w.eps[ep].inflight == 0 {
+				delete(w.eps, ep)
+				continue
+			}
+			w.eps[ep].drained = true
 		}
 		kept = append(kept, ep)
 	}
 	w.order = kept
+	return short
 }
 
 // settle frees an attempt's slot and adapts its endpoint's share: one more

@@ -1,9 +1,13 @@
 package delivery
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,4 +113,84 @@ func TestWorker_EndpointShare(t *testing.T) {
 	if w.running != 0 || w.eps[ep].inflight != 0 {
 		t.Errorf("slots held after every answer: %d, %d; want none", w.running, w.eps[ep].inflight)
 	}
+}
+
+// drainStore is a WorkerStore whose endpoints A and B have deliveries in
+// flight and none due, and C has some due: what the worker leases shows
+// which endpoints its slots went to.
+type drainStore struct {
+	WorkerStore
+	due     map[store.Endpoint][]string // not yet claimed
+	claimed []string
+}
+
+func (f *drainStore) DueEndpoints(context.Context, time.Time, time.Time, int) ([]store.Endpoint, error) {
+	var out []store.Endpoint
+	for ep, ids := range f.due {
+		if len(ids) > 0 {
+			out = append(out, ep)
+		}
+	}
+	return out, nil
+}
+
+func (f *drainStore) DueDeliveries(_ context.Context, _ time.Time, want map[store.Endpoint]int) ([]*cauri.Delivery, error) {
+	var out []*cauri.Delivery
+	for ep, n := range want {
+		for _, id := range f.due[ep][:min(n, len(f.due[ep]))] {
+			out = append(out, &cauri.Delivery{ID: id, WorkspaceID: ep.WorkspaceID, Livemode: ep.Livemode})
+		}
+	}
+	return out, nil
+}
+
+func (f *drainStore) ClaimDeliveries(_ context.Context, ids []string, _, _ time.Time) (string, []string, error) {
+	for _, id := range ids {
+		f.claimed = append(f.claimed, id)
+		for ep, list := range f.due {
+			f.due[ep] = slices.DeleteFunc(list, func(x string) bool { return x == id })
+		}
+	}
+	return "lease", ids, nil
+}
+
+func (f *drainStore) DeliveryTargets(_ context.Context, ids []string, _ time.Time) ([]*store.DeliveryTarget, error) {
+	var out []*store.DeliveryTarget
+	for _, id := range ids { // whd_<x>N belongs to ws_<x>
+		ws := "ws_" + strings.TrimPrefix(id, "whd_")[:1]
+		out = append(out, &store.DeliveryTarget{Delivery: &cauri.Delivery{ID: id, WorkspaceID: ws}, Problem: "not sent in this test"})
+	}
+	return out, nil
+}
+
+// TestWorker_DrainedEndpointsGiveWay: slots offered to endpoints whose
+// deliveries are all in flight come back empty; the pass says to go again
+// at once (not at the next poll), and those endpoints are passed over until
+// new deliveries come due for them, so the free slots reach the endpoint
+// that has work within a few passes, not one more endpoint per pass.
+func TestWorker_DrainedEndpointsGiveWay(t *testing.T) {
+	f := &drainStore{due: map[store.Endpoint][]string{{WorkspaceID: "ws_f"}: {"whd_f1", "whd_f2", "whd_f3"}}}
+	w := &Worker{Store: f, Concurrency: 14, PerEndpoint: 2, MaxPerEndpoint: 4, Now: time.Now, Schedule: cauri.DefaultRetrySchedule,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	w.init()
+	// Five endpoints hold 2 attempts each and may take 2 more, with nothing
+	// else due; F has work and comes last in turn. 4 slots are free.
+	w.eps = map[store.Endpoint]*endpointState{{WorkspaceID: "ws_f"}: {limit: 2}}
+	w.order = []store.Endpoint{{WorkspaceID: "ws_f"}}
+	for _, id := range []string{"ws_a", "ws_b", "ws_c", "ws_d", "ws_e"} {
+		ep := store.Endpoint{WorkspaceID: id}
+		w.eps[ep], w.order = &endpointState{inflight: 2, limit: 4}, append(w.order, ep)
+	}
+	w.running, w.sweptAt, w.seenTo = 10, time.Now(), time.Now()
+	ctx := context.Background()
+	if again := w.dispatch(ctx); !again || len(f.claimed) != 0 {
+		t.Fatalf("first pass: again %v, claimed %v; want the free slots offered to endpoints with nothing due, so again at once", again, f.claimed)
+	}
+	for pass := 2; pass <= 3 && len(f.claimed) == 0; pass++ {
+		w.dispatch(ctx)
+	}
+	if !slices.Equal(f.claimed, []string{"whd_f1", "whd_f2"}) {
+		t.Fatalf("after three passes claimed %v; want F's first two (its share), the drained endpoints passed over", f.claimed)
+	}
+	w.wg.Wait()
 }

@@ -34,8 +34,9 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 		now := t0.Add(24 * time.Hour)
 		rows := func(store.ExportRow) error { return nil }
 		paths := []struct {
-			name string
-			run  func(ctx context.Context) error
+			name  string
+			run   func(ctx context.Context) error
+			byKey string // a table the plan must reach by its primary key
 		}{
 			{"status read", func(ctx context.Context) error {
 				if _, _, err := s.Authenticate(ctx, keys[1].Plaintext, now); err != nil {
@@ -43,44 +44,54 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				}
 				_, err := s.Session(ctx, sess.ID)
 				return err
-			}},
+			}, ""},
 			{"deliveries", func(ctx context.Context) error {
 				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Limit: 20})
 				return err
-			}},
+			}, ""},
 			{"deliveries, failed", func(ctx context.Context) error {
 				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Status: "failed", Limit: 20})
 				return err
-			}},
+			}, ""},
 			{"deliveries, of an event", func(ctx context.Context) error {
 				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{Event: "payment.completed", Limit: 20})
 				return err
-			}},
+			}, ""},
 			{"deliveries, of a transaction", func(ctx context.Context) error {
 				_, err := s.Deliveries(ctx, ws.ID, true, store.DeliveryFilter{TransactionID: sess.ID, Limit: 20})
 				return err
-			}},
+			}, ""},
 			{"transfers", func(ctx context.Context) error {
 				_, err := s.Transfers(ctx, ws.ID, true, "", 20)
 				return err
-			}},
+			}, ""},
 			{"transfers, failed", func(ctx context.Context) error {
 				_, err := s.Transfers(ctx, ws.ID, true, cauri.TransferFailed, 20)
 				return err
-			}},
+			}, ""},
 			{"overview, 30 days", func(ctx context.Context) error {
 				_, err := s.Stats(ctx, ws.ID, true, now.Add(-30*24*time.Hour), now)
 				return err
-			}},
+			}, ""},
 			{"transactions page", func(ctx context.Context) error {
 				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Limit: 50}, rows)
-			}},
+			}, ""},
 			{"transactions page, failed", func(ctx context.Context) error {
 				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Status: cauri.SessionFailed, Limit: 50}, rows)
-			}},
+			}, ""},
 			{"export of a month", func(ctx context.Context) error {
 				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{From: now.Add(-30 * 24 * time.Hour), To: now}, rows)
-			}},
+			}, ""},
+			// The webhook worker's claim runs under SQLite's write lock: by
+			// primary key, never along the backlog's status index.
+			{"webhook claim", func(ctx context.Context) error {
+				_, _, err := s.ClaimDeliveries(ctx, []string{cauri.NewID("whd_"), cauri.NewID("whd_")}, now, now.Add(time.Minute))
+				return err
+			}, "webhook_deliveries"},
+			{"webhook due endpoints", func(ctx context.Context) error {
+				_, err := s.DueEndpoints(ctx, now.Add(-5*time.Second), now, 100)
+				return err
+			}, ""},
 		}
 		// SQLite's whole-table scan (SCAN without USING INDEX: of a table
 		// or of its alias in the query), PostgreSQL's.
@@ -114,6 +125,10 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 						if m[2] != "" {
 							names[m[2]] = m[1]
 						}
+					}
+					if p.byKey != "" && !strings.Contains(strings.Join(plan, "\n"), p.byKey+"_pkey") &&
+						!strings.Contains(strings.Join(plan, "\n"), "sqlite_autoindex_"+p.byKey) {
+						t.Errorf("%s does not reach %s by its primary key:\n%s\nplan:\n%s", p.name, p.byKey, q.q, strings.Join(plan, "\n"))
 					}
 					for _, line := range plan {
 						if sortAll.MatchString(line) {

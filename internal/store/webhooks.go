@@ -128,19 +128,22 @@ type Endpoint struct {
 	Livemode    bool
 }
 
-// DueEndpoints lists the endpoints with deliveries pending whose time came
-// in (since, now] (since zero: any time up to now), at most limit. Asked
-// for the window since its last look, the worker's cost follows the new
-// deliveries, not the backlog; asked from the start now and then, it
-// finds what a window missed (a lease that expired on a node that died).
+// DueEndpoints lists the endpoints with deliveries pending, not leased,
+// whose time came in (since, now] (since zero: any time up to now), at
+// most limit. Asked for the window since its last look, the worker's cost
+// follows the new deliveries, not the backlog; asked from the start now
+// and then, it finds what a window missed (a lease that expired on a node
+// that died). Deliveries in flight (leased) do not make their endpoint
+// due again.
 func (s *Store) DueEndpoints(ctx context.Context, since, now time.Time, limit int) ([]Endpoint, error) {
 	var out []Endpoint
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Endpoint, error) {
 			var e Endpoint
 			return e, row.Scan(&e.WorkspaceID, &e.Livemode)
-		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = ? AND next_attempt_at > ? AND next_attempt_at <= ? LIMIT ?`,
-			string(cauri.DeliveryPending), micros(since), micros(now), limit)
+		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = ? AND next_attempt_at > ? AND next_attempt_at <= ?
+			AND (locked_until IS NULL OR locked_until < ?) LIMIT ?`,
+			string(cauri.DeliveryPending), micros(since), micros(now), micros(now), limit)
 		return err
 	})
 	return out, err
@@ -187,7 +190,10 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpo
 }
 
 // ClaimDeliveries leases the given deliveries, those still due and not
-// leased, to the caller until until, in one statement, and returns the
+// leased, to the caller until until, in one statement found by primary key
+// (the conditions are written so that no index on them can be chosen: the
+// status index made the planners read the whole backlog, under SQLite's
+// write lock), and returns the
 // lease's token with the ids it got (none when other workers, of any node,
 // hold them all). A worker that dies holding a lease loses it when the
 // lease expires, and the delivery is attempted again: none is lost. Only
@@ -205,7 +211,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, ids []string, now, until ti
 			var id string
 			return id, row.Scan(&id)
 		}, `UPDATE webhook_deliveries SET locked_until = ?, lease_token = ?
-			WHERE id IN (`+placeholders(len(ids))+`) AND status = ? AND next_attempt_at <= ?
+			WHERE id IN (`+placeholders(len(ids))+`) AND status || '' = ? AND next_attempt_at + 0 <= ?
 			AND (locked_until IS NULL OR locked_until < ?) RETURNING id`, args...)
 		return err
 	})
