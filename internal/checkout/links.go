@@ -92,8 +92,14 @@ func (s *Service) PayLink(ctx context.Context, slug string, p LinkPayment) (*cau
 	if chosen == nil {
 		return nil, cauri.Errorf(cauri.EInvalid, "Choose a payment method")
 	}
-	if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Email) == "" || strings.TrimSpace(p.Phone) == "" {
-		return nil, cauri.Errorf(cauri.EInvalid, "Your name, e-mail address and phone number are required")
+	// The e-mail address is the customer's to give, except for a card,
+	// whose aggregator page asks for it (Mobile Money customers are known
+	// by their number).
+	if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Phone) == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "Your name and phone number are required")
+	}
+	if chosen.Type == TypeCard && strings.TrimSpace(p.Email) == "" {
+		return nil, cauri.Errorf(cauri.EInvalid, "Your e-mail address is required to pay by card")
 	}
 	// The number must be of the method's country; a card takes any, in
 	// international format.
