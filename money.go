@@ -114,6 +114,18 @@ func FormatAmount(minor int64, c Currency) string {
 	return s
 }
 
+// CustomerAmount writes an amount for a paying customer: as DisplayAmount,
+// with the name customers read beside the code of the CFA francs ("15 000
+// FCFA (XOF)"; XOF and XAF are both francs CFA, each customer sees only
+// their zone's).
+func CustomerAmount(minor int64, c Currency) string {
+	s := DisplayAmount(minor, c)
+	if c == "XOF" || c == "XAF" {
+		return strings.TrimSuffix(s, string(c)) + "FCFA (" + string(c) + ")"
+	}
+	return s
+}
+
 // DisplayAmount writes an amount for people: thousands grouped with a
 // narrow no-break space, every minor digit where the currency has them,
 // then the currency. 1500000 XOF is "1 500 000 XOF"; 1550 GHS "15.50 GHS";

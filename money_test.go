@@ -70,6 +70,14 @@ func TestNewID(t *testing.T) {
 	}
 }
 
+func TestCustomerAmount(t *testing.T) {
+	for c, want := range map[Currency]string{"XOF": "15\u202f000 FCFA (XOF)", "XAF": "15\u202f000 FCFA (XAF)", "GHS": "150.00 GHS", "KES": "150.00 KES"} {
+		if got := CustomerAmount(15000, c); got != want {
+			t.Errorf("CustomerAmount(15000, %s) = %q; want %q", c, got, want)
+		}
+	}
+}
+
 func TestDisplayAmount(t *testing.T) {
 	for _, tc := range []struct {
 		minor int64

@@ -242,9 +242,19 @@ func TestBrowser_LivePageKnowsTheCustomer(t *testing.T) {
 		}
 		return out[0], out[1], out[2]
 	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640)); err != nil {
+		t.Fatal(err)
+	}
 	// +221 77: Orange in Senegal (internal/catalog/prefixes.json).
 	chosen, phone, first := open(map[string]any{"amount": 15000, "customer_phone": "+221 77 123 45 67"})
 	screenshot(t, ctx, "live-known-customer")
+	// On a 360x640 screen the Pay button shows without scrolling: Côte
+	// d'Ivoire's operators wait, closed, behind "Other countries".
+	fold, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.getElementById("pay-button").getBoundingClientRect().bottom, innerHeight,
+		document.getElementById("other-methods").open ? 1 : 0, document.querySelectorAll("#other-methods input[name=method]").length]`))
+	if err != nil || len(fold) != 4 || fold[0] > fold[1] || fold[2] != 0 || fold[3] != 3 {
+		t.Errorf("Pay button bottom, screen height, other countries open, their methods = %v, %v; want the button on screen, 3 Ivorian methods folded", fold, err)
+	}
 	if got, want := chosen, "Orange Money · Senegal"; got != want {
 		t.Errorf("chosen = %q; want %q", got, want)
 	}

@@ -99,7 +99,7 @@ func TestCheckoutPage(t *testing.T) {
 		t.Run("Pending", func(t *testing.T) {
 			r := e.do("GET", "/pay/"+id, nil, "Accept-Language", "fr-CI,fr;q=0.9")
 			wantStatus(t, r, 200)
-			for _, want := range []string{"Chez Adjoa", "1\u202f500\u202f000 XOF", "Commande 42", "Mode test", "Simuler un succès", "Simuler un échec", `data-session="` + id + `"`} {
+			for _, want := range []string{"Chez Adjoa", "1\u202f500\u202f000 FCFA (XOF)", "Commande 42", "Mode test", "Simuler un succès", "Simuler un échec", `data-session="` + id + `"`} {
 				if !strings.Contains(r.raw, want) {
 					t.Errorf("page lacks %q", want)
 				}

@@ -61,7 +61,7 @@ func (s *Pages) renderLink(w http.ResponseWriter, r *http.Request, form checkout
 	if err != nil {
 		return err
 	}
-	d := linkPageData{T: t, Lang: lang, Title: l.Title, Merchant: ws.Name, Amount: cauri.DisplayAmount(l.Amount, l.Currency),
+	d := linkPageData{T: t, Lang: lang, Title: l.Title, Merchant: ws.Name, Amount: cauri.CustomerAmount(l.Amount, l.Currency),
 		Action: s.LinkURL + "/" + l.Slug, Active: l.Active, Form: form}
 	if l.Active {
 		methods, err := s.Checkout.LinkMethods(r.Context(), l)

@@ -51,7 +51,10 @@ type pageMethod struct {
 	// e-mail, phone and postal address (CinetPay).
 	Billing bool
 	// Chosen: the choice the page opens with.
-	Chosen            bool
+	Chosen bool
+	// Other: an operator of another country than the customer's (known
+	// from their number), listed behind "Other countries".
+	Other             bool
 	country, operator string // the method's (catalog keys); "" for a card
 }
 
@@ -121,7 +124,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	}
 	d := pageData{
 		T: t, Lang: lang, Session: sess, Merchant: sess.MerchantName, Logo: sess.MerchantLogo,
-		Amount: cauri.DisplayAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
+		Amount: cauri.CustomerAmount(sess.Amount, sess.Currency), Action: s.PayURL + "/" + sess.ID, AskHolder: true,
 	}
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
@@ -162,7 +165,8 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 // pageMethods is one choice per operator and country (the service picks the
 // gateway) and one per card method. When the customer's phone number is
 // known (phone, E.164), its country's operators come first, the number's
-// operator first of all, and that one is chosen; otherwise the first.
+// operator first of all, and that one is chosen (otherwise the first); the
+// other countries' operators are then Other.
 func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone string) []pageMethod {
 	var out []pageMethod
 	seen := map[string]bool{}
@@ -195,6 +199,9 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 			return 2
 		}
 		slices.SortStableFunc(out, func(a, b pageMethod) int { return rank(a) - rank(b) })
+		for i := range out {
+			out[i].Other = out[i].country != "" && out[i].country != country
+		}
 	}
 	if len(out) > 0 {
 		out[0].Chosen = true
