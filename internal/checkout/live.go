@@ -534,6 +534,16 @@ func (s *Service) Waiting(ctx context.Context, sess *cauri.Session) (*cauri.Paym
 	return nil, nil
 }
 
+// Attempts are a live session's payment attempts, newest first (none for
+// a test session): the page shows the receipt of the one that succeeded,
+// or starts another try from the last.
+func (s *Service) Attempts(ctx context.Context, sess *cauri.Session) ([]*cauri.PaymentAttempt, error) {
+	if !sess.Livemode {
+		return nil, nil
+	}
+	return s.Store.Attempts(ctx, sess.ID)
+}
+
 // SubmitCode gives the aggregator the code the customer entered on the
 // hosted page for the session's pending payment, when that payment waits
 // for one (cauri.ActionEnterCode), and returns the session and the payment.

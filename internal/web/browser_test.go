@@ -60,7 +60,7 @@ func browser(t *testing.T) context.Context {
 func waitLocation(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
 	var location string
-	for deadline := time.Now().Add(10 * time.Second); location != want && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(20 * time.Second); location != want && time.Now().Before(deadline); {
 		time.Sleep(200 * time.Millisecond)
 		location, _ = chromedp.Run(ctx, chromedp.Location())
 	}
@@ -179,7 +179,7 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 		e.clock.Add(time.Second) // gateways are tried in the order they were added
 		payer, sim, _ = e.addSimulatedGateway(ws, "SN")
 	}
-	sim.SettleAfter = 300 * time.Millisecond
+	sim.SettleAfter = 2 * time.Second // the waiting screen shows meanwhile
 	ctx := browser(t)
 	successURL := e.url + "/healthz?from=live"
 	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "description": "2 pagnes wax", "success_url": successURL})
@@ -199,13 +199,26 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.ID("cancel-button")),
 		chromedp.Click(chromedp.ID("pay-button")),
-		chromedp.WaitVisible(chromedp.CSS(`#result[data-state="waiting"]`)),
+		// The waiting screen names the number and the method, and counts
+		// the first minute down.
+		chromedp.WaitVisible(chromedp.ID("waiting-for")),
 		chromedp.WaitNotPresent(chromedp.ID("cancel-button")), // a payment waits: no cancelling it
-		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)),
 	); err != nil {
 		t.Fatal(err)
 	}
+	waitingFor, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("waiting-for")))
+	help, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("no-prompt")))
+	screenshot(t, ctx, "live-waiting")
+	if !strings.Contains(waitingFor, "+221771234567") || !strings.Contains(waitingFor, "Free Money") || !strings.Contains(help, " s.") {
+		t.Errorf("waiting screen: %q, %q; want the number, the method, and a countdown", waitingFor, help)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)), chromedp.WaitVisible(chromedp.ID("receipt"))); err != nil {
+		t.Fatal(err)
+	}
 	screenshot(t, ctx, "live-success")
+	if ref, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("receipt-reference"))); ref != id {
+		t.Errorf("receipt reference = %q; want the session's id %s", ref, id)
+	}
 	if r := e.do("GET", "/v1/checkout/sessions/"+id+"/status", nil, bearer(keys["live_secret"])...); r.str("status") != "SUCCESS" || r.str("provider") != "pawapay" {
 		t.Fatalf("session after paying on the page = %s", r.raw)
 	}
@@ -313,5 +326,34 @@ func TestLivePage_RefusalKeepsTheChoice(t *testing.T) {
 	}
 	if !regexp.MustCompile(`id="phone"[^>]*value="[^"]*2250707123456"`).MatchString(page) || !strings.Contains(page, `id="error"`) {
 		t.Errorf("the number or the reason is gone:\n%s", page)
+	}
+}
+
+// TestLivePage_FailedTryKeepsTheChoice: when a payment fails at the
+// aggregator (its outcome found by the page's check), the page opens on the
+// same method and number with the reason, for another try.
+func TestLivePage_FailedTryKeepsTheChoice(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	g, sim, _ := e.addSimulatedGateway(ws, "SN")
+	sim.SettleAfter = 10 * time.Millisecond
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "customer_phone": "+221 77 123 45 67"})
+	// ...0029: the simulator fails the payment once settled (PAYER_NOT_FOUND).
+	if r := e.do("POST", "/checkout/initiate", map[string]any{"transactionId": id, "gatewayId": g.ID, "code": "WAVE_SEN", "phone": "76 123 00 29"}); r.status != 200 {
+		t.Fatalf("initiate = %d %s", r.status, r.raw)
+	}
+	var page string
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(page, `data-status="FAILED"`) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		e.clock.Add(9 * time.Second) // the page asks the aggregator at most every 8 s
+		page = e.do("GET", "/pay/"+id, nil).raw
+	}
+	if !strings.Contains(page, `data-status="FAILED"`) {
+		t.Fatalf("the payment did not fail:\n%s", page)
+	}
+	if !regexp.MustCompile(`value="` + regexp.QuoteMeta(g.ID) + `\|WAVE_SEN"[^>]*checked`).MatchString(page) {
+		t.Errorf("Wave Senegal, the failed try's method, is not the chosen one (the customer's number says Orange):\n%s", page)
+	}
+	if !regexp.MustCompile(`id="phone"[^>]*value="(\+|&#43;)221761230029"`).MatchString(page) || !strings.Contains(page, `id="last-failure"`) {
+		t.Errorf("the failed try's number or its reason is missing:\n%s", page)
 	}
 }

@@ -96,7 +96,7 @@ func New(d Deps) (*Server, error) {
 	s.api = &api.API{Kit: s.kit, Checkout: d.Checkout, Transfers: d.Transfers, Router: d.Router, Accounts: d.Accounts,
 		Partners: d.Partners, Webhooks: d.Webhooks, Gateways: d.Gateways, PayURL: d.PayURL, LinkURL: linkURL,
 		DashboardURL: dashboardURL, Now: d.Now, Draining: d.Draining, NotFound: s.notFound}
-	if s.pay, err = pay.New(pay.Pages{Kit: s.kit, Checkout: d.Checkout, Accounts: d.Accounts, PayURL: d.PayURL, LinkURL: linkURL}); err != nil {
+	if s.pay, err = pay.New(pay.Pages{Kit: s.kit, Checkout: d.Checkout, Accounts: d.Accounts, PayURL: d.PayURL, LinkURL: linkURL, Now: d.Now}); err != nil {
 		return nil, err
 	}
 	if s.dashboard, err = dashboard.New(dashboard.Dashboard{Kit: s.kit, Accounts: d.Accounts, Checkout: d.Checkout,

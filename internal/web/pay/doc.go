@@ -9,6 +9,7 @@ import (
 	"embed"
 	"html/template"
 	"net/url"
+	"time"
 
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
@@ -23,7 +24,8 @@ type Pages struct {
 	Accounts Workspaces // a workspace's name, when the session gives none
 	PayURL   string     // where the pages are: {pay_url}/{id}
 	LinkURL  string     // where the links' pages are: {pay_url}/l
-	path     string     // PayURL's path, where the pages are routed
+	Now      func() time.Time
+	path     string // PayURL's path, where the pages are routed
 	pages    *template.Template
 }
 

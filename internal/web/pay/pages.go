@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cauri-pay/cauri"
@@ -35,8 +36,23 @@ type pageData struct {
 	// AskHolder: a card holder's name and e-mail are asked with their
 	// address (a link's page asks every payer's already).
 	AskHolder bool
-	// Phone is the number the form opens with: the session's customer's.
+	// Phone is the number the form opens with: the session's customer's,
+	// or the one the last try was made with.
 	Phone string
+	// WaitingFor names the number and the method the waiting payment was
+	// sent to; Waited, how many seconds ago (the script counts on from it).
+	WaitingFor string
+	Waited     int
+	// LastFailure is why the last try did not go through, when the
+	// customer may try again.
+	LastFailure string
+	// Receipt is a paid session's proof of payment.
+	Receipt *receipt
+}
+
+// receipt is what a customer keeps of a payment.
+type receipt struct {
+	Merchant, Amount, Date, Reference, Number, OperatorRef string
 }
 
 // pageMethod is one choice on the live page: an operator of a country, paid
@@ -130,12 +146,12 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		d.Merchant = ws.Name
 	}
 	if sess.Livemode && sess.Status.Payable() {
-		a, err := s.Checkout.Waiting(r.Context(), sess)
+		waiting, err := s.Checkout.Waiting(r.Context(), sess)
 		if err != nil {
 			return err
 		}
-		if a != nil {
-			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, a.RedirectURL, a.NeedsCode, a.Instructions
+		if waiting != nil {
+			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, waiting.RedirectURL, waiting.NeedsCode, waiting.Instructions
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {
@@ -143,10 +159,44 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		}
 		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone)
 		d.Phone = sess.CustomerPhone
-		if r.Method == http.MethodPost && r.PostForm.Has("method") {
+		attempts, err := s.Checkout.Attempts(r.Context(), sess)
+		if err != nil {
+			return err
+		}
+		var last *cauri.PaymentAttempt
+		if len(attempts) > 0 {
+			last = attempts[0]
+		}
+		switch {
+		case r.Method == http.MethodPost && r.PostForm.Has("method"):
 			// A refused payment's page keeps what the customer chose and typed.
 			keepChoice(d.Methods, r.PostForm.Get("method"))
 			d.Phone = r.PostForm.Get("phone")
+		case waiting != nil:
+			d.WaitingFor, d.Waited = waitingFor(d.Methods, waiting), max(0, int(s.now().Sub(waiting.CreatedAt)/time.Second))
+		case last != nil && last.Status == cauri.AttemptFailed:
+			// Another try starts from the last one: its method, its number,
+			// and why it failed.
+			if i := methodOf(d.Methods, last); i >= 0 {
+				keepChoice(d.Methods, d.Methods[i].Value)
+			}
+			d.Phone, d.LastFailure = last.Phone, t["last_failed"]
+			if last.Reason != "" {
+				d.LastFailure += " " + last.Reason
+			}
+		}
+	}
+	if sess.Livemode && sess.Status == cauri.SessionSuccess {
+		attempts, err := s.Checkout.Attempts(r.Context(), sess)
+		if err != nil {
+			return err
+		}
+		d.Receipt = &receipt{Merchant: d.Merchant, Amount: d.Amount, Reference: sess.ID}
+		if sess.CompletedAt != nil {
+			d.Receipt.Date = sess.CompletedAt.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		if i := slices.IndexFunc(attempts, func(a *cauri.PaymentAttempt) bool { return a.Status == cauri.AttemptSucceeded }); i >= 0 {
+			d.Receipt.OperatorRef, d.Receipt.Number = attempts[i].ProviderRef, attempts[i].Phone
 		}
 	}
 	switch sess.Status {
@@ -207,6 +257,27 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		out[0].Chosen = true
 	}
 	return out
+}
+
+func (s *Pages) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// methodOf is the index of the page's method an attempt was made with (its
+// country and operator), -1 when none.
+func methodOf(methods []pageMethod, a *cauri.PaymentAttempt) int {
+	return slices.IndexFunc(methods, func(m pageMethod) bool { return m.country == a.Country && m.operator == a.Operator && !m.Card })
+}
+
+// waitingFor names the number a waiting payment was sent to and its method.
+func waitingFor(methods []pageMethod, a *cauri.PaymentAttempt) string {
+	if i := methodOf(methods, a); i >= 0 && a.Phone != "" {
+		return a.Phone + " · " + methods[i].Label
+	}
+	return a.Phone
 }
 
 // keepChoice makes the method whose value the customer posted the chosen

@@ -23,6 +23,7 @@ type Checkout interface {
 	SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.PaymentAttempt, error)
 	Refresh(ctx context.Context, sessionID string) (*cauri.Session, error)
 	Waiting(ctx context.Context, sess *cauri.Session) (*cauri.PaymentAttempt, error)
+	Attempts(ctx context.Context, sess *cauri.Session) ([]*cauri.PaymentAttempt, error)
 }
 
 // Workspaces tells a workspace's name (accounts.Service).

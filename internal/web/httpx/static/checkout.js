@@ -66,6 +66,7 @@ function live() {
   if (waiting) {
     var step = waiting.dataset.code ? "enter_code" : document.getElementById("continue") ? "redirect" : "approve";
     follow(waiting.dataset.session, step);
+    countdown();
     codeForm(post);
     return;
   }
@@ -112,14 +113,26 @@ function live() {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
       var next = r.body.nextAction || { type: "approve" };
       if (next.type === "redirect") { window.location.assign(next.url); return; } // the aggregator's page
-      if (next.type !== "approve" || next.instructions) { window.location.replace(window.location.href); return; } // the page shows the step
-      result.textContent = form.dataset.waiting;
-      result.dataset.state = "waiting";
-      var cancel = document.getElementById("cancel"); // a payment waits: only its outcome ends it
-      if (cancel) cancel.remove();
-      follow(form.dataset.session, "approve");
+      window.location.replace(window.location.href); // the page shows the step: who it waits for, or what to do
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
+}
+
+// countdown counts the first minute of a payment's wait down on its help
+// line ("a request should appear within n s"), then shows what to do when
+// none came. Without the script, the help shows at once.
+function countdown() {
+  var help = document.getElementById("no-prompt");
+  if (!help || !help.dataset.waited) return;
+  // Counted from the page's load and the wait the service measured, not
+  // from a date: the phone's clock may be off.
+  var loaded = Date.now(), waited = Number(help.dataset.waited), text = help.textContent, wait = 60;
+  function tick() {
+    var left = Math.ceil(wait - waited - (Date.now() - loaded) / 1000);
+    if (left > 0) { help.textContent = help.dataset.countdown.replace("{n}", left); setTimeout(tick, 1000); return; }
+    help.textContent = text;
+  }
+  tick();
 }
 
 // holderOf is the card holder the form asks for a card that needs one.
