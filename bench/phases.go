@@ -133,7 +133,13 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 		rows = append(rows, row{Store: name, Path: "limit: " + limitNames[lname], result: l, HalfP99: limitHalfP99[lname]})
 	}
 	rows = append(rows, row{Store: name, Path: "limit: bare signed POSTs", result: deliveryLimit})
-	return rows, peakRSS(svc.cmd.Process.Pid), nil
+	peak := peakRSS(svc.cmd.Process.Pid)
+	stop(svc.cmd) // the history phase runs a service of its own, on a store of its own
+	hist, err := history(bin, tmp, name, d)
+	if err != nil {
+		return nil, 0, fmt.Errorf("history: %w", err)
+	}
+	return append(rows, hist...), peak, nil
 }
 
 func get(c *http.Client, u, key string) []byte {
@@ -285,6 +291,9 @@ func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) s
 	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
 		limit, ratio, half := r.Limit, "", ""
+		if r.History != nil {
+			continue // in the history's own table, below
+		}
 		if r.LimitRS > 0 {
 			ratio = fmt.Sprintf("%.2f of %.0f/s", r.ratio(), r.LimitRS)
 			if r.Target > 0 {
@@ -303,6 +312,7 @@ func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) s
 			r.Store, r.Path, r.RPS, ms(r.P50), ms(r.P90), ms(r.P99), half, r.Errors, limit, ratio)
 	}
 	fmt.Fprintf(&b, "\nPeak resident memory of the service: %s (target < 150 MB). p99 target at half rate: < 25 ms.\n\n", strings.Join(peaks, ", "))
+	b.WriteString(historyTable(rows))
 	return b.String()
 }
 
