@@ -10,7 +10,9 @@
 // It builds the binary, starts the service with rate limits off
 // (--unsafe-no-rate-limits), starts the limits as processes of their own,
 // and drives the load from this process over loopback with Fortio's
-// periodic runner. Nothing leaves 127.0.0.1.
+// periodic runner. Nothing leaves 127.0.0.1. Last, for each store, the
+// history phase (history.go) reads a workspace's paths before and after
+// bulk-loading a million sessions (-history: how many; 0: none).
 package main
 
 import (
@@ -81,6 +83,7 @@ type row struct {
 	Store, Path string
 	result
 	HalfP99 time.Duration // p99 at half the path's maximum throughput
+	History *grown        // the history phase's rows (history.go); nil on the others
 	Limit   string
 	LimitRS float64
 	Target  float64 // the ratio the issue asks for; 0 for none

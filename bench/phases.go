@@ -140,7 +140,13 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 		rows = append(rows, row{Store: name, Path: "limit: " + limitNames[lname], result: l, HalfP99: limitHalfP99[lname]})
 	}
 	rows = append(rows, row{Store: name, Path: "limit: bare signed POSTs", result: deliveryLimit})
-	return rows, peakRSS(svc.cmd.Process.Pid), nil
+	peak := peakRSS(svc.cmd.Process.Pid)
+	stop(svc.cmd) // the history phase runs a service of its own, on a store of its own
+	hist, err := history(bin, tmp, name, d)
+	if err != nil {
+		return nil, 0, fmt.Errorf("history: %w", err)
+	}
+	return append(rows, hist...), peak, nil
 }
 
 func get(c *http.Client, u, key string) []byte {
@@ -298,6 +304,9 @@ func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) s
 			notes = append(notes, fmt.Sprintf("- %s, %s: %s.", r.Store, r.Path, r.Note))
 		}
 		limit, ratio, half := r.Limit, "", ""
+		if r.History != nil {
+			continue // in the history's own table, below
+		}
 		if r.LimitRS > 0 {
 			ratio = fmt.Sprintf("%.2f of %.0f/s", r.ratio(), r.LimitRS)
 			if r.Target > 0 {
@@ -319,6 +328,7 @@ func formatTable(rows []row, peaks []string, d time.Duration, concurrency int) s
 		fmt.Fprintf(&b, "\n%s\n", strings.Join(notes, "\n"))
 	}
 	fmt.Fprintf(&b, "\nPeak resident memory of the service: %s (target < 150 MB). p99 target at half rate: < 25 ms.\n\n", strings.Join(peaks, ", "))
+	b.WriteString(historyTable(rows))
 	return b.String()
 }
 
