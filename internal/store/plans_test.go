@@ -147,3 +147,22 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenDB_PostgresWithoutJIT: the store's PostgreSQL sessions run with
+// JIT compilation off (a list's page on a table without fresh statistics
+// compiled for 250 ms to read 1 ms), unless the URL sets it.
+func TestOpenDB_PostgresWithoutJIT(t *testing.T) {
+	u := storetest.PostgresURL(t)
+	for url, want := range map[string]string{u: "off", u + "&jit=on": "on"} {
+		db, _, err := store.OpenDB(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jit string
+		err = db.QueryRow(`SHOW jit`).Scan(&jit)
+		db.Close()
+		if err != nil || jit != want {
+			t.Errorf("jit = %q, %v; want %q", jit, err, want)
+		}
+	}
+}
