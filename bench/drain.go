@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/config"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -129,7 +128,7 @@ func (m drained) row(storeName, label string) row {
 // readTemplate reads the newest delivery to url and its event.
 func readTemplate(db *sql.DB, kind, url string) (drainTemplate, error) {
 	var tp drainTemplate
-	err := db.QueryRow(bind(kind, `SELECT d.workspace_id, d.livemode, d.event, d.url, d.max_attempts, COALESCE(d.transaction_id, ''),
+	err := db.QueryRow(store.Rebind(kind, `SELECT d.workspace_id, d.livemode, d.event, d.url, d.max_attempts, COALESCE(d.transaction_id, ''),
 		COALESCE(e.session_id, ''), e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
 		WHERE d.url = ? AND e.transfer_id IS NULL ORDER BY d.created_at DESC LIMIT 1`), url).
 		Scan(&tp.workspaceID, &tp.livemode, &tp.event, &tp.url, &tp.maxAttempts, &tp.transactionID, &tp.sessionID, &tp.data)
@@ -162,7 +161,7 @@ func (dr *drainer) burst(n int, tpls []drainTemplate) (drained, error) {
 	// service's would be: the worker's window since its last pass (5 s)
 	// holds them all, so it finds them without its 30 s sweep.
 	shift := time.Now().UnixMicro() - (t0.UnixMicro() + int64(n-1))
-	if _, err := dr.db.Exec(bind(dr.kind, `UPDATE webhook_deliveries SET next_attempt_at = created_at + ?
+	if _, err := dr.db.Exec(store.Rebind(dr.kind, `UPDATE webhook_deliveries SET next_attempt_at = created_at + ?
 		WHERE status = ? AND next_attempt_at IS NULL`), shift, string(cauri.DeliveryPending)); err != nil {
 		return m, err
 	}
@@ -230,11 +229,11 @@ func (dr *drainer) load(n int, tpls []drainTemplate, t0 time.Time) error {
 				deliveries = append(deliveries, cauri.NewID("whd_"), tp.workspaceID, id, tp.event, tp.livemode, tp.url,
 					string(cauri.DeliveryPending), tp.maxAttempts, nil, nullable(tp.transactionID), nil, at)
 			}
-			if _, err := tx.Exec(bind(dr.kind, insertEvents+valueRows(end-s, 8)), events...); err != nil {
+			if _, err := tx.Exec(store.Rebind(dr.kind, insertEvents+valueRows(end-s, 8)), events...); err != nil {
 				tx.Rollback()
 				return err
 			}
-			if _, err := tx.Exec(bind(dr.kind, insertDeliveries+valueRows(end-s, 12)), deliveries...); err != nil {
+			if _, err := tx.Exec(store.Rebind(dr.kind, insertDeliveries+valueRows(end-s, 12)), deliveries...); err != nil {
 				tx.Rollback()
 				return err
 			}
@@ -250,7 +249,7 @@ func (dr *drainer) load(n int, tpls []drainTemplate, t0 time.Time) error {
 func (dr *drainer) waitRecorded(limit time.Duration) error {
 	for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
 		var pending int
-		err := dr.db.QueryRow(bind(dr.kind, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ? AND next_attempt_at IS NOT NULL`),
+		err := dr.db.QueryRow(store.Rebind(dr.kind, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ? AND next_attempt_at IS NOT NULL`),
 			string(cauri.DeliveryPending)).Scan(&pending)
 		if err != nil {
 			return err
@@ -305,24 +304,6 @@ func cpuTime(pid int) (time.Duration, error) {
 func valueRows(rows, cols int) string {
 	one := "(?" + strings.Repeat(", ?", cols-1) + ")"
 	return one + strings.Repeat(", "+one, rows-1)
-}
-
-// bind rewrites ? placeholders as $1, $2, ... for PostgreSQL.
-func bind(kind, q string) string {
-	if kind != config.Postgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func nullable(s string) any {

@@ -365,8 +365,12 @@ func (s *Store) forUpdate() string {
 
 // rebind rewrites ? placeholders as $1, $2, ... for PostgreSQL. Queries in
 // this package never contain a literal question mark.
-func (s *Store) rebind(q string) string {
-	if s.kind != config.Postgres {
+func (s *Store) rebind(q string) string { return Rebind(s.kind, q) }
+
+// Rebind writes a query of ? placeholders for a database kind: $1, $2, ...
+// for PostgreSQL (the benchmark's bulk loads use it too).
+func Rebind(kind, q string) string {
+	if kind != config.Postgres {
 		return q
 	}
 	var b strings.Builder
