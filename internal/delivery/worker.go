@@ -48,17 +48,18 @@ type Worker struct {
 	MaxPerEndpoint int
 	Poll           time.Duration // how often the database is asked, besides wake-ups
 
-	wake     chan struct{}
-	initOnce sync.Once
-	mu       sync.Mutex
-	running  int
-	eps      map[store.Endpoint]*endpointState // endpoints with deliveries due, or in flight
-	order    []store.Endpoint                  // eps in the order slots are offered, rotated each pass
-	seenTo   time.Time                         // the end of the last window DueEndpoints was asked for
-	sweptAt  time.Time                         // the last look from the start
-	wg       sync.WaitGroup
-	outcomes chan store.Recorded
-	recorded chan struct{} // closed when the recorder has written the last outcomes
+	wake         chan struct{}
+	initOnce     sync.Once
+	mu           sync.Mutex
+	running      int
+	eps          map[store.Endpoint]*endpointState // endpoints with deliveries due, or in flight
+	order        []store.Endpoint                  // eps in the order slots are offered, rotated each pass
+	seenTo       time.Time                         // the end of the last window DueEndpoints was asked for
+	sweptAt      time.Time                         // the last look from the start
+	lookedBackAt time.Time                         // the last look back window
+	wg           sync.WaitGroup
+	outcomes     chan store.Recorded
+	recorded     chan struct{} // closed when the recorder has written the last outcomes
 }
 
 // endpointState is an endpoint's share of the slots.
@@ -75,12 +76,17 @@ type endpointState struct {
 // gain a slot.
 const FastAnswer = 250 * time.Millisecond
 
-// window is how far back each pass looks again (a commit that took that
-// long after its event's time is still seen); sweepEvery, how often a pass
-// looks from the start.
+// Each pass looks back shortWindow before its last look (a commit that
+// landed that long after its event's time is seen at once), and every
+// lookBackEvery a pass looks back window (a slower commit is seen within a
+// second); every sweepEvery a pass looks from the start. A burst that came
+// due at once is read by the passes of its first shortWindow and by a few
+// look-backs, not by every pass for window.
 const (
-	window     = 5 * time.Second
-	sweepEvery = 30 * time.Second
+	shortWindow   = 250 * time.Millisecond
+	window        = 5 * time.Second
+	lookBackEvery = time.Second
+	sweepEvery    = 30 * time.Second
 )
 
 // gather is how long a busy worker lets freed slots gather before its next
@@ -176,7 +182,10 @@ func (w *Worker) dispatch(ctx context.Context) (again bool) {
 		return false
 	}
 	now := w.Now()
-	since := w.seenTo.Add(-window)
+	since := w.seenTo.Add(-shortWindow)
+	if now.Sub(w.lookedBackAt) >= lookBackEvery || now.Before(w.lookedBackAt) {
+		since, w.lookedBackAt = w.seenTo.Add(-window), now
+	}
 	if w.sweptAt.IsZero() || now.Sub(w.sweptAt) >= sweepEvery || now.Before(w.sweptAt) {
 		since, w.sweptAt = time.Time{}, now
 	}
