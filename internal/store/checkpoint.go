@@ -26,7 +26,16 @@ const (
 // Checkpoints checkpoints db's WAL every `every` until ctx ends; each
 // failure is given to report.
 func Checkpoints(ctx context.Context, db *sql.DB, every time.Duration, report func(error)) {
-	tick := time.NewTicker(every)
+	repeat(ctx, every, func() {
+		if err := checkpoint(ctx, db); err != nil && ctx.Err() == nil {
+			report(fmt.Errorf("checkpoint the SQLite WAL: %w", err))
+		}
+	})
+}
+
+// repeat calls fn every d until ctx ends (the store's background work).
+func repeat(ctx context.Context, d time.Duration, fn func()) {
+	tick := time.NewTicker(d)
 	defer tick.Stop()
 	for {
 		select {
@@ -34,9 +43,7 @@ func Checkpoints(ctx context.Context, db *sql.DB, every time.Duration, report fu
 			return
 		case <-tick.C:
 		}
-		if err := checkpoint(ctx, db); err != nil && ctx.Err() == nil {
-			report(fmt.Errorf("checkpoint the SQLite WAL: %w", err))
-		}
+		fn()
 	}
 }
 

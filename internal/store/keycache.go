@@ -239,14 +239,7 @@ func (s *Store) CacheKeys(ctx context.Context, every time.Duration, report func(
 // while the epoch cannot be read.
 func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, report func(error)) {
 	defer func() { s.keys.on.Store(false); s.keys.clear() }()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	repeat(ctx, every, func() {
 		n, err := s.keyEpoch(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -255,9 +248,9 @@ func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, r
 			s.keys.on.Store(false)
 			s.keys.clear()
 			report(fmt.Errorf("key cache off: read the epoch: %w", err))
-			continue
+			return
 		case n == last && s.keys.on.Load():
-			continue
+			return
 		}
 		s.keys.clear()
 		last = n
@@ -271,7 +264,7 @@ func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, r
 				report(fmt.Errorf("key cache: note the epoch cleared at: %w", err))
 			}
 		}
-	}
+	})
 }
 
 // listen opens a connection of its own (LISTEN holds it) listening on
