@@ -16,20 +16,9 @@ import (
 // before a commit checkpoints it, and the server's background checkpoints
 // copy it into the database meanwhile.
 func TestCheckpoints(t *testing.T) {
-	v, err := vault.New(bytes.Repeat([]byte{42}, vault.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cauri.db")
-	s, err := Open(ctx, "sqlite://"+path, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openSQLite(t, path)
 	var mark int
 	if err := s.db.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&mark); err != nil || mark != walAutocheckpoint {
 		t.Fatalf("wal_autocheckpoint = %d, %v; want %d", mark, err, walAutocheckpoint)
@@ -65,4 +54,24 @@ func TestCheckpoints(t *testing.T) {
 			t.Fatal("no background checkpoint within 10 s")
 		}
 	}
+}
+
+// openSQLite opens and migrates a store on the SQLite file at path for the
+// package's own tests (storetest imports this package), closed when the
+// test ends.
+func openSQLite(t *testing.T, path string) *Store {
+	t.Helper()
+	v, err := vault.New(bytes.Repeat([]byte{42}, vault.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), "sqlite://"+path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

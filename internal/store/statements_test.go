@@ -1,33 +1,19 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/cauri-pay/cauri/internal/vault"
 )
 
 // TestStatements_PreparedOnceThenReused: on SQLite a query's first call
 // runs unprepared and has its statement prepared meanwhile; later calls,
 // inside a transaction or not, run through it. PostgreSQL caches none.
 func TestStatements_PreparedOnceThenReused(t *testing.T) {
-	v, err := vault.New(bytes.Repeat([]byte{42}, vault.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	s, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cauri.db"), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openSQLite(t, filepath.Join(t.TempDir(), "cauri.db"))
 	const q = `SELECT COUNT(*) FROM workspaces WHERE id = ?`
 	count := func(t *tx) {
 		var n int

@@ -37,10 +37,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 					Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
 				return err
 			}),
-			chromedp.WaitVisible(chromedp.ID("login")),
-			chromedp.SendKeys(chromedp.ID("email"), "adjoa@example.com"),
-			chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-			chromedp.Click(chromedp.ID("sign-in")),
+			signIn("adjoa@example.com", "correct horse battery"),
 		)
 		if err != nil {
 			t.Fatal(err)
@@ -140,10 +137,7 @@ func TestBrowser_DashboardResend(t *testing.T) {
 		ctx := browser(t)
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(e.url+"/dashboard"),
-			chromedp.WaitVisible(chromedp.ID("login")),
-			chromedp.SendKeys(chromedp.ID("email"), "adjoa@example.com"),
-			chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-			chromedp.Click(chromedp.ID("sign-in")),
+			signIn("adjoa@example.com", "correct horse battery"),
 			chromedp.WaitVisible(chromedp.ID("workspace")),
 			chromedp.Click(chromedp.CSS(`input[name="mode"][value="test"]`)),
 		)
@@ -350,10 +344,7 @@ func TestBrowser_DashboardMode(t *testing.T) {
 	err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(360, 640),
 		chromedp.Navigate(e.url+"/dashboard/login"),
-		chromedp.WaitVisible(chromedp.ID("login")),
-		chromedp.SendKeys(chromedp.ID("email"), "awa@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.Click(chromedp.ID("sign-in")),
+		signIn("awa@example.com", "correct horse battery"),
 		chromedp.WaitVisible(chromedp.ID("nav-transactions")),
 		chromedp.Navigate(e.url+"/dashboard/transactions"),
 		chromedp.WaitVisible(chromedp.ID("transactions")),
@@ -388,5 +379,17 @@ func TestBrowser_DashboardMode(t *testing.T) {
 	if rows := text("transactions"); url != "/dashboard/transactions" || !pill("Test") || !strings.Contains(rows, "Awa Essai") ||
 		strings.Contains(rows, "Kofi Réel") {
 		t.Fatalf("after the switch: %s, pill %q, rows %q; want the same page with test data", url, text("mode"), rows)
+	}
+}
+
+// signIn fills in the sign-in form the page shows and sends it.
+func signIn(email, password string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.ID("login")),
+			chromedp.SendKeys(chromedp.ID("email"), email),
+			chromedp.SendKeys(chromedp.ID("password"), password),
+			chromedp.Click(chromedp.ID("sign-in")),
+		)
 	}
 }
