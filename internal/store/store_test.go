@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -653,6 +654,36 @@ func TestStore_DeliveryBatches(t *testing.T) {
 		}
 		if d := batch[2].Delivery; d == nil || d.AutoAttempts != 1 || !d.NextAttemptAt.Equal(next) {
 			t.Errorf("the failed one = %+v; want its next attempt at %v", d, next)
+		}
+		// What was written is what was returned (the batch is written in one
+		// statement), and the leases are released.
+		// (pointers compared by what they point to)
+		stored := func(d *cauri.Delivery) string {
+			return fmt.Sprintf("%s %d/%d next %v code %v delivered %v", d.Status, d.Attempts, d.AutoAttempts,
+				cmp.Or(d.NextAttemptAt, &time.Time{}).UnixMicro(), *cmp.Or(d.LastStatusCode, new(int)), cmp.Or(d.DeliveredAt, &time.Time{}).UnixMicro())
+		}
+		for _, i := range []int{0, 2, 3} {
+			want := batch[i].Delivery
+			d, err := s.Delivery(ctx, want.WorkspaceID, false, want.ID)
+			if err != nil || stored(d) != stored(want) {
+				t.Errorf("delivery %d as stored = %v, %v; want %s", i, d, err, stored(want))
+			}
+		}
+		// The failed one is claimed again when due, and its last attempt
+		// fails it and raises the dashboard's notification.
+		again, ids2, err := s.ClaimDeliveries(ctx, []string{got[1]}, next, next.Add(time.Minute))
+		if err != nil || len(ids2) != 1 {
+			t.Fatalf("claim when due again = %v, %v; want it (its lease was released)", ids2, err)
+		}
+		last := []store.Recorded{{ID: got[1], Attempt: store.DeliveryAttempt{At: next, URL: tgs[1].URL, StatusCode: 500, Lease: again}}}
+		if err := s.RecordDeliveryAttempts(ctx, last); err != nil || last[0].Delivery.Status != cauri.DeliveryFailed {
+			t.Fatalf("last attempt = %+v, %v; want failed", last[0].Delivery, err)
+		}
+		if d, _ := s.Delivery(ctx, busy.ID, false, got[1]); d == nil || d.Status != cauri.DeliveryFailed || d.AutoAttempts != 2 {
+			t.Errorf("failed delivery as stored = %+v", d)
+		}
+		if ns, err := s.Notifications(ctx, busy.ID); err != nil || len(ns) != 1 || ns[0].DeliveryID != got[1] {
+			t.Errorf("notifications = %+v, %v; want one for the failed delivery", ns, err)
 		}
 	})
 }
