@@ -186,7 +186,13 @@ func (w *Worker) dispatch(ctx context.Context) (again bool) {
 	if now.Sub(w.lookedBackAt) >= lookBackEvery || now.Before(w.lookedBackAt) {
 		since, w.lookedBackAt = w.seenTo.Add(-window), now
 	}
-	if w.sweptAt.IsZero() || now.Sub(w.sweptAt) >= sweepEvery || now.Before(w.sweptAt) {
+	switch {
+	case w.sweptAt.IsZero():
+		// At start, the deliveries this node leased before it died (a
+		// kill, a crash) are not due until their leases expire: the second
+		// look from the start comes then, not a sweep later.
+		since, w.sweptAt = time.Time{}, now.Add(w.lease()+time.Second-sweepEvery)
+	case now.Sub(w.sweptAt) >= sweepEvery || now.Before(w.sweptAt):
 		since, w.sweptAt = time.Time{}, now
 	}
 	found, err := w.Store.DueEndpoints(ctx, since, now, 10_000)
