@@ -18,8 +18,8 @@ import (
 )
 
 // The service administration's commands beyond the workspace switches:
-// partners, Connect settlements and balances, the test-data purge and the
-// audit log. None of this has an HTTP route.
+// partners, Connect settlements and balances, the test-data purge, the
+// overview's recount and the audit log. None of this has an HTTP route.
 
 // withStore parses a command's flags (fs, with the CAURI_* ones), checks
 // it got npos positional arguments, and opens the store for fn.
@@ -171,6 +171,26 @@ func purgeCommand(ctx context.Context, args []string, getenv func(string) string
 			return err
 		}
 		return printJSON(stdout, map[string]any{"purged_rows": n, "cutoff": now.Add(-age).UTC().Format(cauri.TimeFormat)})
+	})
+}
+
+// overviewCommand recounts the dashboard overview's figures from the
+// payments themselves (they are kept as payments move; this is for a
+// store restored from a backup of one table, or edited by hand).
+func overviewCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "rebuild" {
+		return errors.New("overview: want a subcommand: rebuild")
+	}
+	fs := flag.NewFlagSet("overview rebuild", flag.ContinueOnError)
+	return withStore(ctx, "overview rebuild", fs, args[1:], 0, "takes no arguments", getenv, stderr, func(st *store.Store, _ []string) error {
+		n, err := st.RebuildRollups(ctx)
+		if err != nil {
+			return err
+		}
+		if err := st.Audit(ctx, time.Now(), "overview.rebuilt", "", map[string]any{"counters": n}); err != nil {
+			return err
+		}
+		return printJSON(stdout, map[string]any{"counters": n})
 	})
 }
 

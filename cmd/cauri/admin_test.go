@@ -135,6 +135,10 @@ func TestRun_Administration(t *testing.T) {
 			if out := cli("purge", "--test-older-than", "90d"); !strings.Contains(out, `"purged_rows":0`) {
 				t.Fatalf("purge = %s", out)
 			}
+			// The overview's recount, while the server runs.
+			if out := cli("overview", "rebuild"); !strings.Contains(out, `"counters":`) {
+				t.Fatalf("overview rebuild = %s", out)
+			}
 			log := cli("audit", "--workspace", ws)
 			for _, action := range []string{"workspace.created", "workspace.verified", "key.rolled", "workspace.connect", "workspace.transfers_closed",
 				"workspace.transfer_daily_cap"} {
@@ -146,14 +150,14 @@ func TestRun_Administration(t *testing.T) {
 				t.Errorf("audit log actors (or a key in it):\n%s", log)
 			}
 			all := cli("audit", "--limit", "1000")
-			for _, want := range []string{`"action":"partner.created"`, `"action":"partner.revoked"`, `"action":"test_data.purged"`, `"actor":"partner:` + pid} {
+			for _, want := range []string{`"action":"partner.created"`, `"action":"partner.revoked"`, `"action":"test_data.purged"`, `"action":"overview.rebuilt"`, `"actor":"partner:` + pid} {
 				if !strings.Contains(all, want) {
 					t.Errorf("audit log lacks %s", want)
 				}
 			}
 			for _, bad := range [][]string{
 				{"workspace", "set-connect", ws, "maybe"}, {"workspace", "roll-key", "--key", "live_nope", ws}, {"workspace", "roll-key", "--key", "live_secret", "--grace", "200h", ws},
-				{"purge", "--test-older-than", "-3d"}, {"audit", "--limit", "0"}, {"partner", "create"}, {"connect", "settle", "--amount", "1", "--currency", "XOF", ws},
+				{"purge", "--test-older-than", "-3d"}, {"audit", "--limit", "0"}, {"partner", "create"}, {"overview"}, {"overview", "rebuild", "now"}, {"connect", "settle", "--amount", "1", "--currency", "XOF", ws},
 			} {
 				if _, err := srv.cli("", bad...); err == nil {
 					t.Errorf("cauri %v succeeded", bad)

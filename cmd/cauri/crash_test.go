@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,6 +20,8 @@ import (
 
 	"github.com/cauri-pay/cauri/client"
 	"github.com/cauri-pay/cauri/internal/movement"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
 
 // TestMain lets the crash test run this test binary as the server, so that
@@ -34,6 +39,11 @@ func TestMain(m *testing.M) {
 		// adopt a payout cut short by a kill after 3 seconds, not 5 minutes.
 		if os.Getenv("CAURI_TEST_FAST_RECONCILE") == "1" {
 			reconcileEvery, movement.InitiationDeadline = time.Second, 3*time.Second
+		}
+		// The overview's crash test holds the folds back, so that its kill
+		// lands between the payments' changes and their folding.
+		if os.Getenv("CAURI_TEST_HOLD_ROLLUPS") == "1" {
+			rollupsEvery = time.Hour
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err := run(ctx, []string{"serve"}, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
@@ -155,6 +165,101 @@ func TestCrash_DeliveryInFlightSurvivesKill(t *testing.T) {
 			defer mu.Unlock()
 			if len(ids) != 2 || ids[0] != d.Id || ids[1] != d.Id || d.Attempts != 1 {
 				t.Fatalf("requests carried %v; delivery %s has %d attempts; want the same delivery twice, one recorded attempt", ids, d.Id, d.Attempts)
+			}
+		})
+	}
+}
+
+// TestCrash_OverviewCountsSurviveKill kills the server (SIGKILL) while
+// payments' counts wait to be folded: after a
+// restart, the overview's figures are those of a recount of the payments,
+// and the new server folded what the dead one left.
+func TestCrash_OverviewCountsSurviveKill(t *testing.T) {
+	for _, db := range testDatabases {
+		t.Run(db.name, func(t *testing.T) {
+			env := db.env(t)
+			addr := freeAddr(t)
+			env["CAURI_ADDR"], env["CAURI_BASE_URL"] = addr, "http://"+addr
+			held := maps.Clone(env)
+			held["CAURI_TEST_HOLD_ROLLUPS"] = "1"
+			srv := startServer(t, held)
+			var out bytes.Buffer
+			if err := run(context.Background(), []string{"workspace", "create", "--name", "Crash shop"}, func(k string) string { return env[k] }, nil, &out, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			wsID, key := jsonField(t, out.Bytes(), "id"), jsonField(t, out.Bytes(), "keys", "test_secret")
+			ctx := context.Background()
+			// No waits on a 429: the payers stop at their first refusal.
+			c, sandbox := client.New("http://"+addr, key, client.WithRetries(0, 0)), client.New("http://"+addr, "", client.WithRetries(0, 0))
+
+			// Four payers create five sessions each and settle three of them
+			// (success or failure) in the sandbox (the budgets per address
+			// allow no more in a minute); then the server dies, its counts'
+			// changes committed and not folded.
+			var payers sync.WaitGroup
+			for p := range 4 {
+				payers.Add(1)
+				go func() {
+					defer payers.Done()
+					for i := range 5 {
+						sess, _, err := c.CreateSession(ctx, client.CreateSessionRequest{Amount: json.Number(fmt.Sprint(1000 + 100*p + i))}, "")
+						if err == nil && i < 3 {
+							_, err = sandbox.SettleSandbox(ctx, sess.Id, []client.SandboxIssue{client.Succes, client.Echec}[i%2])
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			payers.Wait()
+			if t.Failed() {
+				t.FailNow()
+			}
+			srv.cmd.Process.Kill()
+			srv.cmd.Process.Wait()
+
+			st := storetest.Open(t, env["CAURI_DATABASE_URL"])
+			period := func() *store.Stats {
+				t.Helper()
+				today := time.Now().UTC().Truncate(24 * time.Hour)
+				stats, err := st.Stats(ctx, wsID, false, today.Add(-24*time.Hour), today.Add(48*time.Hour))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return stats
+			}
+			if n, err := st.UnfoldedRollups(ctx); err != nil || n == 0 {
+				t.Fatalf("%d changes of the counts wait to be folded after the kill (%v); want those the dead server left", n, err)
+			}
+			startServer(t, env)
+			// The new server folds them within a second or two.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				n, err := st.UnfoldedRollups(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the restarted server left %d changes of the counts unfolded", n)
+				}
+			}
+			kept := period()
+			if _, err := st.RebuildRollups(ctx); err != nil {
+				t.Fatal(err)
+			}
+			recounted := period()
+			if !reflect.DeepEqual(kept, recounted) {
+				t.Fatalf("after the crash the overview counts %v sessions; a recount %v", kept.Currencies, recounted.Currencies)
+			}
+			if n := recounted.Currencies["XOF"]; n != 20 {
+				t.Fatalf("the recount found %d sessions; 20 were created before the kill", n)
+			}
+			if d := recounted.Days["XOF"]; len(d) == 0 {
+				t.Fatal("the recount found no day of payments")
 			}
 		})
 	}

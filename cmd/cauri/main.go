@@ -58,6 +58,7 @@ Commands:
   partner revoke PARTNER_ID
   purge [--test-older-than 90d]
                              delete test data older than that (live data is never touched)
+  overview rebuild          recount the dashboard overview's figures from the payments themselves
   audit [--workspace ID] [--limit 100]
                              the audit log of administrative and partner actions, newest first
   gateway add --workspace ID --provider P --name N --credentials FILE|- [--live] [--countries CI,SN] [--api-url URL]
@@ -113,6 +114,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return connectCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "purge":
 		return purgeCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "overview":
+		return overviewCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "simulate":

@@ -83,7 +83,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	// The store's background work: the cache of keys, SQLite's checkpoints.
 	background := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cauri_store_background_errors_total",
-		Help: "Failures of the store's background work: key_cache (reading its epoch, listening for other nodes' changes; the cache is off or cleared meanwhile), checkpoint (SQLite's WAL)."},
+		Help: "Failures of the store's background work: key_cache (reading its epoch, listening for other nodes' changes; the cache is off or cleared meanwhile), checkpoint (SQLite's WAL), rollups (folding the overview's counts)."},
 		[]string{"work"})
 	reg.MustRegister(background)
 	report := func(work string) func(error) {
@@ -94,6 +94,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("key cache: %w", err)
 	}
 	st.Checkpoints(ctx, report("checkpoint"))
+	st.KeepRollups(ctx, rollupsEvery, report("rollups"))
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)
 	guard := delivery.NewGuard(cfg.WebhookAllowedCIDRs, nil)
 	worker := &delivery.Worker{
@@ -205,6 +206,10 @@ func gatewayObserver(reg *prometheus.Registry, router *routing.Router) func(prov
 // reconcileEvery is how often a node's reconcilers pass (a variable only
 // so that the cluster test can make its nodes pass sooner).
 var reconcileEvery = 10 * time.Second
+
+// rollupsEvery is how often a node folds the overview's counts (a variable
+// only for the crash test, which holds them back).
+var rollupsEvery = store.RollupsEvery
 
 func reconcile(ctx context.Context, logger *slog.Logger, passes ...func(context.Context) (int, error)) {
 	tick := time.NewTicker(reconcileEvery)

@@ -55,10 +55,11 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit
 		if err != nil {
 			return err
 		}
+		t.countAttempt(sess, a, a.Status, 1)
 		// A new try of a failed session makes it pending again (payment.updated).
 		if sess.Status == cauri.SessionFailed && reopen != nil {
 			sess.Status, sess.UpdatedAt, sess.CompletedAt = cauri.SessionPending, a.CreatedAt, nil
-			return t.saveSessionStatus(ctx, sess, reopen(sess))
+			return t.saveSessionStatus(ctx, sess, cauri.SessionFailed, reopen(sess))
 		}
 		return nil
 	})
@@ -144,6 +145,7 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 		if a.Status != cauri.AttemptPending {
 			return nil
 		}
+		was := sess.Status
 		ev, err := fn(sess, a)
 		if err != nil {
 			return err
@@ -152,7 +154,11 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 			string(a.Status), a.Reason, a.ProviderRef, micros(a.UpdatedAt), a.ID); err != nil {
 			return err
 		}
-		return t.saveSessionStatus(ctx, sess, ev)
+		if a.Status != cauri.AttemptPending {
+			t.countAttempt(sess, a, cauri.AttemptPending, -1)
+			t.countAttempt(sess, a, a.Status, 1)
+		}
+		return t.saveSessionStatus(ctx, sess, was, ev)
 	})
 	return sess, err
 }
@@ -290,12 +296,13 @@ func (s *Store) CancelSession(ctx context.Context, id string, cancel func(sess *
 		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM payment_attempts WHERE session_id = ? AND status = ?`, id, string(cauri.AttemptPending)).Scan(&waiting); err != nil {
 			return err
 		}
+		was := sess.Status
 		ev := cancel(sess, waiting > 0)
 		if ev == nil {
 			return nil
 		}
 		done = true
-		return t.saveSessionStatus(ctx, sess, ev)
+		return t.saveSessionStatus(ctx, sess, was, ev)
 	})
 	return done, err
 }

@@ -16,7 +16,7 @@ import (
 // tables are the tables that grow with a merchant's history: a query of a
 // read path that scans one whole is a query whose cost grows with it.
 var tables = []string{"checkout_sessions", "payment_attempts", "events", "webhook_deliveries", "transfers",
-	"notifications", "idempotency_keys", "ledger_movements", "ledger_entries", "audit_log", "api_keys", "workspaces"}
+	"notifications", "idempotency_keys", "payment_rollups", "payment_rollup_changes", "ledger_movements", "ledger_entries", "audit_log", "api_keys", "workspaces"}
 
 // TestStore_ReadPathsUseIndexes runs each read path a merchant's history
 // weighs on (issue 18, point 4: status reads, the delivery list with its

@@ -48,51 +48,47 @@ type Stats struct {
 
 const microsPerDay = int64(24 * time.Hour / time.Microsecond)
 
-// Stats reads the overview of a workspace's payments created in [since, until).
+// Stats reads the overview of a workspace's payments created in the UTC
+// days that [since, until) covers, from the counts kept as they move
+// (rollups.go): the folded counts and the changes not folded yet.
 func (s *Store) Stats(ctx context.Context, workspaceID string, livemode bool, since, until time.Time) (*Stats, error) {
 	st := &Stats{Days: map[cauri.Currency]map[time.Time]*Tally{}, Providers: map[cauri.Currency]map[string]*Tally{},
 		Operators: map[cauri.Currency]map[string]*Tally{}, Currencies: map[cauri.Currency]int{}}
+	first, end := dayOf(since), dayOf(until.Add(-time.Microsecond))+1
 	err := s.read(ctx, func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT created_at / ? AS day, currency, status, COUNT(*), CAST(COALESCE(SUM(amount), 0) AS BIGINT)
-			FROM checkout_sessions WHERE workspace_id = ? AND livemode = ? AND created_at >= ? AND created_at < ?
-			GROUP BY day, currency, status`, microsPerDay, workspaceID, livemode, micros(since), micros(until))
+		rows, err := t.query(ctx, `SELECT day, kind, currency, provider, operator, status, n, volume FROM payment_rollups
+			WHERE workspace_id = ? AND livemode = ? AND day >= ? AND day < ?
+			UNION ALL
+			SELECT day, kind, currency, provider, operator, status, n, volume FROM payment_rollup_changes
+			WHERE workspace_id = ? AND livemode = ? AND day >= ? AND day < ?`,
+			workspaceID, livemode, first, end, workspaceID, livemode, first, end)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		sums := map[rollupKey]rollupCount{}
 		for rows.Next() {
-			var day, amount int64
-			var cur, status string
-			var n int
-			if err := rows.Scan(&day, &cur, &status, &n, &amount); err != nil {
+			var k rollupKey
+			var c rollupCount
+			if err := rows.Scan(&k.day, &k.kind, &k.currency, &k.provider, &k.operator, &k.status, &c.n, &c.volume); err != nil {
 				return err
 			}
-			c := cauri.Currency(cur)
-			st.Currencies[c] += n
-			tally(st.Days, c, fromMicros(day*microsPerDay)).add(status == string(cauri.SessionSuccess), status == string(cauri.SessionFailed), n, amount)
+			sum := sums[k]
+			sums[k] = rollupCount{sum.n + c.n, sum.volume + c.volume}
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
-		rows, err = t.query(ctx, `SELECT a.provider, a.operator, a.status, s.currency, COUNT(*), CAST(COALESCE(SUM(s.amount), 0) AS BIGINT)
-			FROM checkout_sessions s JOIN payment_attempts a ON a.session_id = s.id
-			WHERE s.workspace_id = ? AND s.livemode = ? AND s.created_at >= ? AND s.created_at < ?
-			GROUP BY a.provider, a.operator, a.status, s.currency`, workspaceID, livemode, micros(since), micros(until))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var provider, operator, status, cur string
-			var n int
-			var amount int64
-			if err := rows.Scan(&provider, &operator, &status, &cur, &n, &amount); err != nil {
-				return err
+		for k, c := range sums {
+			if c.n == 0 { // every one moved on, or a change not folded yet cancels a count
+				continue
 			}
-			ok, failed := status == string(cauri.AttemptSucceeded), status == string(cauri.AttemptFailed)
-			tally(st.Providers, cauri.Currency(cur), provider).add(ok, failed, n, amount)
-			tally(st.Operators, cauri.Currency(cur), operator).add(ok, failed, n, amount)
+			cur, n := cauri.Currency(k.currency), int(c.n)
+			if k.kind == "session" {
+				st.Currencies[cur] += n
+				tally(st.Days, cur, fromMicros(k.day*microsPerDay)).add(k.status == string(cauri.SessionSuccess), k.status == string(cauri.SessionFailed), n, c.volume)
+				continue
+			}
+			ok, failed := k.status == string(cauri.AttemptSucceeded), k.status == string(cauri.AttemptFailed)
+			tally(st.Providers, cur, k.provider).add(ok, failed, n, c.volume)
+			tally(st.Operators, cur, k.operator).add(ok, failed, n, c.volume)
 		}
 		return rows.Err()
 	})

@@ -237,6 +237,9 @@ func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 	}
 	t := &tx{q: sqlTx, sqlTx: sqlTx, s: s}
 	err = fn(t)
+	if err == nil && t.counts != nil {
+		err = t.writeCounts(ctx)
+	}
 	var told func()
 	if err == nil && t.clearsKeys {
 		told, err = t.beforeKeysCommit(ctx)
@@ -276,7 +279,8 @@ type tx struct {
 	q          querier
 	sqlTx      *sql.Tx // nil outside a transaction
 	s          *Store
-	clearsKeys bool // see keysChanged
+	clearsKeys bool                      // see keysChanged
+	counts     map[rollupKey]rollupCount // the overview's counts this transaction changes (rollups.go)
 }
 
 // QueryLog receives each query a store method runs in a context given
