@@ -53,9 +53,14 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
+	only := flag.String("only", "", `"history": only the phase of the store preloaded with -history sessions (a check between full runs)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
-	if err := run(*duration, *concurrency, *burst, *out); err != nil {
+	if *only != "" && *only != "history" {
+		fmt.Fprintln(os.Stderr, `bench: -only takes "history"`)
+		os.Exit(2)
+	}
+	if err := run(*duration, *concurrency, *burst, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -98,7 +103,7 @@ func (r row) ratio() float64 {
 	return r.RPS / r.LimitRS
 }
 
-func run(d time.Duration, concurrency, burst int, outFile string) error {
+func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 	tmp, err := os.MkdirTemp("", "cauri-bench-")
 	if err != nil {
 		return err
@@ -130,6 +135,14 @@ func run(d time.Duration, concurrency, burst int, outFile string) error {
 	var peaks []string
 	for _, st := range stores {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
+		if only == "history" {
+			r, err := history(bin, tmp, st.name, d)
+			if err != nil {
+				return fmt.Errorf("%s: %w", st.name, err)
+			}
+			rows = append(rows, r...)
+			continue
+		}
 		r, peak, err := benchStore(bin, tmp, rc, st.name, st.url, st.limitURL, d, concurrency, burst)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
@@ -137,8 +150,10 @@ func run(d time.Duration, concurrency, burst int, outFile string) error {
 		rows = append(rows, r...)
 		peaks = append(peaks, fmt.Sprintf("%s %.0f MB", st.name, peak))
 	}
-	if rows, peaks, err = withOutpost(rows, peaks, tmp, rc, d, concurrency); err != nil {
-		return fmt.Errorf("outpost: %w", err)
+	if only == "" {
+		if rows, peaks, err = withOutpost(rows, peaks, tmp, rc, d, concurrency); err != nil {
+			return fmt.Errorf("outpost: %w", err)
+		}
 	}
 	table := formatTable(rows, peaks, d, concurrency)
 	fmt.Print(table)
