@@ -241,6 +241,77 @@ func (c *Client) CreatePaymentLink(ctx context.Context, title string, amount jso
 	return out, err
 }
 
+// CreatePaymentLinkWith creates a payment link with its optional controls
+// (expiry, limit of payments, payer's number, metadata).
+func (c *Client) CreatePaymentLinkWith(ctx context.Context, req PaymentLinkCreate) (*PaymentLink, error) {
+	var out *PaymentLink
+	_, err := c.do(ctx, "POST", "/v1/payment-links", req, nil, &out)
+	return out, err
+}
+
+// ListPaymentLinks lists a page of the workspace's payment links, newest
+// first: limit of them (0 for the service's default, 50), after the link
+// startingAfter (the last of the previous page) when it is not empty.
+func (c *Client) ListPaymentLinks(ctx context.Context, limit int, startingAfter string) (*PaymentLinkList, error) {
+	q := url.Values{}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if startingAfter != "" {
+		q.Set("starting_after", startingAfter)
+	}
+	path := "/v1/payment-links"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out *PaymentLinkList
+	_, err := c.do(ctx, "GET", path, nil, nil, &out)
+	return out, err
+}
+
+// PaymentLink reads one payment link.
+func (c *Client) PaymentLink(ctx context.Context, id string) (*PaymentLink, error) {
+	var out *PaymentLink
+	_, err := c.do(ctx, "GET", "/v1/payment-links/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// PaymentLinkUpdate changes a payment link; nil fields stay as they are.
+type PaymentLinkUpdate struct {
+	Active       *bool
+	ExpiresAt    *time.Time
+	RemoveExpiry bool // the link never expires (ExpiresAt is then ignored)
+}
+
+// UpdatePaymentLink deactivates or reactivates a link, or changes its expiry.
+func (c *Client) UpdatePaymentLink(ctx context.Context, id string, u PaymentLinkUpdate) (*PaymentLink, error) {
+	body := map[string]any{}
+	if u.Active != nil {
+		body["active"] = *u.Active
+	}
+	switch {
+	case u.RemoveExpiry:
+		body["expires_at"] = nil
+	case u.ExpiresAt != nil:
+		body["expires_at"] = u.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	var out *PaymentLink
+	_, err := c.do(ctx, "PATCH", "/v1/payment-links/"+url.PathEscape(id), body, nil, &out)
+	return out, err
+}
+
+// PaymentLinkQR returns the QR code of a link's page address: format
+// "svg" (or "") for SVG, "png" for a PNG of 512 pixels a side.
+func (c *Client) PaymentLinkQR(ctx context.Context, id, format string) ([]byte, error) {
+	path := "/v1/payment-links/" + url.PathEscape(id) + "/qr"
+	if format != "" {
+		path += "?format=" + url.QueryEscape(format)
+	}
+	var out []byte
+	_, err := c.do(ctx, "GET", path, nil, nil, &out)
+	return out, err
+}
+
 // CheckPaymentLink says whether a payment link was paid.
 func (c *Client) CheckPaymentLink(ctx context.Context, id string) (*PaymentLinkCheck, error) {
 	var out *PaymentLinkCheck
@@ -317,7 +388,7 @@ func (p *Partner) Verification(ctx context.Context, merchantID string) (*Verific
 }
 
 // do sends one call, retrying a 429 after its Retry-After, and decodes a
-// 2xx body into out.
+// 2xx body into out (a *[]byte takes the body as it is).
 func (c *Client) do(ctx context.Context, method, path string, in any, header http.Header, out any) (*http.Response, error) {
 	var body []byte
 	if in != nil {
@@ -353,6 +424,10 @@ func (c *Client) do(ctx context.Context, method, path string, in any, header htt
 			return nil, err
 		}
 		if res.StatusCode >= 200 && res.StatusCode < 300 {
+			if b, ok := out.(*[]byte); ok { // an image
+				*b = raw
+				return res, nil
+			}
 			return res, json.Unmarshal(raw, out)
 		}
 		apiErr := decodeError(res, raw)

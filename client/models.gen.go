@@ -420,6 +420,21 @@ func (e PaymentLinkCheckSuccess) Valid() bool {
 	}
 }
 
+// Defines values for PaymentLinkListObject.
+const (
+	PaymentLinkListObjectList PaymentLinkListObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the PaymentLinkListObject enum.
+func (e PaymentLinkListObject) Valid() bool {
+	switch e {
+	case PaymentLinkListObjectList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxIssue.
 const (
 	Echec  SandboxIssue = "echec"
@@ -924,6 +939,24 @@ func (e DashboardLinkSwitchFormdataBodyActive) Valid() bool {
 	}
 }
 
+// Defines values for DashboardLinkQRParamsFormat.
+const (
+	DashboardLinkQRParamsFormatPng DashboardLinkQRParamsFormat = "png"
+	DashboardLinkQRParamsFormatSvg DashboardLinkQRParamsFormat = "svg"
+)
+
+// Valid indicates whether the value is a known member of the DashboardLinkQRParamsFormat enum.
+func (e DashboardLinkQRParamsFormat) Valid() bool {
+	switch e {
+	case DashboardLinkQRParamsFormatPng:
+		return true
+	case DashboardLinkQRParamsFormatSvg:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DashboardSelectWorkspaceFormdataBodyMode.
 const (
 	DashboardSelectWorkspaceFormdataBodyModeLive DashboardSelectWorkspaceFormdataBodyMode = "live"
@@ -936,6 +969,24 @@ func (e DashboardSelectWorkspaceFormdataBodyMode) Valid() bool {
 	case DashboardSelectWorkspaceFormdataBodyModeLive:
 		return true
 	case DashboardSelectWorkspaceFormdataBodyModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentLinkQRParamsFormat.
+const (
+	PaymentLinkQRParamsFormatPng PaymentLinkQRParamsFormat = "png"
+	PaymentLinkQRParamsFormatSvg PaymentLinkQRParamsFormat = "svg"
+)
+
+// Valid indicates whether the value is a known member of the PaymentLinkQRParamsFormat enum.
+func (e PaymentLinkQRParamsFormat) Valid() bool {
+	switch e {
+	case PaymentLinkQRParamsFormatPng:
+		return true
+	case PaymentLinkQRParamsFormatSvg:
 		return true
 	default:
 		return false
@@ -1519,16 +1570,35 @@ type PaymentEventEvent string
 
 // PaymentLink defines model for PaymentLink.
 type PaymentLink struct {
+	// Active The merchant's switch; an expired or used-up link stays `active` but takes no payment.
 	Active bool `json:"active"`
 
 	// Amount In major units of the currency, as a JSON number.
 	Amount Amount `json:"amount"`
 
+	// CompletedPayments Successful payments made through the link.
+	CompletedPayments int `json:"completed_payments"`
+
+	// CreatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
 	// Currency ISO 4217 code of an accepted currency.
 	Currency Currency `json:"currency"`
 
+	// ExpiresAt When the page stops taking payments; null: never.
+	ExpiresAt *time.Time `json:"expires_at"`
+
 	// Id `pl_...`
 	Id string `json:"id"`
+
+	// MaxPayments How many successful payments it takes; null: no limit.
+	MaxPayments *int              `json:"max_payments"`
+	Metadata    map[string]string `json:"metadata"`
+
+	// Phone The only number it can be paid from (E.164); null: any.
+	Phone *string `json:"phone"`
 
 	// Slug The last segment of `url`.
 	Slug    string             `json:"slug"`
@@ -1568,6 +1638,44 @@ type PaymentLinkCheck struct {
 
 // PaymentLinkCheckSuccess defines model for PaymentLinkCheck.Success.
 type PaymentLinkCheckSuccess bool
+
+// PaymentLinkCreate defines model for PaymentLinkCreate.
+type PaymentLinkCreate struct {
+	// Amount In major units of the currency, as a JSON number.
+	Amount Amount `json:"amount"`
+
+	// Currency Defaults to the workspace's currency.
+	Currency *Currency `json:"currency,omitempty"`
+
+	// ExpiresAt RFC 3339; in the future, at most a year (366 days) away. After it the page takes no payment.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+
+	// MaxPayments How many successful payments the link takes (1 for a single use). A payment under way holds its place until it ends.
+	MaxPayments *int `json:"max_payments,omitempty"`
+
+	// Metadata Your own string key/value pairs, as a session's (at most 50 keys of 1 to 40 characters, values up to 500); copied onto every payment made through the link, beside `payment_link` (a key you may not use).
+	Metadata *map[string]string `json:"metadata,omitempty"`
+
+	// Phone The only number the link can be paid from, in international format (as `customer_phone`); stored in E.164. It is paid by Mobile Money of that number's country, never by card.
+	//
+	// Examples: +221 77 123 45 67
+	Phone *string `json:"phone,omitempty"`
+	Title string  `json:"title"`
+}
+
+// PaymentLinkList defines model for PaymentLinkList.
+type PaymentLinkList struct {
+	// Count The number of links in `data`.
+	Count int           `json:"count"`
+	Data  []PaymentLink `json:"data"`
+
+	// HasMore Whether older links follow: ask again with `starting_after` the last id of `data`.
+	HasMore bool                  `json:"has_more"`
+	Object  PaymentLinkListObject `json:"object"`
+}
+
+// PaymentLinkListObject defines model for PaymentLinkList.Object.
+type PaymentLinkListObject string
 
 // RankedProvider defines model for RankedProvider.
 type RankedProvider struct {
@@ -1943,6 +2051,9 @@ type GatewayID = string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// LinkID defines model for LinkID.
+type LinkID = string
+
 // SessionID defines model for SessionID.
 type SessionID = string
 
@@ -1969,6 +2080,9 @@ type IdempotencyKeyReused = Error
 
 // Internal defines model for Internal.
 type Internal = Error
+
+// LinkTestMode The error shape of transfers, payment-link test-mode refusals and resends.
+type LinkTestMode = CodedError
 
 // NotFound defines model for NotFound.
 type NotFound = Error
@@ -2125,12 +2239,22 @@ type DashboardRollKeyFormdataBody struct {
 // DashboardRollKeyFormdataBodyKey defines parameters for DashboardRollKey.
 type DashboardRollKeyFormdataBodyKey string
 
+// DashboardLinksParams defines parameters for DashboardLinks.
+type DashboardLinksParams struct {
+	StartingAfter *string `form:"starting_after,omitempty" json:"starting_after,omitempty"`
+}
+
 // DashboardCreateLinkFormdataBody defines parameters for DashboardCreateLink.
 type DashboardCreateLinkFormdataBody struct {
 	Amount   *string `form:"amount,omitempty" json:"amount,omitempty"`
 	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
-	Title    *string `form:"title,omitempty" json:"title,omitempty"`
+
+	// ExpiresAt Optional: a date and time in UTC, `YYYY-MM-DDTHH:MM` (a datetime-local field).
+	ExpiresAt   *string `form:"expires_at,omitempty" json:"expires_at,omitempty"`
+	MaxPayments *string `form:"max_payments,omitempty" json:"max_payments,omitempty"`
+	Phone       *string `form:"phone,omitempty" json:"phone,omitempty"`
+	Title       *string `form:"title,omitempty" json:"title,omitempty"`
 }
 
 // DashboardLinkSwitchFormdataBody defines parameters for DashboardLinkSwitch.
@@ -2141,6 +2265,14 @@ type DashboardLinkSwitchFormdataBody struct {
 
 // DashboardLinkSwitchFormdataBodyActive defines parameters for DashboardLinkSwitch.
 type DashboardLinkSwitchFormdataBodyActive string
+
+// DashboardLinkQRParams defines parameters for DashboardLinkQR.
+type DashboardLinkQRParams struct {
+	Format *DashboardLinkQRParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// DashboardLinkQRParamsFormat defines parameters for DashboardLinkQR.
+type DashboardLinkQRParamsFormat string
 
 // DashboardLoginFormdataBody defines parameters for DashboardLogin.
 type DashboardLoginFormdataBody struct {
@@ -2251,15 +2383,30 @@ type PartnerListMerchantsParams struct {
 	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
-// CreatePaymentLinkJSONBody defines parameters for CreatePaymentLink.
-type CreatePaymentLinkJSONBody struct {
-	// Amount In major units of the currency, as a JSON number.
-	Amount Amount `json:"amount"`
+// ListPaymentLinksParams defines parameters for ListPaymentLinks.
+type ListPaymentLinksParams struct {
+	// Limit 1 to 200 (default 50). Out of range is a 400.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Currency Defaults to the workspace's currency.
-	Currency *Currency `json:"currency,omitempty"`
-	Title    string    `json:"title"`
+	// StartingAfter A link's id (the last of the previous page); the page holds the links created before it. A link of another workspace, or none, is a 400.
+	StartingAfter *string `form:"starting_after,omitempty" json:"starting_after,omitempty"`
 }
+
+// UpdatePaymentLinkJSONBody defines parameters for UpdatePaymentLink.
+type UpdatePaymentLinkJSONBody struct {
+	Active *bool `json:"active,omitempty"`
+
+	// ExpiresAt RFC 3339; null removes the expiry.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// PaymentLinkQRParams defines parameters for PaymentLinkQR.
+type PaymentLinkQRParams struct {
+	Format *PaymentLinkQRParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// PaymentLinkQRParamsFormat defines parameters for PaymentLinkQR.
+type PaymentLinkQRParamsFormat string
 
 // RouteOverviewParams defines parameters for RouteOverview.
 type RouteOverviewParams struct {
@@ -2569,7 +2716,10 @@ type PartnerUpdateMerchantJSONRequestBody = MerchantUpdate
 type PartnerAddGatewayJSONRequestBody = GatewayCreate
 
 // CreatePaymentLinkJSONRequestBody defines body for CreatePaymentLink for application/json ContentType.
-type CreatePaymentLinkJSONRequestBody CreatePaymentLinkJSONBody
+type CreatePaymentLinkJSONRequestBody = PaymentLinkCreate
+
+// UpdatePaymentLinkJSONRequestBody defines body for UpdatePaymentLink for application/json ContentType.
+type UpdatePaymentLinkJSONRequestBody UpdatePaymentLinkJSONBody
 
 // RoutePaymentJSONRequestBody defines body for RoutePayment for application/json ContentType.
 type RoutePaymentJSONRequestBody = RouteRequest

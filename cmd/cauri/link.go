@@ -31,7 +31,10 @@ func linkCommand(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer st.Close()
-	l, err := st.SetLinkActive(ctx, *workspaceID, pos[0], args[0] == "activate", time.Now())
+	l, err := st.UpdateLink(ctx, *workspaceID, pos[0], func(l *cauri.PaymentLink) error {
+		l.Active, l.UpdatedAt = args[0] == "activate", time.Now().UTC()
+		return nil
+	})
 	if err != nil {
 		return errors.New(cauri.ErrorMessage(err))
 	}

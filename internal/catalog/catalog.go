@@ -140,3 +140,13 @@ func ParsePhone(field, s, country string) (string, error) {
 	}
 	return phonenumbers.Format(n, phonenumbers.E164), nil
 }
+
+// PhoneCountry is the country (alpha-2) of a number in E.164, "" when it
+// names none.
+func PhoneCountry(e164 string) string {
+	n, err := phonenumbers.Parse(e164, "")
+	if err != nil {
+		return ""
+	}
+	return phonenumbers.GetRegionCodeForNumber(n)
+}

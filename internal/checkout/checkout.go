@@ -168,22 +168,33 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 			return nil, err
 		}
 	}
-	if len(p.Metadata) > maxMetadataKeys {
-		return nil, cauri.Errorf(cauri.EInvalid, "metadata has %d keys; at most %d are allowed", len(p.Metadata), maxMetadataKeys)
+	if err := checkMetadata(p.Metadata); err != nil {
+		return nil, err
 	}
 	for k, v := range p.Metadata {
-		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
-			return nil, cauri.Errorf(cauri.EInvalid, "metadata keys must have 1 to %d characters", maxMetadataKeyLen)
-		}
-		if utf8.RuneCountInString(v) > maxMetadataValLen {
-			return nil, cauri.Errorf(cauri.EInvalid, "metadata.%s is longer than %d characters", k, maxMetadataValLen)
-		}
-		if strings.ContainsRune(k+v, 0) {
-			return nil, cauri.Errorf(cauri.EInvalid, "metadata.%s contains a NUL character", k)
-		}
 		sess.Metadata[k] = v
 	}
 	return sess, nil
+}
+
+// checkMetadata holds a merchant's metadata (a session's, a link's) to
+// its limits: keys, their length and their values' length.
+func checkMetadata(md map[string]string) error {
+	if len(md) > maxMetadataKeys {
+		return cauri.Errorf(cauri.EInvalid, "metadata has %d keys; at most %d are allowed", len(md), maxMetadataKeys)
+	}
+	for k, v := range md {
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLen {
+			return cauri.Errorf(cauri.EInvalid, "metadata keys must have 1 to %d characters", maxMetadataKeyLen)
+		}
+		if utf8.RuneCountInString(v) > maxMetadataValLen {
+			return cauri.Errorf(cauri.EInvalid, "metadata.%s is longer than %d characters", k, maxMetadataValLen)
+		}
+		if strings.ContainsRune(k+v, 0) {
+			return cauri.Errorf(cauri.EInvalid, "metadata.%s contains a NUL character", k)
+		}
+	}
+	return nil
 }
 
 func email(field, s string) (string, error) {

@@ -214,7 +214,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 		RouteReason: reason,
 	}
-	if err := s.Store.StartAttempt(ctx, a, payOnce, s.reopened); err != nil {
+	if err := s.Store.StartAttempt(ctx, a, admitLinkPayment(a), s.reopened); err != nil {
 		return nil, err
 	}
 	conn, err := s.connector(ctx, g)

@@ -29,14 +29,16 @@ type Store interface {
 	Link(ctx context.Context, workspaceID, id string) (*cauri.PaymentLink, error)
 	LinkBySlug(ctx context.Context, slug string) (*cauri.PaymentLink, error)
 	LinkSessions(ctx context.Context, linkID string) (paid, latest *cauri.Session, err error)
-	Links(ctx context.Context, workspaceID string) ([]*cauri.PaymentLink, error)
+	LinkPayments(ctx context.Context, ids []string) (map[string]int, error)
+	Links(ctx context.Context, workspaceID string, p store.LinkPage) ([]*cauri.PaymentLink, error)
+	LinkUse(ctx context.Context, l *cauri.PaymentLink) (*store.LinkUse, error)
 	MarkInitiated(ctx context.Context, id string, now time.Time, next cauri.NextAction) error
 	ProbeGateway(ctx context.Context, provider string) (*cauri.Gateway, error)
 	Session(ctx context.Context, id string) (*cauri.Session, error)
-	SetLinkActive(ctx context.Context, workspaceID, id string, active bool, now time.Time) (*cauri.PaymentLink, error)
 	SetNextAction(ctx context.Context, id string, next cauri.NextAction) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
-	StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool) error, reopen func(*cauri.Session) *cauri.Event) error
+	StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool, link *store.LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error
+	UpdateLink(ctx context.Context, workspaceID, id string, change func(*cauri.PaymentLink) error) (*cauri.PaymentLink, error)
 	UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.PaymentAttempt) (*cauri.Event, error)) (*cauri.Session, error)
 	UpdateSession(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Workspace) (*cauri.Event, error)) (*cauri.Session, error)
 	Workspace(ctx context.Context, id string) (*cauri.Workspace, error)

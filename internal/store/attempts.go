@@ -27,12 +27,15 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.PaymentAttempt, er
 }
 
 // StartAttempt records a new attempt, pending, under the session's lock,
-// if admit (the caller's rule, nil: any) admits it, given the session and
-// whether another of its attempts is pending.
+// if admit (the caller's rule, nil: any) admits it, given the session,
+// whether another of its attempts is pending and, for a session created
+// through a payment link, the link's use read under the link's lock (nil
+// otherwise): concurrent payments of one link are admitted one at a time,
+// across nodes.
 //
 // When the session had FAILED, it becomes PENDING again and the event
 // reopen returns is written with it.
-func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool) error, reopen func(*cauri.Session) *cauri.Event) error {
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool, link *LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error {
 	return s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
 		if err != nil {
@@ -43,8 +46,13 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit
 		if err != nil && err != sql.ErrNoRows {
 			return err
 		}
+		waiting := err == nil
+		link, err := s.linkForAttempt(ctx, t, sess)
+		if err != nil {
+			return err
+		}
 		if admit != nil {
-			if err := admit(sess, err == nil); err != nil {
+			if err := admit(sess, waiting, link); err != nil {
 				return err
 			}
 		}

@@ -16,13 +16,15 @@ import (
 // tables are the tables that grow with a merchant's history: a query of a
 // read path that scans one whole is a query whose cost grows with it.
 var tables = []string{"checkout_sessions", "payment_attempts", "events", "webhook_deliveries", "transfers",
-	"notifications", "idempotency_keys", "payment_rollups", "payment_rollup_changes", "ledger_movements", "ledger_entries", "audit_log", "api_keys", "workspaces"}
+	"notifications", "idempotency_keys", "payment_rollups", "payment_rollup_changes", "ledger_movements", "ledger_entries", "audit_log",
+	"api_keys", "workspaces", "payment_links"}
 
 // TestStore_ReadPathsUseIndexes runs each read path a merchant's history
 // weighs on (issue 18, point 4: status reads, the delivery list with its
 // filters, the transfer list, the dashboard's overview and transactions,
 // the export) with a query log, and asks the database for the plan of
-// every query it sent: none may scan a whole table.
+// every query it sent: none may scan a whole table. The payment links'
+// list and what a link's payments are counted by (issue 19, point 3) too.
 func TestStore_ReadPathsUseIndexes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -32,6 +34,11 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := t0.Add(24 * time.Hour)
+		link := &cauri.PaymentLink{ID: cauri.NewID("pl_"), WorkspaceID: ws.ID, Slug: cauri.NewSlug(), Title: "Robe", Amount: 1000, Currency: "XOF",
+			Active: true, MaxPayments: 2, CreatedAt: t0, UpdatedAt: t0}
+		if err := s.CreateLink(ctx, link); err != nil {
+			t.Fatal(err)
+		}
 		rows := func(store.ExportRow) error { return nil }
 		paths := []struct {
 			name  string
@@ -81,6 +88,23 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			}, ""},
 			{"export of a month", func(ctx context.Context) error {
 				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{From: now.Add(-30 * 24 * time.Hour), To: now}, rows)
+			}, ""},
+			{"payment links", func(ctx context.Context) error {
+				_, err := s.Links(ctx, ws.ID, store.LinkPage{Limit: 51})
+				return err
+			}, ""},
+			{"payment links, the next page", func(ctx context.Context) error {
+				_, err := s.Links(ctx, ws.ID, store.LinkPage{Limit: 51, After: link})
+				return err
+			}, ""},
+			{"payment links' payments", func(ctx context.Context) error {
+				_, err := s.LinkPayments(ctx, []string{link.ID, cauri.NewID("pl_")})
+				return err
+			}, ""},
+			// What a link's page and the admission of its payments count.
+			{"payment link's use", func(ctx context.Context) error {
+				_, err := s.LinkUse(ctx, link)
+				return err
 			}, ""},
 			// The webhook worker's claim runs under SQLite's write lock: by
 			// primary key, never along the backlog's status index.

@@ -39,7 +39,7 @@ var contractRouter = sync.OnceValues(func() (routers.Router, error) {
 })
 
 func init() {
-	for _, ct := range []string{"text/html", "image/svg+xml", "application/yaml"} {
+	for _, ct := range []string{"text/html", "image/svg+xml", "image/png", "application/yaml"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -392,4 +393,86 @@ func signIn(email, password string) chromedp.Action[chromedp.Void] {
 			chromedp.Click(chromedp.ID("sign-in")),
 		)
 	}
+}
+
+// TestBrowser_DashboardLinkShare creates a link with its controls on the
+// dashboard's links page and opens its share sheet, in Chromium: the row
+// shows the limit, the expiry and the number; the QR code is drawn, the
+// PNG is served, the copy button copies the address, WhatsApp and SMS
+// carry it.
+func TestBrowser_DashboardLinkShare(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, _ := e.newWorkspace("Chez Adjoa", true)
+		e.addSimulatedGateway(ws, "SN")
+		addUser(t, st, "adjoa@example.com", "correct horse battery", ws.ID)
+		ctx := browser(t)
+		expires := e.clock.Now().UTC().Add(24 * time.Hour).Format("2006-01-02T15:04")
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard"),
+			signIn("adjoa@example.com", "correct horse battery"),
+			chromedp.WaitVisible(chromedp.ID("nav-links")),
+			chromedp.Navigate(e.url+"/dashboard/links"),
+			chromedp.WaitVisible(chromedp.ID("new-link")),
+			chromedp.SendKeys(chromedp.ID("link-title"), "Loyer"),
+			chromedp.SendKeys(chromedp.ID("link-amount"), "75000"),
+			chromedp.SetValue(chromedp.ID("link-expires"), expires),
+			chromedp.SendKeys(chromedp.ID("link-max"), "1"),
+			chromedp.SendKeys(chromedp.ID("link-phone"), "+221 77 123 45 67"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("create-link"))
+		row, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("links")))
+		if err != nil || !strings.Contains(row, "Loyer") || !strings.Contains(row, "0 / 1") || !strings.Contains(row, strings.Replace(expires, "T", " ", 1)+" UTC") ||
+			!strings.Contains(row, "Only from +221771234567") {
+			t.Fatalf("the link's row = %q, %v", row, err)
+		}
+		links, _ := st.Links(context.Background(), ws.ID, store.LinkPage{Limit: 1})
+		if len(links) != 1 {
+			t.Fatalf("links = %v", links)
+		}
+		address := e.url + "/pay/l/" + links[0].Slug
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("details.share summary")), chromedp.WaitVisible(chromedp.CSS("img.qr"))); err != nil {
+			t.Fatal(err)
+		}
+		var drawn bool
+		for deadline := time.Now().Add(10 * time.Second); !drawn && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			drawn, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const i = document.querySelector("img.qr"); return i.complete && i.naturalWidth > 0; })()`))
+		}
+		screenshot(t, ctx, "dashboard-link-share")
+		if !drawn {
+			t.Fatal("the QR code is not drawn")
+		}
+		hrefs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["a.whatsapp", "a.sms", "a.png"].map(s => document.querySelector(s).getAttribute("href"))`))
+		if err != nil || len(hrefs) != 3 {
+			t.Fatalf("share addresses = %q, %v", hrefs, err)
+		}
+		for i, prefix := range []string{"https://wa.me/?text=", "sms:?&body="} {
+			text, err := url.PathUnescape(strings.TrimPrefix(hrefs[i], prefix))
+			if !strings.HasPrefix(hrefs[i], prefix) || err != nil || text != "Loyer "+address {
+				t.Errorf("share address %q carries %q, %v; want %q", hrefs[i], text, err, "Loyer "+address)
+			}
+		}
+		if !strings.HasSuffix(hrefs[2], "/dashboard/links/"+links[0].ID+"/qr?format=png") {
+			t.Errorf("the PNG's address = %q", hrefs[2])
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`fetch(document.querySelector("a.png").href).then(r => { window.png = r.status + " " + r.headers.get("content-type"); }), true`)); err != nil {
+			t.Fatal(err)
+		}
+		var png string
+		for deadline := time.Now().Add(10 * time.Second); png == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			png, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`window.png || ""`))
+		}
+		if png != "200 image/png" {
+			t.Fatalf("the PNG = %q", png)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.copy")), chromedp.WaitVisible(chromedp.CSS(`button.copy[data-copied="1"]`))); err != nil {
+			t.Fatalf("copy: %v", err)
+		}
+		if copied, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("button.copy"))); copied != "Copied" {
+			t.Fatalf("the copy button says %q after copying", copied)
+		}
+	})
 }

@@ -296,7 +296,7 @@ func TestDashboard_Pages(t *testing.T) {
 		if res, _ := b.post("/dashboard/links", url.Values{"title": {"Pagne"}, "amount": {"2500"}, "currency": {"XOF"}, "csrf": {b.csrf()}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("create = %d", res.StatusCode)
 		}
-		links, err := st.Links(context.Background(), ws.ID)
+		links, err := st.Links(context.Background(), ws.ID, store.LinkPage{Limit: 10})
 		if err != nil || len(links) != 2 {
 			t.Fatalf("links after create = %d, %v", len(links), err)
 		}

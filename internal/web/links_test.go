@@ -1,18 +1,30 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/png" // the QR code's PNG
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/client"
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/qr"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 )
 
 func TestPaymentLinks_API(t *testing.T) {
@@ -122,8 +134,8 @@ func TestPaymentLinks_Page(t *testing.T) {
 		}
 		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/check", nil, bearer(keys["test_secret"])...), 404, "test mode")
 		// Deactivated: the page says so and takes no payment; reactivated, it does.
-		if _, err := st.SetLinkActive(context.Background(), ws.ID, l.str("id"), false, e.clock.Now()); err != nil {
-			t.Fatal(err)
+		if r := e.do("PATCH", "/v1/payment-links/"+l.str("id"), map[string]any{"active": false}, live...); r.status != 200 || r.body["active"] != false {
+			t.Fatalf("deactivate = %d %s", r.status, r.raw)
 		}
 		if r := e.do("GET", "/pay/l/"+l.str("slug"), nil); r.status != 410 || !strings.Contains(r.raw, `id="inactive"`) || strings.Contains(r.raw, `id="link-pay"`) {
 			t.Fatalf("inactive page = %d %s", r.status, r.raw)
@@ -131,7 +143,7 @@ func TestPaymentLinks_Page(t *testing.T) {
 		if r := form(pay); r.status != 409 || !strings.Contains(r.raw, "no longer active") {
 			t.Fatalf("paying an inactive link = %d %s", r.status, r.raw)
 		}
-		st.SetLinkActive(context.Background(), ws.ID, l.str("id"), true, e.clock.Now())
+		e.do("PATCH", "/v1/payment-links/"+l.str("id"), map[string]any{"active": true}, live...)
 		wantStatus(t, e.do("GET", "/pay/l/"+l.str("slug"), nil), 200)
 	})
 }
@@ -224,6 +236,306 @@ func TestPaymentLinks_CardHolder(t *testing.T) {
 		attempts, _ := st.Attempts(context.Background(), id)
 		if res.StatusCode != http.StatusSeeOther || len(attempts) != 1 || attempts[0].RedirectURL == "" {
 			t.Fatalf("pay by card = %d, attempts %+v; want CinetPay's page", res.StatusCode, attempts)
+		}
+	})
+}
+
+// TestPaymentLinks_Controls: a link's optional controls over the API
+// (created, read, listed a page at a time, changed, refused when wrong)
+// and on its page (expired, used up, restricted to a number), checked by
+// the contract middleware against openapi.yaml.
+func TestPaymentLinks_Controls(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		g, _, simURL := e.addSimulatedGateway(ws, "SN")
+		live := bearer(keys["live_secret"])
+		expires := e.clock.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
+		r := e.do("POST", "/v1/payment-links", map[string]any{"title": "Loyer", "amount": 75000, "expires_at": expires.Format(time.RFC3339),
+			"max_payments": 1, "phone": "+221 77 123 45 67", "metadata": map[string]string{"tenant": "B-12"}}, live...)
+		md, _ := r.body["metadata"].(map[string]any)
+		if r.status != 200 || r.body["success"] != true || r.body["max_payments"] != 1.0 || r.str("phone") != "+221771234567" ||
+			r.str("expires_at") != expires.Format(cauri.TimeFormat) || md["tenant"] != "B-12" || r.body["completed_payments"] != 0.0 || r.str("slug") == "" {
+			t.Fatalf("create = %d %s", r.status, r.raw)
+		}
+		id := r.str("id")
+		for _, tc := range []struct {
+			body map[string]any
+			want string
+		}{
+			{map[string]any{"title": "x", "amount": 1, "expires_at": "demain"}, "expires_at \"demain\" is not an RFC 3339"},
+			{map[string]any{"title": "x", "amount": 1, "expires_at": "2020-01-01T00:00:00Z"}, "is not in the future"},
+			{map[string]any{"title": "x", "amount": 1, "max_payments": 0}, "max_payments must be a whole number from 1 to 10000"},
+			{map[string]any{"title": "x", "amount": 1, "max_payments": "1"}, "max_payments must be a number"},
+			{map[string]any{"title": "x", "amount": 1, "phone": "77 123 45 67"}, "phone must be in international format"},
+			{map[string]any{"title": "x", "amount": 1, "metadata": map[string]any{"n": 1}}, "metadata.n must be a string"},
+			{map[string]any{"title": "x", "amount": 1, "metadata": map[string]any{"payment_link": "x"}}, "metadata.payment_link is set by Cauri"},
+		} {
+			wantError(t, e.do("POST", "/v1/payment-links", tc.body, live...), 400, tc.want)
+		}
+
+		// Read, and 404 for another workspace's.
+		if got := e.do("GET", "/v1/payment-links/"+id, nil, live...); got.status != 200 || got.str("id") != id || got.str("phone") != "+221771234567" {
+			t.Fatalf("get = %d %s", got.status, got.raw)
+		}
+		_, otherKeys := e.newWorkspace("Autre", true)
+		wantError(t, e.do("GET", "/v1/payment-links/"+id, nil, bearer(otherKeys["live_secret"])...), 404, "not found")
+		wantError(t, e.do("PATCH", "/v1/payment-links/"+id, map[string]any{"active": false}, bearer(otherKeys["live_secret"])...), 404, "not found")
+		wantError(t, e.do("GET", "/v1/payment-links/"+id+"/qr", nil, bearer(otherKeys["live_secret"])...), 404, "not found")
+		wantError(t, e.do("GET", "/v1/payment-links/pl_nope", nil, live...), 404, "not found")
+
+		// PATCH: a clear 400 naming the field; nothing written.
+		for _, tc := range []struct {
+			body any
+			want string
+		}{
+			{map[string]any{"active": "no"}, "active must be true or false"},
+			{map[string]any{"active": nil}, "active must be true or false"},
+			{map[string]any{"expires_at": 12}, "expires_at must be an RFC 3339 date and time"},
+			{map[string]any{"expires_at": "2020-01-01T00:00:00Z", "active": false}, "is not in the future"},
+			{map[string]any{"title": "New"}, `Unknown field "title"`},
+			{map[string]any{}, "Nothing to change"},
+		} {
+			wantError(t, e.do("PATCH", "/v1/payment-links/"+id, tc.body, live...), 400, tc.want)
+		}
+		if got := e.do("GET", "/v1/payment-links/"+id, nil, live...); got.body["active"] != true || got.str("expires_at") == "" {
+			t.Fatalf("after refused changes = %s", got.raw)
+		}
+		later := e.clock.Now().Add(72 * time.Hour).UTC().Truncate(time.Second)
+		if p := e.do("PATCH", "/v1/payment-links/"+id, map[string]any{"expires_at": later.Format(time.RFC3339)}, live...); p.status != 200 || p.str("expires_at") != later.Format(cauri.TimeFormat) {
+			t.Fatalf("new expiry = %d %s", p.status, p.raw)
+		}
+		if p := e.do("PATCH", "/v1/payment-links/"+id, map[string]any{"expires_at": nil}, live...); p.status != 200 || p.body["expires_at"] != nil {
+			t.Fatalf("no expiry = %d %s", p.status, p.raw)
+		}
+
+		// The page of a link restricted to a number says so (its last
+		// digits only), and refuses another number in the payer's language.
+		page := e.do("GET", "/pay/l/"+r.str("slug"), nil, "Accept-Language", "fr")
+		if page.status != 200 || !strings.Contains(page.raw, `id="phone-only"`) || !strings.Contains(page.raw, "se terminant par 67") || strings.Contains(page.raw, "771234567") {
+			t.Fatalf("restricted page = %d %s", page.status, page.raw)
+		}
+		form := func(slug string, v url.Values, lang string) response {
+			return e.do("POST", "/pay/l/"+slug, v.Encode(), "Content-Type", "application/x-www-form-urlencoded", "Accept-Language", lang)
+		}
+		pay := url.Values{"name": {"Awa"}, "phone": {"77 123 45 68"}, "method": {g.ID + "|ORANGE_SEN"}}
+		if got := form(r.str("slug"), pay, "fr"); got.status != 400 || !strings.Contains(got.raw, "ne peut être payé que depuis le numéro") {
+			t.Fatalf("another number = %d %s", got.status, got.raw)
+		}
+		pay.Set("phone", "77 123 45 67")
+		if got := form(r.str("slug"), pay, "en"); got.status != 200 { // followed to the session's page
+			t.Fatalf("its number = %d %s", got.status, got.raw)
+		}
+		sessions, _, _ := st.LinkSessions(context.Background(), id)
+		if sessions != nil {
+			t.Fatal("paid before the aggregator said so")
+		}
+		// Used up once its one payment succeeded.
+		_, latest, _ := st.LinkSessions(context.Background(), id)
+		attempts, _ := st.Attempts(context.Background(), latest.ID)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+		e.clock.Add(9e9)
+		if c := e.do("GET", "/v1/payment-links/"+id+"/check", nil, live...); c.str("status") != "SUCCESS" {
+			t.Fatalf("check = %s", c.raw)
+		}
+		for lang, text := range map[string]string{"en": "already been paid as many times", "fr": "déjà été payé autant de fois"} {
+			if p := e.do("GET", "/pay/l/"+r.str("slug"), nil, "Accept-Language", lang); p.status != 410 || !strings.Contains(p.raw, `id="used-up"`) ||
+				!strings.Contains(p.raw, text) || strings.Contains(p.raw, `id="link-pay"`) {
+				t.Fatalf("used-up page (%s) = %d %s", lang, p.status, p.raw)
+			}
+		}
+		if got := form(r.str("slug"), pay, "en"); got.status != 409 || !strings.Contains(got.raw, "already been paid") {
+			t.Fatalf("paying a used-up link = %d %s", got.status, got.raw)
+		}
+		if got := e.do("GET", "/v1/payment-links/"+id, nil, live...); got.body["completed_payments"] != 1.0 {
+			t.Fatalf("after its payment = %s", got.raw)
+		}
+
+		// Expired: the page says so, in both languages.
+		soon := e.do("POST", "/v1/payment-links", map[string]any{"title": "Promo", "amount": 1000,
+			"expires_at": e.clock.Now().Add(time.Hour).Format(time.RFC3339)}, live...)
+		e.clock.Add(time.Hour)
+		for lang, text := range map[string]string{"en": "This payment link has expired", "fr": "Ce lien de paiement a expiré"} {
+			if p := e.do("GET", "/pay/l/"+soon.str("slug"), nil, "Accept-Language", lang); p.status != 410 || !strings.Contains(p.raw, `id="expired"`) ||
+				!strings.Contains(p.raw, text) {
+				t.Fatalf("expired page (%s) = %d %s", lang, p.status, p.raw)
+			}
+		}
+
+		// The list: newest first, a page at a time.
+		for i := range 4 {
+			e.do("POST", "/v1/payment-links", map[string]any{"title": fmt.Sprint("Link ", i), "amount": 100 + i}, live...)
+			e.clock.Add(time.Second)
+		}
+		var seen []string
+		after := ""
+		for page := 0; ; page++ {
+			path := "/v1/payment-links?limit=2"
+			if after != "" {
+				path += "&starting_after=" + after
+			}
+			l := e.do("GET", path, nil, live...)
+			data, _ := l.body["data"].([]any)
+			if l.status != 200 || l.str("object") != "list" || l.body["count"] != float64(len(data)) || page > 5 {
+				t.Fatalf("list = %d %s", l.status, l.raw)
+			}
+			for _, d := range data {
+				seen = append(seen, d.(map[string]any)["id"].(string))
+			}
+			if l.body["has_more"] != true {
+				break
+			}
+			after = seen[len(seen)-1]
+		}
+		if len(seen) != 6 || seen[4] != soon.str("id") || seen[5] != id {
+			t.Fatalf("listed %v; want the 6 links, newest first, ending with %s, %s", seen, soon.str("id"), id)
+		}
+		wantError(t, e.do("GET", "/v1/payment-links?limit=0", nil, live...), 400, "limit must be")
+		wantError(t, e.do("GET", "/v1/payment-links?limit=201", nil, live...), 400, "limit must be")
+		wantError(t, e.do("GET", "/v1/payment-links?starting_after=pl_nope", nil, live...), 400, "starting_after")
+		if other := e.do("GET", "/v1/payment-links", nil, bearer(otherKeys["live_secret"])...); other.body["count"] != 0.0 {
+			t.Fatalf("another workspace's list = %s", other.raw)
+		}
+	})
+}
+
+// TestPaymentLinks_QR: the QR code of a link's address, as PNG and SVG,
+// decodes to the link's url (ZXing's decoder, not the encoder's).
+func TestPaymentLinks_QR(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		e.addSimulatedGateway(ws, "SN")
+		live := bearer(keys["live_secret"])
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Pagne", "amount": 5000}, live...)
+		png := e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr?format=png", nil, live...)
+		if png.status != 200 || png.header.Get("Content-Type") != "image/png" {
+			t.Fatalf("png = %d %v", png.status, png.header)
+		}
+		img, _, err := image.Decode(strings.NewReader(png.raw))
+		if err != nil || img.Bounds().Dx() != qr.PNGSize || img.Bounds().Dy() != qr.PNGSize {
+			t.Fatalf("png image = %v, %v", img, err)
+		}
+		if got := decodeQR(t, img); got != l.str("url") {
+			t.Fatalf("the PNG code reads %q; want %q", got, l.str("url"))
+		}
+		svg := e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr", nil, live...)
+		if svg.status != 200 || svg.header.Get("Content-Type") != "image/svg+xml" || xml.Unmarshal([]byte(svg.raw), new(struct{})) != nil ||
+			!strings.HasPrefix(svg.raw, "<svg") {
+			t.Fatalf("svg = %d %v %.200s", svg.status, svg.header, svg.raw)
+		}
+		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr?format=gif", nil, live...), 400, "format must be svg or png")
+		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr", nil, bearer(keys["live_public"])...), 401, "secret key")
+	})
+}
+
+func decodeQR(t *testing.T, img image.Image) string {
+	t.Helper()
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		t.Fatalf("decode the QR code: %v", err)
+	}
+	return res.GetText()
+}
+
+// TestPaymentLinks_Client: the Go client's link calls against the server.
+func TestPaymentLinks_Client(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		e.addSimulatedGateway(ws, "SN")
+		ctx := context.Background()
+		api := client.New(e.url, keys["live_secret"])
+		max, phone := 3, "+221771234567"
+		expires := e.clock.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		l, err := api.CreatePaymentLinkWith(ctx, client.PaymentLinkCreate{Title: "Robe", Amount: "15000", MaxPayments: &max, Phone: &phone,
+			ExpiresAt: &expires, Metadata: &map[string]string{"sku": "R-1"}})
+		if err != nil || l.MaxPayments == nil || *l.MaxPayments != 3 || l.ExpiresAt == nil || !l.ExpiresAt.Equal(expires) || l.Metadata["sku"] != "R-1" {
+			t.Fatalf("create = %+v, %v", l, err)
+		}
+		e.clock.Add(time.Second)
+		if _, err := api.CreatePaymentLink(ctx, "Autre", "500", ""); err != nil {
+			t.Fatal(err)
+		}
+		list, err := api.ListPaymentLinks(ctx, 1, "")
+		if err != nil || list.Count != 1 || !list.HasMore || list.Data[0].Title != "Autre" {
+			t.Fatalf("first page = %+v, %v", list, err)
+		}
+		if list, err = api.ListPaymentLinks(ctx, 1, list.Data[0].Id); err != nil || list.Count != 1 || list.HasMore || list.Data[0].Id != l.Id {
+			t.Fatalf("second page = %+v, %v", list, err)
+		}
+		off := false
+		if got, err := api.UpdatePaymentLink(ctx, l.Id, client.PaymentLinkUpdate{Active: &off, RemoveExpiry: true}); err != nil || got.Active || got.ExpiresAt != nil {
+			t.Fatalf("update = %+v, %v", got, err)
+		}
+		if got, err := api.PaymentLink(ctx, l.Id); err != nil || got.Active || got.CompletedPayments != 0 {
+			t.Fatalf("get = %+v, %v", got, err)
+		}
+		img, err := api.PaymentLinkQR(ctx, l.Id, "png")
+		if err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
+			t.Fatalf("qr = %.8q, %v", img, err)
+		}
+		var apiErr *client.APIError
+		if _, err := client.New(e.url, keys["test_secret"]).ListPaymentLinks(ctx, 0, ""); !errors.As(err, &apiErr) || apiErr.Status != 403 || apiErr.Code != "test_mode" {
+			t.Fatalf("list with a test key = %v; want 403 test_mode", err)
+		}
+	})
+}
+
+// TestBrowser_LinkControls: a French-speaking payer in Chromium on the
+// page of a link restricted to a number (its last digits said), refused
+// with another number, then on an expired link's page.
+func TestBrowser_LinkControls(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ws, keys := e.newWorkspace("Chez Fatou", true)
+		e.addSimulatedGateway(ws, "SN")
+		live := bearer(keys["live_secret"])
+		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Loyer", "amount": 75000, "phone": "+221771234567", "max_payments": 1}, live...)
+		soon := e.do("POST", "/v1/payment-links", map[string]any{"title": "Promo", "amount": 1000,
+			"expires_at": e.clock.Now().Add(time.Minute).Format(time.RFC3339)}, live...)
+		ctx := browser(t)
+		if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": "fr-SN,fr"}}); err != nil {
+			t.Fatal(err)
+		}
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(l.str("url")),
+			chromedp.WaitVisible(chromedp.ID("phone-only")),
+			chromedp.SendKeys(chromedp.ID("name"), "Awa Diop"),
+			chromedp.Click(chromedp.CSS(`input[name=method][value$="|ORANGE_SEN"]`)),
+			chromedp.SendKeys(chromedp.ID("phone"), "77 765 43 21"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("phone-only")))
+		if !strings.Contains(notice, "se terminant par 67") {
+			t.Fatalf("the notice = %q", notice)
+		}
+		cards, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("input[name=method][value*='|CARD']").length`))
+		if cards != 0 {
+			t.Fatalf("%d card methods offered on a link restricted to a number", cards)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("pay-button")), chromedp.WaitVisible(chromedp.ID("error"))); err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "link-wrong-number")
+		if msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("error"))); !strings.Contains(msg, "ne peut être payé que depuis le numéro") {
+			t.Fatalf("the refusal = %q", msg)
+		}
+		e.clock.Add(time.Minute)
+		if err := chromedp.Do(ctx, chromedp.Navigate(soon.str("url")), chromedp.WaitVisible(chromedp.ID("expired"))); err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, ctx, "link-expired")
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("expired")))
+		forms, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#link-pay").length`))
+		if !strings.Contains(text, "Ce lien de paiement a expiré") || forms != 0 {
+			t.Fatalf("the expired page says %q with %d forms", text, forms)
 		}
 	})
 }

@@ -59,6 +59,10 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 			"GET /v1/checkout/sessions/{id}/methods": {"GET", "/v1/checkout/sessions/" + session + "/methods", nil, 404},
 			"POST /v1/payment-links":                 {"POST", "/v1/payment-links", map[string]any{"title": "T", "amount": 100}, 403},
 			"GET /v1/payment-links/{id}/check":       {"GET", "/v1/payment-links/" + link + "/check", nil, 404},
+			"GET /v1/payment-links":                  {"GET", "/v1/payment-links", nil, 403},
+			"GET /v1/payment-links/{id}":             {"GET", "/v1/payment-links/" + link, nil, 403},
+			"PATCH /v1/payment-links/{id}":           {"PATCH", "/v1/payment-links/" + link, map[string]any{"active": false}, 403},
+			"GET /v1/payment-links/{id}/qr":          {"GET", "/v1/payment-links/" + link + "/qr", nil, 403},
 			"GET /v1/transactions/export":            {"GET", "/v1/transactions/export", nil, 401},
 			"POST /v1/route": {"POST", "/v1/route", map[string]any{"country": "SN", "amount": 1000, "currency": "XOF",
 				"availableProviders": []string{"pawapay"}}, 200},
@@ -98,6 +102,9 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 		cfg, _ := st.WebhookConfig(ctx, ws.ID)
 		if !cfg.Selects(cauri.EventPaymentCompleted, true) {
 			t.Fatal("a test key changed the live events")
+		}
+		if r := e.do("GET", "/v1/payment-links/"+link, nil, live...); r.status != 200 || r.body["active"] != true {
+			t.Fatalf("the live link after the audit = %d %s", r.status, r.raw)
 		}
 		if r := e.do("GET", "/v1/webhooks/deliveries/"+delivery, nil, live...); r.status != 200 || r.str("status") == "" {
 			t.Fatalf("the live delivery after the audit = %d %s", r.status, r.raw)

@@ -20,7 +20,11 @@ func (s *API) Routes(mux httpx.Mux) {
 
 	// Payment links (SPEC section 4, Payment links): live data only.
 	mux.Handle("POST /v1/payment-links", s.API(s.PerIP(httpx.LimitLinks, s.secretKey(s.createLink))))
+	mux.Handle("GET /v1/payment-links", s.API(s.secretKey(s.listLinks)))
+	mux.Handle("GET /v1/payment-links/{id}", s.API(s.secretKey(s.getLink)))
+	mux.Handle("PATCH /v1/payment-links/{id}", s.API(s.secretKey(s.updateLink)))
 	mux.Handle("GET /v1/payment-links/{id}/check", s.API(s.secretKey(s.checkLink)))
+	mux.Handle("GET /v1/payment-links/{id}/qr", s.API(s.secretKey(s.linkQR)))
 
 	// Routing (SPEC section 4, Routing).
 	mux.Handle("POST /v1/route", s.API(s.PerIP(httpx.LimitRoute, s.secretKey(s.route))))

@@ -24,7 +24,10 @@ type Checkout interface {
 	CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error)
 	CheckLink(ctx context.Context, ws *cauri.Workspace, live bool, id string) (*checkout.LinkCheck, error)
 	Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.CreateParams) (_ *cauri.Session, replayed bool, err error)
-	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, title, amount, currency string) (*cauri.PaymentLink, error)
+	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.LinkParams) (*cauri.PaymentLink, error)
+	GetLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (checkout.LinkWithPayments, error)
+	Links(ctx context.Context, ws *cauri.Workspace, keyLive bool, limit int, startingAfter string) ([]checkout.LinkWithPayments, bool, error)
+	UpdateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string, u checkout.LinkUpdate) (*cauri.PaymentLink, error)
 	Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (*cauri.Session, error)
 	Methods(ctx context.Context, sess *cauri.Session, country string) ([]checkout.Method, error)
 }

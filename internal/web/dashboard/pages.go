@@ -1,12 +1,15 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
@@ -208,6 +211,11 @@ func cloneQuery(q url.Values) url.Values {
 type linkRow struct {
 	ID, Title, Amount, URL string
 	Active                 bool
+	State                  string       // checkout.LinkOpen, LinkInactive, LinkExpired, LinkUsedUp
+	Payments               string       // "3", or "3 / 5" with a limit
+	Expires, Phone         string       // "" when not set
+	WhatsApp               string       // the share sheet's addresses
+	SMS                    template.URL // sms: is no scheme html/template trusts; this one is ours, its text escaped
 }
 
 type linksData struct {
@@ -215,24 +223,49 @@ type linksData struct {
 	Currency cauri.Currency
 	Error    string
 	Links    []linkRow
+	Older    string // the next page's address; "" on the last
 }
 
-// linksPage is GET /dashboard/links: the workspace's payment links, each
-// with its switch, and the form that creates one.
+// linksPage is GET /dashboard/links: the workspace's payment links, newest
+// first, each with its state, its payments, its share sheet (QR code,
+// copy, WhatsApp, SMS) and its switch, and the form that creates one.
 func (s *Dashboard) linksPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
 	return s.renderLinks(w, r, u, nil)
 }
 
 func (s *Dashboard) renderLinks(w http.ResponseWriter, r *http.Request, u *signedInUser, refused error) error {
 	d, ws := u.d, u.ws
-	links, err := s.Checkout.Links(r.Context(), ws.ID)
-	if err != nil {
+	// Links are live only: whatever data is selected, the page lists them
+	// (a workspace still in test mode has none).
+	links, more, err := s.Checkout.Links(r.Context(), ws, true, pageSize, r.URL.Query().Get("starting_after"))
+	switch {
+	case cauri.ErrorReason(err) == "test_mode":
+		links, more = nil, false
+	case cauri.ErrorCode(err) == cauri.EInvalid: // a stale starting_after: the first page
+		if links, more, err = s.Checkout.Links(r.Context(), ws, true, pageSize, ""); err != nil {
+			return err
+		}
+	case err != nil:
 		return err
 	}
 	data := linksData{frame: s.frame(w, r, "links", ws, d.Livemode), Currency: ws.DefaultCurrency}
+	now := s.Now()
 	for _, l := range links {
-		data.Links = append(data.Links, linkRow{ID: l.ID, Title: l.Title, Amount: cauri.DisplayAmount(l.Amount, l.Currency),
-			URL: s.LinkURL + "/" + l.Slug, Active: l.Active})
+		row := linkRow{ID: l.ID, Title: l.Title, Amount: cauri.DisplayAmount(l.Amount, l.Currency), URL: l.URL(s.LinkURL), Active: l.Active,
+			State: l.State(now), Payments: strconv.Itoa(l.Completed), Phone: l.Phone}
+		if l.MaxPayments > 0 {
+			row.Payments += " / " + strconv.Itoa(l.MaxPayments)
+		}
+		if l.ExpiresAt != nil {
+			row.Expires = l.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		text := l.Title + " " + row.URL
+		row.WhatsApp = "https://wa.me/?text=" + url.PathEscape(text)
+		row.SMS = template.URL("sms:?&body=" + url.PathEscape(text))
+		data.Links = append(data.Links, row)
+	}
+	if more {
+		data.Older = "/dashboard/links?starting_after=" + url.QueryEscape(links[len(links)-1].ID)
 	}
 	if refused != nil {
 		data.Error = cauri.ErrorMessage(refused)
@@ -242,11 +275,19 @@ func (s *Dashboard) renderLinks(w http.ResponseWriter, r *http.Request, u *signe
 }
 
 // createLinkFromDashboard is POST /dashboard/links: a payment link, checked
-// as POST /v1/payment-links checks it (production data only).
+// as POST /v1/payment-links checks it (production data only). The form's
+// expiry is a date and time in UTC (a datetime-local field).
 func (s *Dashboard) createLinkFromDashboard(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
 	d, ws := u.d, u.ws
 	f := r.PostForm
-	if _, err := s.Checkout.CreateLink(r.Context(), ws, d.Livemode, f.Get("title"), strings.TrimSpace(f.Get("amount")), f.Get("currency")); err != nil {
+	p := checkout.LinkParams{Title: f.Get("title"), Amount: strings.TrimSpace(f.Get("amount")), Currency: f.Get("currency"),
+		MaxPayments: strings.TrimSpace(f.Get("max_payments")), Phone: f.Get("phone"), ExpiresAt: strings.TrimSpace(f.Get("expires_at"))}
+	if p.ExpiresAt != "" {
+		if t, err := time.Parse("2006-01-02T15:04", p.ExpiresAt); err == nil {
+			p.ExpiresAt = t.Format(time.RFC3339)
+		}
+	}
+	if _, err := s.Checkout.CreateLink(r.Context(), ws, d.Livemode, p); err != nil {
 		if cauri.ErrorCode(err) == cauri.EInternal {
 			return err
 		}
@@ -264,6 +305,16 @@ func (s *Dashboard) linkSwitch(w http.ResponseWriter, r *http.Request, u *signed
 	}
 	http.Redirect(w, r, "/dashboard/links", http.StatusSeeOther)
 	return nil
+}
+
+// linkQR is GET /dashboard/links/{id}/qr: the QR code of the link's page
+// address (SVG, or PNG with format=png), for the share sheet.
+func (s *Dashboard) linkQR(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	l, err := s.Checkout.GetLink(r.Context(), u.ws, true, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return httpx.WriteQR(w, l.URL(s.LinkURL), r.URL.Query().Get("format"), l.ID)
 }
 
 type transferRow struct {

@@ -18,6 +18,7 @@ func (s *Dashboard) Routes(mux httpx.Mux) {
 	mux.Handle("GET /dashboard/links", s.html(s.signedInPage(s.linksPage)))
 	mux.Handle("POST /dashboard/links", s.html(s.signedInForm(s.createLinkFromDashboard)))
 	mux.Handle("POST /dashboard/links/{id}", s.html(s.signedInForm(s.linkSwitch)))
+	mux.Handle("GET /dashboard/links/{id}/qr", s.html(s.signedInPage(s.linkQR)))
 	mux.Handle("GET /dashboard/transfers", s.html(s.signedInPage(s.transfersPage)))
 	mux.Handle("GET /dashboard/webhooks", s.html(s.signedInPage(s.webhooksPage)))
 	mux.Handle("POST /dashboard/webhooks", s.html(s.signedInForm(s.saveWebhooks)))

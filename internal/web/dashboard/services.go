@@ -38,9 +38,10 @@ type Accounts interface {
 
 // Checkout is checkout.Service's part the dashboard uses.
 type Checkout interface {
-	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, title, amount, currency string) (*cauri.PaymentLink, error)
+	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.LinkParams) (*cauri.PaymentLink, error)
 	Detail(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Session, []*cauri.PaymentAttempt, error)
-	Links(ctx context.Context, workspaceID string) ([]*cauri.PaymentLink, error)
+	GetLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (checkout.LinkWithPayments, error)
+	Links(ctx context.Context, ws *cauri.Workspace, keyLive bool, limit int, startingAfter string) ([]checkout.LinkWithPayments, bool, error)
 	SetLinkActive(ctx context.Context, workspaceID, id string, active bool) (*cauri.PaymentLink, error)
 }
 

@@ -4,9 +4,10 @@
 // table (domain code -> HTTP status) and the two error shapes, JSON bodies
 // read strictly, the client's address behind trusted proxies, the rate
 // limits, and what every HTML page shares (its layout, stylesheet, script,
-// security headers and language).
+// security headers and language), and QR code images (a link's address).
 //
-// It imports the domain and the rate limiter, and nothing of the services.
+// It imports the domain, the rate limiter and the QR drawer, and nothing
+// of the services.
 package httpx
 
 import (

@@ -12,7 +12,7 @@ import (
 // sameInBoth are the texts whose French is the English word itself.
 var sameInBoth = []string{"test", "date", "receipt_date", "transactions", "webhooks", "status", "code", "description",
 	"amount", "currency", "provider", "operator", "transfers", "team", "gateways", "overview", "links", "region",
-	"format", "mode", "page", "volume", "never"}
+	"format", "mode", "page", "volume", "never", "whatsapp", "sms"}
 
 // TestTexts_EveryStringInBothLanguages: the pages' texts exist in English
 // and in French, every key a template uses is in both, and no French text

@@ -15,9 +15,22 @@ type linkPageData struct {
 	Lang                  string
 	Title, Merchant       string
 	Amount, Action, Error string
-	Active, AskHolder     bool // AskHolder: never, the form asks every payer's name and e-mail
-	Methods               []pageMethod
-	Form                  checkout.LinkPayment
+	// State is checkout.LinkOpen or why the page takes no payment; Closed
+	// is its text then.
+	State, Closed string
+	AskHolder     bool   // never: the form asks every payer's name and e-mail
+	PhoneEnd      string // a restricted link's number's last digits
+	Methods       []pageMethod
+	Form          checkout.LinkPayment
+}
+
+// linkTexts are the page's texts of a link that takes no payment, and of
+// a payment it refused, by state or by the refusal's reason: in the
+// customer's language, not the service's English.
+var linkTexts = map[string]string{
+	checkout.LinkInactive: "link_inactive", checkout.LinkExpired: "link_expired", checkout.LinkUsedUp: "link_used_up",
+	checkout.LinkBusy: "link_busy", "link_inactive": "link_inactive", "link_expired": "link_expired",
+	"link_used_up": "link_used_up", "link_busy": "link_busy", "link_phone": "link_phone",
 }
 
 // linkPage is GET {pay_url}/l/{slug}: a link's page.
@@ -61,9 +74,16 @@ func (s *Pages) renderLink(w http.ResponseWriter, r *http.Request, form checkout
 	if err != nil {
 		return err
 	}
+	state, err := s.Checkout.LinkState(r.Context(), l)
+	if err != nil {
+		return err
+	}
 	d := linkPageData{T: t, Lang: lang, Title: l.Title, Merchant: ws.Name, Amount: cauri.CustomerAmount(l.Amount, l.Currency),
-		Action: s.LinkURL + "/" + l.Slug, Active: l.Active, Form: form}
-	if l.Active {
+		Action: s.LinkURL + "/" + l.Slug, State: state, Closed: t[linkTexts[state]], Form: form}
+	if l.Phone != "" {
+		d.PhoneEnd = l.Phone[max(0, len(l.Phone)-2):] // enough to recognise one's own number, too little to reveal it
+	}
+	if state == checkout.LinkOpen {
 		methods, err := s.Checkout.LinkMethods(r.Context(), l)
 		if err != nil {
 			return err
@@ -73,8 +93,11 @@ func (s *Pages) renderLink(w http.ResponseWriter, r *http.Request, form checkout
 	switch {
 	case refused != nil:
 		d.Error = cauri.ErrorMessage(refused)
+		if text, ok := t[linkTexts[cauri.ErrorReason(refused)]]; ok {
+			d.Error = text
+		}
 		w.WriteHeader(httpx.Status(refused))
-	case !l.Active:
+	case state == checkout.LinkInactive || state == checkout.LinkExpired || state == checkout.LinkUsedUp:
 		w.WriteHeader(http.StatusGone)
 	}
 	return s.pages.ExecuteTemplate(w, "link.html", d)

@@ -16,6 +16,7 @@ type Checkout interface {
 	Initiate(ctx context.Context, sessionID string, p checkout.Payment) (*cauri.PaymentAttempt, error)
 	Link(ctx context.Context, slug string) (*cauri.PaymentLink, *cauri.Workspace, error)
 	LinkMethods(ctx context.Context, l *cauri.PaymentLink) ([]checkout.Method, error)
+	LinkState(ctx context.Context, l *cauri.PaymentLink) (string, error)
 	Methods(ctx context.Context, sess *cauri.Session, country string) ([]checkout.Method, error)
 	PayLink(ctx context.Context, slug string, p checkout.LinkPayment) (*cauri.Session, error)
 	Session(ctx context.Context, id string) (*cauri.Session, *cauri.Workspace, error)
