@@ -116,14 +116,21 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, err := s.DueEndpoints(ctx, now.Add(-5*time.Second), now, 100)
 				return err
 			}, ""},
+			// Each endpoint's due deliveries, the first few in order, not
+			// all of its backlog sorted.
+			{"webhook due deliveries", func(ctx context.Context) error {
+				_, err := s.DueDeliveries(ctx, now, map[store.Endpoint]int{{WorkspaceID: ws.ID, Livemode: true}: 16})
+				return err
+			}, ""},
 		}
 		// SQLite's whole-table scan (SCAN without USING INDEX: of a table
 		// or of its alias in the query), PostgreSQL's.
 		scan := regexp.MustCompile(`^SCAN (\w+)$|Seq Scan on (\w+)`)
-		// A page read newest first that sorts every row it matched rather
-		// than reading them in an index's order (PostgreSQL shows it; SQLite
+		// A page read newest first (or the worker's oldest due first) that
+		// sorts every row it matched rather than reading them in an index's
+		// order (PostgreSQL shows it; SQLite
 		// sorts ties only, "FOR LAST TERM OF ORDER BY", whatever the index).
-		sortAll := regexp.MustCompile(`Sort Key: (\w+\.)?created_at DESC, (\w+\.)?id DESC`)
+		sortAll := regexp.MustCompile(`Sort Key: ((\w+\.)?created_at DESC, (\w+\.)?id DESC|(\w+\.)?next_attempt_at, (\w+\.)?id)`)
 		alias := regexp.MustCompile(`(?i)\b(?:FROM|JOIN)\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?`)
 		for _, p := range paths {
 			t.Run(p.name, func(t *testing.T) {
