@@ -53,11 +53,11 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
-	only := flag.String("only", "", `"history": only the phase of the store preloaded with -history sessions (a check between full runs)`)
+	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions) or "drain" (only the webhook drains)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
-	if *only != "" && *only != "history" {
-		fmt.Fprintln(os.Stderr, `bench: -only takes "history"`)
+	if *only != "" && *only != "history" && *only != "drain" {
+		fmt.Fprintln(os.Stderr, `bench: -only takes "history" or "drain"`)
 		os.Exit(2)
 	}
 	if err := run(*duration, *concurrency, *burst, *out, *only); err != nil {
@@ -135,8 +135,13 @@ func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 	var peaks []string
 	for _, st := range stores {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
-		if only == "history" {
-			r, err := history(bin, tmp, st.name, d)
+		if only != "" {
+			var r []row
+			if only == "drain" {
+				r, err = drainsOnly(bin, tmp, rc, st.name, st.url, concurrency, burst)
+			} else {
+				r, err = history(bin, tmp, st.name, d)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}

@@ -23,6 +23,48 @@ import (
 // the worker runs at most 2 attempts per merchant's address, 16 in all.
 const workspaces = 8
 
+// merchants creates the workspaces whose webhooks the receiver takes,
+// and returns their test secret keys.
+func merchants(svc *service, c *http.Client, rc *receiver) ([]string, error) {
+	var keys []string
+	for i := range workspaces {
+		key, err := svc.workspace(fmt.Sprintf("bench-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		hook := fmt.Sprintf(`{"webhookUrl": %q}`, rc.url+fmt.Sprintf("/ws/%d", i))
+		if !do(context.Background(), c, "PATCH", svc.base+"/v1/config/webhook", key, "", hook, 200) {
+			return nil, fmt.Errorf("cannot set the webhook address")
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// drainsOnly is the drains' phases alone, on a service of their own.
+func drainsOnly(bin, tmp string, rc *receiver, name, dbURL string, concurrency, burst int) ([]row, error) {
+	svc, err := startService(bin, tmp, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer stop(svc.cmd)
+	c := client(concurrency)
+	keys, err := merchants(svc, c, rc)
+	if err != nil {
+		return nil, err
+	}
+	// One payment each, whose delivery the bursts copy (the pipeline's
+	// phase leaves those otherwise).
+	for _, key := range keys {
+		id := createSession(c, svc.base, key)
+		if id == "" || !do(context.Background(), c, "POST", svc.base+"/checkout/sandbox", "", "",
+			fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, id), 200) {
+			return nil, fmt.Errorf("cannot pay a session")
+		}
+	}
+	return drains(c, svc, dbURL, keys, rc, name, burst)
+}
+
 // benchStore measures every path on one store and returns the rows and the
 // service's peak resident memory in MB.
 func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d time.Duration, concurrency, burst int) ([]row, float64, error) {
@@ -32,17 +74,9 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 	}
 	defer stop(svc.cmd)
 	c := client(concurrency)
-	var keys []string
-	for i := range workspaces {
-		key, err := svc.workspace(fmt.Sprintf("bench-%d", i))
-		if err != nil {
-			return nil, 0, err
-		}
-		hook := fmt.Sprintf(`{"webhookUrl": %q}`, rc.url+fmt.Sprintf("/ws/%d", i))
-		if !do(context.Background(), c, "PATCH", svc.base+"/v1/config/webhook", key, "", hook, 200) {
-			return nil, 0, fmt.Errorf("cannot set the webhook address")
-		}
-		keys = append(keys, key)
+	keys, err := merchants(svc, c, rc)
+	if err != nil {
+		return nil, 0, err
 	}
 	key := keys[0]
 
