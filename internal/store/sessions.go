@@ -102,7 +102,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 		if err != nil {
 			return notFound(err, "Session %s not found", id)
 		}
-		ws, err := scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces w WHERE w.id = ?`, sess.WorkspaceID))
+		ws, err := t.workspaceAndHooks(ctx, sess.WorkspaceID)
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/config"
 	"github.com/cauri-pay/cauri/internal/vault"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
@@ -279,8 +280,9 @@ type tx struct {
 	q          querier
 	sqlTx      *sql.Tx // nil outside a transaction
 	s          *Store
-	clearsKeys bool                      // see keysChanged
-	counts     map[rollupKey]rollupCount // the overview's counts this transaction changes (rollups.go)
+	clearsKeys bool                            // see keysChanged
+	counts     map[rollupKey]rollupCount       // the overview's counts this transaction changes (rollups.go)
+	hooks      map[string]*cauri.WebhookConfig // webhook settings read with their workspace (workspaceAndHooks)
 }
 
 // QueryLog receives each query a store method runs in a context given

@@ -13,24 +13,47 @@ import (
 )
 
 func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
-	var c cauri.WebhookConfig
-	var events, testEvents string
 	lockClause := ""
 	if lock {
 		lockClause = t.s.forUpdate()
 	}
-	err := t.queryRow(ctx, `SELECT webhook_url, test_webhook_url, webhook_events, test_webhook_events FROM workspaces WHERE id = ?`+lockClause,
-		workspaceID).Scan(&c.URL, &c.TestURL, &events, &testEvents)
+	var h hookFields
+	err := t.queryRow(ctx, `SELECT `+hookColumns+` FROM workspaces w WHERE w.id = ?`+lockClause, workspaceID).Scan(h.targets()...)
 	if err != nil {
 		return nil, notFound(err, "Workspace %s not found", printable(workspaceID))
 	}
-	if events != "" {
-		c.Events = strings.Split(events, ",")
+	return h.config(), nil
+}
+
+// hookColumns are a workspace's webhook settings, read into hookFields.
+const hookColumns = `w.webhook_url, w.test_webhook_url, w.webhook_events, w.test_webhook_events`
+
+type hookFields struct{ url, testURL, events, testEvents string }
+
+func (h *hookFields) targets() []any { return []any{&h.url, &h.testURL, &h.events, &h.testEvents} }
+
+func (h *hookFields) config() *cauri.WebhookConfig {
+	c := &cauri.WebhookConfig{URL: h.url, TestURL: h.testURL}
+	if h.events != "" {
+		c.Events = strings.Split(h.events, ",")
 	}
-	if testEvents != "" {
-		c.TestEvents = strings.Split(testEvents, ",")
+	if h.testEvents != "" {
+		c.TestEvents = strings.Split(h.testEvents, ",")
 	}
-	return &c, nil
+	return c
+}
+
+// workspaceAndHooks reads a workspace with its webhook settings in one
+// statement; the settings serve the deliveries of the events the
+// transaction then writes, without a read of their own.
+func (t *tx) workspaceAndHooks(ctx context.Context, id string) (*cauri.Workspace, error) {
+	var h hookFields
+	ws, err := scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, `+hookColumns+` FROM workspaces w WHERE w.id = ?`, id), h.targets()...)
+	if err != nil {
+		return nil, err
+	}
+	t.hooks = map[string]*cauri.WebhookConfig{id: h.config()}
+	return ws, nil
 }
 
 // WebhookConfig reads a workspace's webhook settings.
@@ -79,15 +102,18 @@ func (s *Store) maxAttempts() int {
 // in the same transaction, when the workspace has an address for the
 // event's mode and selects the event. It is due at once.
 func (t *tx) enqueueDelivery(ctx context.Context, ev *cauri.Event) error {
-	cfg, err := t.webhookConfig(ctx, ev.WorkspaceID, false)
-	if err != nil {
-		return err
+	cfg := t.hooks[ev.WorkspaceID]
+	if cfg == nil {
+		var err error
+		if cfg, err = t.webhookConfig(ctx, ev.WorkspaceID, false); err != nil {
+			return err
+		}
 	}
 	url := cfg.URLFor(ev.Livemode)
 	if url == "" || !cfg.Selects(ev.Type, ev.Livemode) {
 		return nil
 	}
-	_, err = t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
+	_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
 		next_attempt_at, transaction_id, transfer_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		cauri.NewID("whd_"), ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), t.s.maxAttempts(),
 		micros(ev.CreatedAt), nullString(ev.SessionID), nullString(ev.TransferID), micros(ev.CreatedAt))
