@@ -54,10 +54,21 @@ func checkpoint(ctx context.Context, db *sql.DB) error {
 	return db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done)
 }
 
-// Checkpoints runs the store's checkpoints in the background until ctx
-// ends, on SQLite (PostgreSQL checkpoints itself).
+// Checkpoints runs the store's checkpoints, and the refresh of the
+// planner's statistics, in the background until ctx ends, on SQLite
+// (PostgreSQL checkpoints and analyzes itself).
 func (s *Store) Checkpoints(ctx context.Context, report func(error)) {
 	if s.kind == config.SQLite {
 		go Checkpoints(ctx, s.db, CheckpointEvery, report)
+		go repeat(ctx, OptimizeEvery, func() {
+			if _, err := s.db.ExecContext(ctx, `PRAGMA optimize`); err != nil && ctx.Err() == nil {
+				report(fmt.Errorf("optimize SQLite's statistics: %w", err))
+			}
+		})
 	}
 }
+
+// OptimizeEvery is how often a server lets SQLite refresh the planner's
+// statistics of the tables that changed much (PRAGMA optimize, as SQLite
+// advises for long-lived connections); PostgreSQL's are autovacuum's.
+const OptimizeEvery = time.Hour

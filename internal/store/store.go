@@ -206,6 +206,14 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	if s.kind == config.SQLite {
+		// SQLite's planner has statistics only where ANALYZE left them:
+		// this gathers those a migration's new indexes lack (a bounded
+		// look, not a whole ANALYZE); the server repeats it hourly.
+		if _, err := s.db.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {
+			return fmt.Errorf("migrate: optimize: %w", err)
+		}
+	}
 	return nil
 }
 
