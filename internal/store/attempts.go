@@ -248,9 +248,9 @@ func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit i
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
 			var id string
 			return id, row.Scan(&id)
-		}, `SELECT id FROM checkout_sessions s WHERE status = ? AND created_at < ?
+		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND created_at < ?
 			AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)
-			ORDER BY created_at LIMIT ?`, string(cauri.SessionPending), micros(cutoff), string(cauri.AttemptPending), limit)
+			ORDER BY created_at LIMIT ?`, micros(cutoff), string(cauri.AttemptPending), limit)
 		return err
 	})
 	return out, err

@@ -51,3 +51,29 @@ func (s *Store) Explain(ctx context.Context, q string, args []any) ([]string, er
 	}
 	return out, rows.Err()
 }
+
+// IndexLeads maps each index of the store's tables to its first column
+// (PostgreSQL; nil on SQLite, whose plans name a whole-index scan "SCAN"),
+// but the partial ones: those hold what is pending alone, by design.
+func (s *Store) IndexLeads(ctx context.Context) (map[string]string, error) {
+	if s.kind != config.Postgres {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT i.relname, a.attname FROM pg_index x
+		JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+		JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+		WHERE n.nspname = current_schema() AND x.indpred IS NULL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var index, column string
+		if err := rows.Scan(&index, &column); err != nil {
+			return nil, err
+		}
+		out[index] = column
+	}
+	return out, rows.Err()
+}
