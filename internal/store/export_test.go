@@ -77,3 +77,11 @@ func (s *Store) IndexLeads(ctx context.Context) (map[string]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// SetPurgeBatch sets how many rows of a table a purge's transaction deletes
+// (the test of the batches), and returns a function that restores it.
+func SetPurgeBatch(n int) (restore func()) {
+	was := purgeBatch
+	purgeBatch = n
+	return func() { purgeBatch = was }
+}

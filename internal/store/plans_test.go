@@ -138,6 +138,14 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, err := s.OrphanTransfers(ctx, now.Add(-5*time.Minute), 100)
 				return err
 			}, ""},
+			{"daily purge of test data", func(ctx context.Context) error {
+				_, err := s.PurgeTestData(ctx, now.Add(-90*24*time.Hour))
+				return err
+			}, ""},
+			{"hourly purge of idempotency keys", func(ctx context.Context) error {
+				_, err := s.PurgeIdempotencyKeys(ctx, now.Add(-24*time.Hour))
+				return err
+			}, ""},
 			// Each endpoint's due deliveries, the first few in order, not
 			// all of its backlog sorted.
 			{"webhook due deliveries", func(ctx context.Context) error {

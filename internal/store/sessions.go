@@ -123,41 +123,73 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 // too) with their attempts, the test events, deliveries, notifications,
 // transfers and idempotency keys created before cutoff (SPEC 1: test data
 // is purged after 90 days), and returns how many rows went. Live data is
-// never touched.
+// never touched. It deletes a batch at a time, each batch its own short
+// transaction, so that writers wait for a batch at most, never for the
+// whole purge; a purge cut short leaves whole rows and is finished by the
+// next.
 func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
-	err := s.tx(ctx, func(t *tx) error {
-		for _, q := range []string{
-			`DELETE FROM notifications WHERE livemode = ? AND created_at < ?`,
-			`DELETE FROM webhook_deliveries WHERE livemode = ? AND created_at < ?`,
-			`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE livemode = ? AND created_at < ?)`,
-			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
-			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
-			`DELETE FROM transfers WHERE livemode = ? AND created_at < ?`,
-			`DELETE FROM idempotency_keys WHERE livemode = ? AND created_at < ?`,
-		} {
-			res, err := t.exec(ctx, q, false, micros(cutoff))
+	// The deliveries before their events; the attempts go with their
+	// sessions (they name them).
+	for _, table := range []string{"notifications", "webhook_deliveries", "events", "checkout_sessions", "transfers"} {
+		for {
+			var m int64
+			err := s.tx(ctx, func(t *tx) error {
+				ids, err := t.oldTestRows(ctx, table, cutoff)
+				if err != nil || len(ids) == 0 {
+					return err
+				}
+				in := placeholders(len(ids))
+				if table == "checkout_sessions" {
+					res, err := t.exec(ctx, `DELETE FROM payment_attempts WHERE session_id IN (`+in+`)`, anys(ids)...)
+					if err != nil {
+						return err
+					}
+					attempts, _ := res.RowsAffected()
+					m += attempts
+				}
+				res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE id IN (`+in+`)`, anys(ids)...)
+				if err != nil {
+					return err
+				}
+				rows, _ := res.RowsAffected()
+				m += rows
+				return nil
+			})
 			if err != nil {
-				return err
+				return n, err
 			}
-			m, _ := res.RowsAffected()
 			n += m
-		}
-		// The overview's test counts of the days before the cutoff's go
-		// with them (the overview shows 30 days at most: the cutoff's own
-		// day is never shown).
-		for _, q := range []string{
-			`DELETE FROM payment_rollups WHERE livemode = ? AND day < ?`,
-			`DELETE FROM payment_rollup_changes WHERE livemode = ? AND day < ?`,
-		} {
-			if _, err := t.exec(ctx, q, false, dayOf(cutoff)); err != nil {
-				return err
+			if m == 0 {
+				break
 			}
 		}
-		return nil
-	})
-	return n, err
+	}
+	// The test idempotency keys (the hourly purge takes every key after 24
+	// hours: none is left this old but after a long stop), and the
+	// overview's test counts of the days before the cutoff's (the overview
+	// shows 30 days at most: the cutoff's own day is never shown).
+	m, err := s.update(ctx, `DELETE FROM idempotency_keys WHERE livemode = false AND created_at < ?`, micros(cutoff))
+	if err != nil {
+		return n, err
+	}
+	_, err = s.update(ctx, `DELETE FROM payment_rollups WHERE livemode = false AND day < ?`, dayOf(cutoff))
+	return n + m, err
 }
+
+// oldTestRows reads the keys of a batch of table's test rows created
+// before cutoff, through the table's partial index of test rows (the mode
+// is a literal, as such an index needs).
+func (t *tx) oldTestRows(ctx context.Context, table string, cutoff time.Time) ([]string, error) {
+	return queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `SELECT id FROM `+table+` WHERE livemode = false AND created_at < ? LIMIT ?`, micros(cutoff), purgeBatch)
+}
+
+// purgeBatch is how many rows of a table one transaction of a purge
+// deletes (a variable for the tests of the batches).
+var purgeBatch = 1000
 
 // PurgeIdempotencyKeys deletes the keys created before cutoff and returns
 // how many went.

@@ -313,6 +313,55 @@ func TestStore_UpdateSession(t *testing.T) {
 				}
 			}
 		})
+		t.Run("PurgeTestDataInBatches", func(t *testing.T) {
+			defer store.SetPurgeBatch(2)()
+			live := newSession(ws, 900)
+			live.Livemode = true
+			recent := newSession(ws, 901)
+			recent.CreatedAt = t0.Add(cauri.TestDataRetention)
+			for _, keep := range []*cauri.Session{live, recent} {
+				if _, _, err := s.CreateSession(ctx, keep, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Collect: true, Enabled: true, CreatedAt: t0}
+			if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
+				t.Fatal(err)
+			}
+			var old []string
+			for i := range 5 { // five batches' worth of test sessions, each with an attempt and an event
+				sess := newSession(ws, int64(700+i))
+				if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.StartAttempt(ctx, &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay",
+					Reference: cauri.NewID("ref_"), Country: "SN", Operator: "orange", OperatorCode: "X", Phone: "+221771234567",
+					Status: cauri.AttemptFailed, CreatedAt: t0, UpdatedAt: t0}, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.UpdateSession(ctx, sess.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+					x.Status = cauri.SessionFailed
+					return cauri.SessionEvent(x, []byte(`{}`), t0), nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				old = append(old, sess.ID)
+			}
+			n, err := s.PurgeTestData(ctx, t0.Add(time.Hour))
+			if err != nil || n != 15 { // five sessions, their attempts and events
+				t.Fatalf("purge = %d, %v; want 15 rows", n, err)
+			}
+			for _, id := range old {
+				if _, err := s.Session(ctx, id); code(err) != cauri.ENotFound {
+					t.Fatalf("old test session %s still there: %v", id, err)
+				}
+			}
+			for _, keep := range []*cauri.Session{live, recent} {
+				if _, err := s.Session(ctx, keep.ID); err != nil {
+					t.Fatalf("purge removed %s (live=%v): %v", keep.ID, keep.Livemode, err)
+				}
+			}
+		})
 	})
 }
 
