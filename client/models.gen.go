@@ -2286,6 +2286,11 @@ type DashboardLogoutFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
+// DashboardAcknowledgeAllFormdataBody defines parameters for DashboardAcknowledgeAll.
+type DashboardAcknowledgeAllFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // DashboardAcknowledgeFormdataBody defines parameters for DashboardAcknowledge.
 type DashboardAcknowledgeFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -2678,6 +2683,9 @@ type DashboardLoginFormdataRequestBody DashboardLoginFormdataBody
 
 // DashboardLogoutFormdataRequestBody defines body for DashboardLogout for application/x-www-form-urlencoded ContentType.
 type DashboardLogoutFormdataRequestBody DashboardLogoutFormdataBody
+
+// DashboardAcknowledgeAllFormdataRequestBody defines body for DashboardAcknowledgeAll for application/x-www-form-urlencoded ContentType.
+type DashboardAcknowledgeAllFormdataRequestBody DashboardAcknowledgeAllFormdataBody
 
 // DashboardAcknowledgeFormdataRequestBody defines body for DashboardAcknowledge for application/x-www-form-urlencoded ContentType.
 type DashboardAcknowledgeFormdataRequestBody DashboardAcknowledgeFormdataBody

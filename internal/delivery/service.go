@@ -26,8 +26,9 @@ type ServiceStore interface {
 	UpdateWebhookConfig(ctx context.Context, workspaceID string, fn func(*cauri.WebhookConfig) error) (*cauri.WebhookConfig, error)
 	Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error)
 	Delivery(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
-	Notifications(ctx context.Context, workspaceID string) ([]store.Notification, error)
+	UnreadNotifications(ctx context.Context, workspaceID string, livemode bool, limit int) ([]store.Notification, int, error)
 	AcknowledgeNotification(ctx context.Context, workspaceID, id string, now time.Time) error
+	AcknowledgeAllNotifications(ctx context.Context, workspaceID string, livemode bool, now time.Time) (int64, error)
 }
 
 // Config reads a workspace's webhook configuration, both modes.
@@ -133,13 +134,20 @@ func (s *Service) Resend(ctx context.Context, workspaceID string, livemode bool,
 	return s.Worker.Resend(ctx, id)
 }
 
-// Notifications lists the dashboard's notices of a workspace's deliveries
-// that failed.
-func (s *Service) Notifications(ctx context.Context, workspaceID string) ([]store.Notification, error) {
-	return s.Store.Notifications(ctx, workspaceID)
+// Unread lists the dashboard's unread notices of a workspace's deliveries
+// of one mode that failed, newest first, at most limit, and how many are
+// unread (up to store.UnreadCountCap).
+func (s *Service) Unread(ctx context.Context, workspaceID string, livemode bool, limit int) ([]store.Notification, int, error) {
+	return s.Store.UnreadNotifications(ctx, workspaceID, livemode, limit)
 }
 
 // Acknowledge marks a notice read.
 func (s *Service) Acknowledge(ctx context.Context, workspaceID, id string) error {
 	return s.Store.AcknowledgeNotification(ctx, workspaceID, id, s.Now())
+}
+
+// AcknowledgeAll marks every unread notice of a workspace's mode read.
+func (s *Service) AcknowledgeAll(ctx context.Context, workspaceID string, livemode bool) error {
+	_, err := s.Store.AcknowledgeAllNotifications(ctx, workspaceID, livemode, s.Now())
+	return err
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/config"
 )
 
@@ -84,4 +86,12 @@ func SetPurgeBatch(n int) (restore func()) {
 	was := purgeBatch
 	purgeBatch = n
 	return func() { purgeBatch = was }
+}
+
+// AddNotification writes a notification as a failed delivery's last
+// attempt does (the tests of the notifications' pages).
+func (s *Store) AddNotification(ctx context.Context, workspaceID string, livemode bool, message string, at time.Time) error {
+	_, err := s.update(ctx, `INSERT INTO notifications (id, workspace_id, livemode, kind, delivery_id, message, created_at)
+		VALUES (?, ?, ?, ?, NULL, ?, ?)`, cauri.NewID("ntf_"), workspaceID, livemode, NotificationDeliveryFailed, message, micros(at))
+	return err
 }

@@ -138,6 +138,10 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, err := s.OrphanTransfers(ctx, now.Add(-5*time.Minute), 100)
 				return err
 			}, ""},
+			{"webhooks page's notifications", func(ctx context.Context) error {
+				_, _, err := s.UnreadNotifications(ctx, ws.ID, true, 10)
+				return err
+			}, ""},
 			{"daily purge of test data", func(ctx context.Context) error {
 				_, err := s.PurgeTestData(ctx, now.Add(-90*24*time.Hour))
 				return err

@@ -731,8 +731,45 @@ func TestStore_DeliveryBatches(t *testing.T) {
 		if d, _ := s.Delivery(ctx, busy.ID, false, got[1]); d == nil || d.Status != cauri.DeliveryFailed || d.AutoAttempts != 2 {
 			t.Errorf("failed delivery as stored = %+v", d)
 		}
-		if ns, err := s.Notifications(ctx, busy.ID); err != nil || len(ns) != 1 || ns[0].DeliveryID != got[1] {
-			t.Errorf("notifications = %+v, %v; want one for the failed delivery", ns, err)
+		if ns, unread, err := s.UnreadNotifications(ctx, busy.ID, false, 10); err != nil || len(ns) != 1 || unread != 1 || ns[0].DeliveryID != got[1] {
+			t.Errorf("notifications = %+v (%d unread), %v; want one for the failed delivery", ns, unread, err)
+		}
+	})
+}
+
+// TestStore_UnreadNotifications: a page of the latest unread notifications
+// of one mode and their count, however many were dismissed; dismissing all
+// takes that mode's only.
+func TestStore_UnreadNotifications(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		for i := range 15 {
+			if err := s.AddNotification(ctx, ws.ID, false, fmt.Sprintf("test %02d", i), t0.Add(time.Duration(i)*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.AddNotification(ctx, ws.ID, true, "live", t0); err != nil {
+			t.Fatal(err)
+		}
+		page, unread, err := s.UnreadNotifications(ctx, ws.ID, false, 10)
+		if err != nil || len(page) != 10 || unread != 15 || page[0].Message != "test 14" || page[9].Message != "test 05" {
+			t.Fatalf("unread test notifications = %d (%d in all), %v; want the 10 latest of 15", len(page), unread, err)
+		}
+		if err := s.AcknowledgeNotification(ctx, ws.ID, page[0].ID, t0); err != nil {
+			t.Fatal(err)
+		}
+		if page, unread, _ := s.UnreadNotifications(ctx, ws.ID, false, 10); unread != 14 || page[0].Message != "test 13" {
+			t.Fatalf("after one dismissed: %d unread, first %q", unread, page[0].Message)
+		}
+		if n, err := s.AcknowledgeAllNotifications(ctx, ws.ID, false, t0); err != nil || n != 14 {
+			t.Fatalf("dismiss all = %d, %v; want 14", n, err)
+		}
+		if page, unread, _ := s.UnreadNotifications(ctx, ws.ID, false, 10); unread != 0 || len(page) != 0 {
+			t.Fatalf("after dismissing all: %d unread", unread)
+		}
+		if page, unread, _ := s.UnreadNotifications(ctx, ws.ID, true, 10); unread != 1 || page[0].Message != "live" {
+			t.Fatalf("live notifications after dismissing the test ones: %d", unread)
 		}
 	})
 }

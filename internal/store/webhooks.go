@@ -640,25 +640,42 @@ type Notification struct {
 	DeliveryID string
 	Message    string
 	CreatedAt  time.Time
-	Read       bool // acknowledged by the merchant
 }
 
-// Notifications lists a workspace's notifications, newest first.
-func (s *Store) Notifications(ctx context.Context, workspaceID string) ([]Notification, error) {
+// UnreadCountCap bounds the count of unread notifications a page shows
+// ("1000+" beyond it): the count reads no more of them than that.
+const UnreadCountCap = 1000
+
+// UnreadNotifications lists a workspace's unread notifications of one
+// mode, newest first, at most limit, and how many are unread (at most
+// UnreadCountCap): read through the index of unread ones alone, however
+// many the workspace dismissed before.
+func (s *Store) UnreadNotifications(ctx context.Context, workspaceID string, livemode bool, limit int) ([]Notification, int, error) {
 	var out []Notification
+	var unread int
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Notification, error) {
 			var n Notification
 			var created int64
-			var read sql.NullInt64
-			err := row.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created, &read)
-			n.CreatedAt, n.Read = fromMicros(created), read.Valid
+			err := row.Scan(&n.ID, &n.Kind, &n.Livemode, &n.DeliveryID, &n.Message, &created)
+			n.CreatedAt = fromMicros(created)
 			return n, err
-		}, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at, read_at FROM notifications
-			WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`, workspaceID)
-		return err
+		}, `SELECT id, kind, livemode, COALESCE(delivery_id, ''), message, created_at FROM notifications
+			WHERE workspace_id = ? AND livemode = ? AND read_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?`, workspaceID, livemode, limit)
+		if err != nil {
+			return err
+		}
+		return t.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM notifications
+			WHERE workspace_id = ? AND livemode = ? AND read_at IS NULL LIMIT ?) AS u`, workspaceID, livemode, UnreadCountCap).Scan(&unread)
 	})
-	return out, err
+	return out, unread, err
+}
+
+// AcknowledgeAllNotifications marks every unread notification of a
+// workspace's mode read, and returns how many.
+func (s *Store) AcknowledgeAllNotifications(ctx context.Context, workspaceID string, livemode bool, now time.Time) (int64, error) {
+	return s.update(ctx, `UPDATE notifications SET read_at = ? WHERE workspace_id = ? AND livemode = ? AND read_at IS NULL`,
+		micros(now), workspaceID, livemode)
 }
 
 // AcknowledgeNotification marks a workspace's notification read.

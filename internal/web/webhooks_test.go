@@ -438,7 +438,7 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 				t.Fatalf("attempt %d carries delivery id %q; want %s on every attempt", i+1, req.header.Get("X-Service-Delivery"), did)
 			}
 		}
-		notes, err := st.Notifications(context.Background(), e.ws.ID)
+		notes, _, err := st.UnreadNotifications(context.Background(), e.ws.ID, false, 10)
 		if err != nil || len(notes) != 1 || notes[0].DeliveryID != did || notes[0].Kind != store.NotificationDeliveryFailed {
 			t.Fatalf("notifications = %+v, %v; want one for the failed delivery", notes, err)
 		}
@@ -453,6 +453,12 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 				!strings.Contains(body, `<tr data-id="`+did) || !strings.Contains(body, "failed (10)") || !strings.Contains(body, "500 Internal Server Error") {
 				t.Fatalf("webhooks page = %d %s", res.StatusCode, body)
 			}
+			if !strings.Contains(body, `id="acknowledge-all"`) || strings.Contains(body, `id="unread"`) {
+				t.Fatalf("webhooks page: a dismiss-all button and no count (all unread are shown) expected: %s", body)
+			}
+			if res, _ := b.post("/dashboard/notifications/read", url.Values{}); res.StatusCode != 403 {
+				t.Fatalf("dismiss all without CSRF = %d", res.StatusCode)
+			}
 			if res, _ := b.post("/dashboard/notifications/"+notes[0].ID+"/read", url.Values{}); res.StatusCode != 403 {
 				t.Fatalf("dismiss without CSRF = %d", res.StatusCode)
 			}
@@ -464,6 +470,9 @@ func TestWebhookDelivery_RetrySchedule(t *testing.T) {
 			}
 			if res, _ := b.post("/dashboard/notifications/"+notes[0].ID+"/read", url.Values{"csrf": {b.csrf()}}); res.StatusCode != 404 {
 				t.Fatalf("dismiss twice = %d", res.StatusCode)
+			}
+			if res, _ := b.post("/dashboard/notifications/read", url.Values{"csrf": {b.csrf()}}); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("dismiss all = %d", res.StatusCode)
 			}
 			// The configuration form: a private address is refused, shown on the page.
 			if res, body := b.post("/dashboard/webhooks", url.Values{"url": {"http://10.0.0.1/hook"}, "events": {"payment.completed"}, "csrf": {b.csrf()}}); res.StatusCode != 400 || !strings.Contains(body, `id="error"`) {

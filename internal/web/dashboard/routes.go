@@ -24,6 +24,7 @@ func (s *Dashboard) Routes(mux httpx.Mux) {
 	mux.Handle("POST /dashboard/webhooks", s.html(s.signedInForm(s.saveWebhooks)))
 	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.html(s.signedInForm(s.resendFromDashboard))) // LimitResend per workspace
 	mux.Handle("POST /dashboard/notifications/{id}/read", s.html(s.signedInForm(s.acknowledge)))
+	mux.Handle("POST /dashboard/notifications/read", s.html(s.signedInForm(s.acknowledgeAll)))
 	mux.Handle("GET /dashboard/keys", s.html(s.signedInPage(s.keysPage)))
 	mux.Handle("POST /dashboard/keys", s.html(s.signedInForm(s.rollKey)))
 	mux.Handle("GET /dashboard/team", s.html(s.signedInPage(s.teamPage)))

@@ -64,10 +64,11 @@ type Gateways interface {
 // Webhooks is delivery.Service's part the dashboard uses.
 type Webhooks interface {
 	Acknowledge(ctx context.Context, workspaceID, id string) error
+	AcknowledgeAll(ctx context.Context, workspaceID string, livemode bool) error
 	Config(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error)
 	Configure(ctx context.Context, workspaceID string, c delivery.Setting) (*cauri.WebhookConfig, error)
 	Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error)
-	Notifications(ctx context.Context, workspaceID string) ([]store.Notification, error)
+	Unread(ctx context.Context, workspaceID string, livemode bool, limit int) ([]store.Notification, int, error)
 	Resend(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
 }
 

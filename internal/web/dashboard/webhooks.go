@@ -26,7 +26,8 @@ type webhooksData struct {
 	frame
 	URL, TestURL  string
 	Events        []eventChoice
-	Notifications []store.Notification
+	Notifications []store.Notification // the latest unread of the mode shown
+	Unread        string               // how many are unread, when more than shown ("1000+" beyond the cap)
 	Deliveries    []deliveryRow
 	Status        string
 	Error         string
@@ -54,7 +55,7 @@ func (s *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, u *si
 	if err != nil {
 		return err
 	}
-	notes, err := s.Webhooks.Notifications(r.Context(), ws.ID)
+	notes, unread, err := s.Webhooks.Unread(r.Context(), ws.ID, d.Livemode, notificationsShown)
 	if err != nil {
 		return err
 	}
@@ -63,10 +64,12 @@ func (s *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, u *si
 	for _, e := range cauri.EventNames {
 		data.Events = append(data.Events, eventChoice{Name: e, Selected: cfg.Selects(e, d.Livemode)})
 	}
-	for _, n := range notes {
-		if !n.Read && n.Livemode == d.Livemode {
-			data.Notifications = append(data.Notifications, n)
-		}
+	data.Notifications = notes
+	switch {
+	case unread >= store.UnreadCountCap:
+		data.Unread = fmt.Sprintf("%d+", store.UnreadCountCap)
+	case unread > len(notes):
+		data.Unread = fmt.Sprint(unread)
 	}
 	for _, dl := range list {
 		data.Deliveries = append(data.Deliveries, newDeliveryRow(dl))
@@ -116,6 +119,20 @@ func (s *Dashboard) resendFromDashboard(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	if _, err := s.Webhooks.Resend(r.Context(), ws.ID, d.Livemode, r.PathValue("id")); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
+	return nil
+}
+
+// notificationsShown is how many unread notifications the webhooks page
+// lists (the latest); a count tells how many more there are.
+const notificationsShown = 10
+
+// acknowledgeAll is POST /dashboard/notifications/read: every unread
+// notification of the mode shown.
+func (s *Dashboard) acknowledgeAll(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	if err := s.Webhooks.AcknowledgeAll(r.Context(), u.ws.ID, u.d.Livemode); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
