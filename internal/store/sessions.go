@@ -120,7 +120,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 }
 
 // PurgeTestData deletes the test-mode sessions (those of payment links
-// too) with their attempts, the test events, deliveries, notifications,
+// too) with their attempts and refunds, the test events, deliveries, notifications,
 // transfers and idempotency keys created before cutoff (SPEC 1: test data
 // is purged after 90 days), and returns how many rows went. Live data is
 // never touched.
@@ -130,6 +130,7 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 		for _, q := range []string{
 			`DELETE FROM notifications WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM webhook_deliveries WHERE livemode = ? AND created_at < ?`,
+			`DELETE FROM refunds WHERE session_id IN (SELECT id FROM checkout_sessions WHERE livemode = ? AND created_at < ?)`,
 			`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE livemode = ? AND created_at < ?)`,
 			`DELETE FROM events WHERE livemode = ? AND created_at < ?`,
 			`DELETE FROM checkout_sessions WHERE livemode = ? AND created_at < ?`,
