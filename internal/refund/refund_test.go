@@ -359,3 +359,113 @@ func TestCreate_PayoutFails(t *testing.T) {
 		}
 	})
 }
+
+// TestCreate_Aggregator: a live payment refunded through pawaPay (its
+// simulator over HTTP) in two parts: each pending once accepted, ended by
+// its callback (confirmed by a status read) or by the reconciler; the
+// last part makes the session REFUNDED; a failed part holds nothing.
+func TestCreate_Aggregator(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		sess := f.paid("5000", "+221771234567")
+		first, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "2000"}, "")
+		if err != nil || first.Status != cauri.RefundPending || first.Provider != "pawapay" || first.InitiatedAt != nil && first.Amount != 2000 {
+			t.Fatalf("refund = %+v, %v", first, err)
+		}
+		got, _ := f.s.Get(ctx, f.ws, true, first.ID)
+		if got.InitiatedAt == nil {
+			t.Fatal("the refund's call returned but it is not marked initiated")
+		}
+		// Its callback: a signal, confirmed by a status read.
+		if err := f.s.Callback(ctx, f.g.ID, first.Reference); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, first.ID); got.Status != cauri.RefundPending {
+			t.Fatalf("a callback before pawaPay ended it changed the refund to %s", got.Status)
+		}
+		f.control("/_sim/settle/" + first.Reference)
+		f.clk.Add(movement.CallbackCheck)
+		if err := f.s.Callback(ctx, f.g.ID, first.Reference); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, first.ID); got.Status != cauri.RefundSucceeded || got.ProviderRef == "" {
+			t.Fatalf("after its callback = %+v; want succeeded", got)
+		}
+		// The rest fails at pawaPay; no callback reaches us: the reconciler.
+		rest, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID}, "")
+		if err != nil || rest.Amount != 3000 {
+			t.Fatalf("the rest = %+v, %v", rest, err)
+		}
+		f.control("/_sim/settle/" + rest.Reference + "?status=FAILED")
+		f.clk.Add(time.Minute)
+		if n, err := f.s.Reconcile(ctx); err != nil || n != 1 {
+			t.Fatalf("Reconcile = %d, %v", n, err)
+		}
+		got, _ = f.s.Get(ctx, f.ws, true, rest.ID)
+		if got.Status != cauri.RefundFailed || got.FailureCode != "rejected" || !strings.Contains(got.FailureMessage, "RECIPIENT_NOT_FOUND") {
+			t.Fatalf("the failed rest = %+v", got)
+		}
+		if s, _ := st.Session(ctx, sess.ID); s.Status != cauri.SessionSuccess {
+			t.Fatalf("session = %s; want SUCCESS", s.Status)
+		}
+		// Asked again, it succeeds: REFUNDED, and pawaPay refunded 5000 in all.
+		again, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID}, "")
+		if err != nil || again.Amount != 3000 {
+			t.Fatalf("the rest again = %+v, %v", again, err)
+		}
+		f.control("/_sim/settle/" + again.Reference)
+		f.clk.Add(movement.CallbackCheck)
+		if err := f.s.Callback(ctx, f.g.ID, again.Reference); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := st.Session(ctx, sess.ID); s.Status != cauri.SessionRefunded {
+			t.Fatalf("session = %s; want REFUNDED", s.Status)
+		}
+		if evs := f.events(sess.ID, cauri.EventPaymentUpdated); len(evs) != 3 {
+			t.Fatalf("%d payment.updated; want 3 (two successes, one failure)", len(evs))
+		}
+	})
+}
+
+// TestReconcile_Orphan: a refund committed but never sent (the process
+// stopped before its call) is adopted by the reconciler once its deadline
+// passed, found unknown at pawaPay, and sent then with its reference.
+func TestReconcile_Orphan(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		sess := f.paid("5000", "+221771234567")
+		a, _ := f.s.collected(ctx, sess)
+		now := f.clk.Now()
+		r := &cauri.Refund{ID: cauri.NewID("re_"), WorkspaceID: f.ws.ID, Livemode: true, SessionID: sess.ID, AttemptID: a.ID,
+			GatewayID: a.GatewayID, Provider: a.Provider, Amount: 5000, Currency: "XOF", Status: cauri.RefundPending,
+			Method: cauri.RefundByAggregator, Reference: cauri.NewUUID(), CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateRefund(ctx, r, nil, cauri.AdmitRefund); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := f.s.Reconcile(ctx); n != 0 {
+			t.Fatalf("Reconcile before the deadline checked %d", n)
+		}
+		f.clk.Add(movement.InitiationDeadline + time.Second)
+		if n, err := f.s.Reconcile(ctx); err != nil || n != 1 {
+			t.Fatalf("Reconcile = %d, %v", n, err)
+		}
+		if _, ok := f.sim.View(r.Reference); !ok {
+			t.Fatal("the orphan was not sent to pawaPay")
+		}
+		got, _ := f.s.Get(ctx, f.ws, true, r.ID)
+		if got.Status != cauri.RefundPending || got.InitiatedAt == nil {
+			t.Fatalf("orphan after its re-drive = %+v", got)
+		}
+		// A second pass sends nothing more (pawaPay would ignore it anyway).
+		f.clk.Add(movement.InitiationDeadline)
+		f.control("/_sim/settle/" + r.Reference)
+		if _, err := f.s.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, r.ID); got.Status != cauri.RefundSucceeded {
+			t.Fatalf("after the next pass = %s; want succeeded", got.Status)
+		}
+	})
+}
