@@ -1095,6 +1095,24 @@ func (e DashboardLinkSwitchFormdataBodyActive) Valid() bool {
 	}
 }
 
+// Defines values for DashboardRefundFormdataBodyMethod.
+const (
+	DashboardRefundFormdataBodyMethodAggregator DashboardRefundFormdataBodyMethod = "aggregator"
+	DashboardRefundFormdataBodyMethodPayout     DashboardRefundFormdataBodyMethod = "payout"
+)
+
+// Valid indicates whether the value is a known member of the DashboardRefundFormdataBodyMethod enum.
+func (e DashboardRefundFormdataBodyMethod) Valid() bool {
+	switch e {
+	case DashboardRefundFormdataBodyMethodAggregator:
+		return true
+	case DashboardRefundFormdataBodyMethodPayout:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DashboardSelectWorkspaceFormdataBodyMode.
 const (
 	DashboardSelectWorkspaceFormdataBodyModeLive DashboardSelectWorkspaceFormdataBodyMode = "live"
@@ -2473,6 +2491,19 @@ type DashboardTransactionsParams struct {
 	Page   *int    `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// DashboardRefundFormdataBody defines parameters for DashboardRefund.
+type DashboardRefundFormdataBody struct {
+	// Amount Major units; empty: all that is left.
+	Amount *string                            `form:"amount,omitempty" json:"amount,omitempty"`
+	Csrf   *string                            `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Key    *string                            `form:"key,omitempty" json:"key,omitempty"`
+	Method *DashboardRefundFormdataBodyMethod `form:"method,omitempty" json:"method,omitempty"`
+	Reason *string                            `form:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// DashboardRefundFormdataBodyMethod defines parameters for DashboardRefund.
+type DashboardRefundFormdataBodyMethod string
+
 // DashboardTransfersParams defines parameters for DashboardTransfers.
 type DashboardTransfersParams struct {
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
@@ -2856,6 +2887,9 @@ type DashboardInviteFormdataRequestBody DashboardInviteFormdataBody
 
 // DashboardRevokeInvitationFormdataRequestBody defines body for DashboardRevokeInvitation for application/x-www-form-urlencoded ContentType.
 type DashboardRevokeInvitationFormdataRequestBody DashboardRevokeInvitationFormdataBody
+
+// DashboardRefundFormdataRequestBody defines body for DashboardRefund for application/x-www-form-urlencoded ContentType.
+type DashboardRefundFormdataRequestBody DashboardRefundFormdataBody
 
 // DashboardSaveWebhooksFormdataRequestBody defines body for DashboardSaveWebhooks for application/x-www-form-urlencoded ContentType.
 type DashboardSaveWebhooksFormdataRequestBody DashboardSaveWebhooksFormdataBody

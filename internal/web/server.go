@@ -102,7 +102,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	if s.dashboard, err = dashboard.New(dashboard.Dashboard{Kit: s.kit, Accounts: d.Accounts, Checkout: d.Checkout,
-		Transfers: d.Transfers, Reports: d.Reports, Gateways: d.Gateways, Webhooks: d.Webhooks, Router: d.Router,
+		Transfers: d.Transfers, Refunds: d.Refunds, Reports: d.Reports, Gateways: d.Gateways, Webhooks: d.Webhooks, Router: d.Router,
 		PayURL: d.PayURL, LinkURL: linkURL, DashboardURL: dashboardURL, Now: d.Now}); err != nil {
 		return nil, err
 	}
