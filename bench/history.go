@@ -815,6 +815,7 @@ func (l *loader) loadHistory(ctx context.Context, mine source, size int64) (stri
 	for _, q := range []string{
 		`DELETE FROM webhook_deliveries WHERE workspace_id = ` + ws,
 		`DELETE FROM events WHERE workspace_id = ` + ws,
+		`DELETE FROM refunds WHERE workspace_id = ` + ws,
 		`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE workspace_id = ` + ws + `)`,
 		`DELETE FROM checkout_sessions WHERE workspace_id = ` + ws,
 		`DELETE FROM transfers WHERE workspace_id = ` + ws,

@@ -230,6 +230,60 @@ func (c *Client) TransferOptions(ctx context.Context) (*TransferOptions, error) 
 	return out, err
 }
 
+// CreateRefund refunds a SUCCESS transaction, in whole (req.Amount empty:
+// all that is left) or in part. Always give an idempotencyKey (one per
+// refund): a repeated call returns the refund the first one created, and
+// replayed is true; the money goes back once. A refusal's Error.Code is
+// one of RefundErrorCode's values (APIError.Code holds it).
+func (c *Client) CreateRefund(ctx context.Context, req RefundCreateRequest, idempotencyKey string) (r *Refund, replayed bool, err error) {
+	h := http.Header{}
+	if idempotencyKey != "" {
+		h.Set("Idempotency-Key", idempotencyKey)
+	}
+	res, err := c.do(ctx, "POST", "/v1/refunds", req, h, &r)
+	if err != nil {
+		return nil, false, err
+	}
+	return r, res.Header.Get("Idempotent-Replayed") == "true", nil
+}
+
+// Refund reads one refund.
+func (c *Client) Refund(ctx context.Context, id string) (*Refund, error) {
+	var out *Refund
+	_, err := c.do(ctx, "GET", "/v1/refunds/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// RefundQuery selects a page of refunds: of one transaction, of one
+// status, after a refund (the last of the previous page); Limit 0 means
+// the service's default, 50.
+type RefundQuery struct {
+	TransactionID string
+	Status        RefundStatus
+	StartingAfter string
+	Limit         int
+}
+
+// ListRefunds lists refunds, newest first, a page at a time.
+func (c *Client) ListRefunds(ctx context.Context, f RefundQuery) (*RefundList, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"transaction_id": f.TransactionID, "status": string(f.Status), "starting_after": f.StartingAfter} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	path := "/v1/refunds"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out *RefundList
+	_, err := c.do(ctx, "GET", path, nil, nil, &out)
+	return out, err
+}
+
 // CreatePaymentLink creates a payment link (production keys only).
 func (c *Client) CreatePaymentLink(ctx context.Context, title string, amount json.Number, currency Currency) (*PaymentLink, error) {
 	body := map[string]any{"title": title, "amount": amount}

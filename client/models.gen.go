@@ -435,6 +435,177 @@ func (e PaymentLinkListObject) Valid() bool {
 	}
 }
 
+// Defines values for RefundMethod.
+const (
+	RefundMethodAggregator RefundMethod = "aggregator"
+	RefundMethodPayout     RefundMethod = "payout"
+)
+
+// Valid indicates whether the value is a known member of the RefundMethod enum.
+func (e RefundMethod) Valid() bool {
+	switch e {
+	case RefundMethodAggregator:
+		return true
+	case RefundMethodPayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundObject.
+const (
+	RefundObjectRefund RefundObject = "refund"
+)
+
+// Valid indicates whether the value is a known member of the RefundObject enum.
+func (e RefundObject) Valid() bool {
+	switch e {
+	case RefundObjectRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundCreateRequestMethod.
+const (
+	RefundCreateRequestMethodAggregator RefundCreateRequestMethod = "aggregator"
+	RefundCreateRequestMethodPayout     RefundCreateRequestMethod = "payout"
+)
+
+// Valid indicates whether the value is a known member of the RefundCreateRequestMethod enum.
+func (e RefundCreateRequestMethod) Valid() bool {
+	switch e {
+	case RefundCreateRequestMethodAggregator:
+		return true
+	case RefundCreateRequestMethodPayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundErrorCode.
+const (
+	RefundErrorCodeConnectNonDisponible RefundErrorCode = "connect_non_disponible"
+	RefundErrorCodeDeviseInvalide       RefundErrorCode = "devise_invalide"
+	RefundErrorCodeIdempotencyKeyReused RefundErrorCode = "idempotency_key_reused"
+	RefundErrorCodeIdentiteNonVerifiee  RefundErrorCode = "identite_non_verifiee"
+	RefundErrorCodeInternal             RefundErrorCode = "internal"
+	RefundErrorCodeInvalidAmount        RefundErrorCode = "invalid_amount"
+	RefundErrorCodeInvalidBody          RefundErrorCode = "invalid_body"
+	RefundErrorCodeMethodeDesactivee    RefundErrorCode = "methode_desactivee"
+	RefundErrorCodeMontantInvalide      RefundErrorCode = "montant_invalide"
+	RefundErrorCodeNotRefundable        RefundErrorCode = "not_refundable"
+	RefundErrorCodeOperateurManquant    RefundErrorCode = "operateur_manquant"
+	RefundErrorCodeOperateurNonDesservi RefundErrorCode = "operateur_non_desservi"
+	RefundErrorCodePaysNonDesservi      RefundErrorCode = "pays_non_desservi"
+	RefundErrorCodePlafondJournalier    RefundErrorCode = "plafond_journalier"
+	RefundErrorCodeRateLimited          RefundErrorCode = "rate_limited"
+	RefundErrorCodeRefundExceedsPayment RefundErrorCode = "refund_exceeds_payment"
+	RefundErrorCodeRefundNotFound       RefundErrorCode = "refund_not_found"
+	RefundErrorCodeRefundsUnsupported   RefundErrorCode = "refunds_unsupported"
+	RefundErrorCodeSoldeInsuffisant     RefundErrorCode = "solde_insuffisant"
+	RefundErrorCodeTelephoneInvalide    RefundErrorCode = "telephone_invalide"
+	RefundErrorCodeTestMode             RefundErrorCode = "test_mode"
+	RefundErrorCodeTransactionNotFound  RefundErrorCode = "transaction_not_found"
+	RefundErrorCodeTransfertsInactifs   RefundErrorCode = "transferts_inactifs"
+	RefundErrorCodeUnauthorized         RefundErrorCode = "unauthorized"
+)
+
+// Valid indicates whether the value is a known member of the RefundErrorCode enum.
+func (e RefundErrorCode) Valid() bool {
+	switch e {
+	case RefundErrorCodeConnectNonDisponible:
+		return true
+	case RefundErrorCodeDeviseInvalide:
+		return true
+	case RefundErrorCodeIdempotencyKeyReused:
+		return true
+	case RefundErrorCodeIdentiteNonVerifiee:
+		return true
+	case RefundErrorCodeInternal:
+		return true
+	case RefundErrorCodeInvalidAmount:
+		return true
+	case RefundErrorCodeInvalidBody:
+		return true
+	case RefundErrorCodeMethodeDesactivee:
+		return true
+	case RefundErrorCodeMontantInvalide:
+		return true
+	case RefundErrorCodeNotRefundable:
+		return true
+	case RefundErrorCodeOperateurManquant:
+		return true
+	case RefundErrorCodeOperateurNonDesservi:
+		return true
+	case RefundErrorCodePaysNonDesservi:
+		return true
+	case RefundErrorCodePlafondJournalier:
+		return true
+	case RefundErrorCodeRateLimited:
+		return true
+	case RefundErrorCodeRefundExceedsPayment:
+		return true
+	case RefundErrorCodeRefundNotFound:
+		return true
+	case RefundErrorCodeRefundsUnsupported:
+		return true
+	case RefundErrorCodeSoldeInsuffisant:
+		return true
+	case RefundErrorCodeTelephoneInvalide:
+		return true
+	case RefundErrorCodeTestMode:
+		return true
+	case RefundErrorCodeTransactionNotFound:
+		return true
+	case RefundErrorCodeTransfertsInactifs:
+		return true
+	case RefundErrorCodeUnauthorized:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundListObject.
+const (
+	RefundListObjectList RefundListObject = "list"
+)
+
+// Valid indicates whether the value is a known member of the RefundListObject enum.
+func (e RefundListObject) Valid() bool {
+	switch e {
+	case RefundListObjectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundStatus.
+const (
+	RefundStatusFailed    RefundStatus = "failed"
+	RefundStatusPending   RefundStatus = "pending"
+	RefundStatusSucceeded RefundStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the RefundStatus enum.
+func (e RefundStatus) Valid() bool {
+	switch e {
+	case RefundStatusFailed:
+		return true
+	case RefundStatusPending:
+		return true
+	case RefundStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxIssue.
 const (
 	Echec  SandboxIssue = "echec"
@@ -951,6 +1122,24 @@ func (e DashboardLinkQRParamsFormat) Valid() bool {
 	case DashboardLinkQRParamsFormatPng:
 		return true
 	case DashboardLinkQRParamsFormatSvg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardRefundFormdataBodyMethod.
+const (
+	DashboardRefundFormdataBodyMethodAggregator DashboardRefundFormdataBodyMethod = "aggregator"
+	DashboardRefundFormdataBodyMethodPayout     DashboardRefundFormdataBodyMethod = "payout"
+)
+
+// Valid indicates whether the value is a known member of the DashboardRefundFormdataBodyMethod enum.
+func (e DashboardRefundFormdataBodyMethod) Valid() bool {
+	switch e {
+	case DashboardRefundFormdataBodyMethodAggregator:
+		return true
+	case DashboardRefundFormdataBodyMethodPayout:
 		return true
 	default:
 		return false
@@ -1685,6 +1874,120 @@ type RankedProvider struct {
 	Score float32 `json:"score"`
 }
 
+// Refund Money given back to the payer of a successful payment.
+type Refund struct {
+	// Amount In major units of the currency, as a JSON number.
+	Amount Amount `json:"amount"`
+
+	// CompletedAt When it succeeded or failed; ISO 8601 in UTC with milliseconds.
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// CreatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Currency ISO 4217 code of an accepted currency.
+	Currency Currency `json:"currency"`
+
+	// FailureCode When failed: `rejected` (the aggregator refused; see `failure_message`),
+	// `not_sent` (it never reached the aggregator: ask again), `not_received`
+	// (the aggregator still did not know it 2 minutes after the call), or, for
+	// method `payout`, the transfer's code (`solde_insuffisant`,
+	// `plafond_journalier`, ...).
+	FailureCode *string `json:"failure_code"`
+
+	// FailureMessage The aggregator's words, when failed.
+	FailureMessage *string `json:"failure_message"`
+
+	// Id `re_...`
+	Id       string `json:"id"`
+	Livemode bool   `json:"livemode"`
+
+	// Method `aggregator`: through the aggregator that collected; `payout`: a transfer to the payer's wallet (`transfer_id`).
+	Method RefundMethod `json:"method"`
+	Object RefundObject `json:"object"`
+
+	// Provider The aggregator that refunds (or pays back); `sandbox` for a test payment.
+	Provider string `json:"provider"`
+
+	// Reason The merchant's reason, as given.
+	Reason *string      `json:"reason"`
+	Status RefundStatus `json:"status"`
+
+	// TransactionId The refunded checkout session.
+	TransactionId string `json:"transaction_id"`
+
+	// TransferId The transfer that pays it back, for method `payout`.
+	TransferId *string `json:"transfer_id"`
+
+	// UpdatedAt ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+	//
+	// Examples: 2026-11-22T10:00:00.000Z
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// RefundMethod `aggregator`: through the aggregator that collected; `payout`: a transfer to the payer's wallet (`transfer_id`).
+type RefundMethod string
+
+// RefundObject defines model for Refund.Object.
+type RefundObject string
+
+// RefundCodedError The error shape of the refund routes.
+type RefundCodedError struct {
+	// Code The `code` of a refund error. 400: `invalid_body`, `invalid_amount`,
+	// `not_refundable` (the transaction is not `SUCCESS`), `refund_exceeds_payment`
+	// (more than is left to refund), `refunds_unsupported` (the aggregator that
+	// collected cannot refund: ask for `method` `payout`); 401: `unauthorized`;
+	// 404: `transaction_not_found`, `refund_not_found`; 403:
+	// `connect_non_disponible`; 422: `idempotency_key_reused`; 429:
+	// `rate_limited`; 500: `internal`. A refund by payout answers the transfers'
+	// codes too (`telephone_invalide`, `plafond_journalier`, `solde_insuffisant`,
+	// `test_mode`, `identite_non_verifiee`, ...).
+	Code  RefundErrorCode `json:"code"`
+	Error string          `json:"error"`
+}
+
+// RefundCreateRequest defines model for RefundCreateRequest.
+type RefundCreateRequest struct {
+	// Amount In major units of the payment's currency; default: all that is left to refund (`invalid_amount`, `refund_exceeds_payment`).
+	Amount *json.Number `json:"amount,omitempty"`
+
+	// Method `payout` sends the money back as a transfer, where the aggregator cannot refund.
+	Method *RefundCreateRequestMethod `json:"method,omitempty"`
+	Reason *string                    `json:"reason,omitempty"`
+
+	// TransactionId The `SUCCESS` checkout session to refund (`cs_...`).
+	TransactionId string `json:"transaction_id"`
+}
+
+// RefundCreateRequestMethod `payout` sends the money back as a transfer, where the aggregator cannot refund.
+type RefundCreateRequestMethod string
+
+// RefundErrorCode The `code` of a refund error. 400: `invalid_body`, `invalid_amount`,
+// `not_refundable` (the transaction is not `SUCCESS`), `refund_exceeds_payment`
+// (more than is left to refund), `refunds_unsupported` (the aggregator that
+// collected cannot refund: ask for `method` `payout`); 401: `unauthorized`;
+// 404: `transaction_not_found`, `refund_not_found`; 403:
+// `connect_non_disponible`; 422: `idempotency_key_reused`; 429:
+// `rate_limited`; 500: `internal`. A refund by payout answers the transfers'
+// codes too (`telephone_invalide`, `plafond_journalier`, `solde_insuffisant`,
+// `test_mode`, `identite_non_verifiee`, ...).
+type RefundErrorCode string
+
+// RefundList defines model for RefundList.
+type RefundList struct {
+	Count  int              `json:"count"`
+	Data   []Refund         `json:"data"`
+	Object RefundListObject `json:"object"`
+}
+
+// RefundListObject defines model for RefundList.Object.
+type RefundListObject string
+
+// RefundStatus defines model for RefundStatus.
+type RefundStatus string
+
 // RouteRequest defines model for RouteRequest.
 type RouteRequest struct {
 	// Amount In major units of the currency.
@@ -1758,8 +2061,11 @@ type SandboxResponseSuccess bool
 // Session defines model for Session.
 type Session struct {
 	// Amount In major units of the currency, as a JSON number.
-	Amount    Amount  `json:"amount"`
-	CancelUrl *string `json:"cancel_url"`
+	Amount Amount `json:"amount"`
+
+	// AmountRefunded Only in the data of the `payment.updated` a refund's end emits: how much the session's succeeded refunds gave back, in major units.
+	AmountRefunded *json.Number `json:"amount_refunded,omitempty"`
+	CancelUrl      *string      `json:"cancel_url"`
 
 	// CompletedAt When the latest attempt succeeded or failed; ISO 8601 in UTC with milliseconds.
 	CompletedAt *time.Time `json:"completed_at"`
@@ -1796,6 +2102,9 @@ type Session struct {
 
 	// Provider The aggregator that settled the payment; `sandbox` for test settlements.
 	Provider *string `json:"provider"`
+
+	// Refund Only in the data of the `payment.updated` a refund's end emits: the refund that ended.
+	Refund *Refund `json:"refund,omitempty"`
 
 	// Status `PENDING` until paid; `SUCCESS` when paid; `FAILED` after a failed
 	// attempt (it can still be paid); `CANCELLED` and `REFUNDED` are final.
@@ -2114,6 +2423,9 @@ type PartnerDisabled = Error
 // PartnerUnauthorized defines model for PartnerUnauthorized.
 type PartnerUnauthorized = Error
 
+// RefundError The error shape of the refund routes.
+type RefundError = RefundCodedError
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
@@ -2316,6 +2628,19 @@ type DashboardTransactionsParams struct {
 	Page   *int    `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// DashboardRefundFormdataBody defines parameters for DashboardRefund.
+type DashboardRefundFormdataBody struct {
+	// Amount Major units; empty: all that is left.
+	Amount *string                            `form:"amount,omitempty" json:"amount,omitempty"`
+	Csrf   *string                            `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Key    *string                            `form:"key,omitempty" json:"key,omitempty"`
+	Method *DashboardRefundFormdataBodyMethod `form:"method,omitempty" json:"method,omitempty"`
+	Reason *string                            `form:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// DashboardRefundFormdataBodyMethod defines parameters for DashboardRefund.
+type DashboardRefundFormdataBodyMethod string
+
 // DashboardTransfersParams defines parameters for DashboardTransfers.
 type DashboardTransfersParams struct {
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
@@ -2412,6 +2737,28 @@ type PaymentLinkQRParams struct {
 
 // PaymentLinkQRParamsFormat defines parameters for PaymentLinkQR.
 type PaymentLinkQRParamsFormat string
+
+// ListRefundsParams defines parameters for ListRefunds.
+type ListRefundsParams struct {
+	// TransactionId The refunds of one transaction (checkout session).
+	TransactionId *string       `form:"transaction_id,omitempty" json:"transaction_id,omitempty"`
+	Status        *RefundStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit 1 to 200 (default 50); out of range is 400 `invalid_body`.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// StartingAfter A refund id (`re_...`); the page starts after it. One that is not the workspace's in this mode is 400 `invalid_body`.
+	StartingAfter *string `form:"starting_after,omitempty" json:"starting_after,omitempty"`
+}
+
+// CreateRefundParams defines parameters for CreateRefund.
+type CreateRefundParams struct {
+	// IdempotencyKey A unique string per order. Replaying a request with the same key (same
+	// workspace and mode) returns the object it created with 200 and
+	// `Idempotent-Replayed: true`; the same key with a different request is
+	// 422. Keys are remembered 30 days.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // RouteOverviewParams defines parameters for RouteOverview.
 type RouteOverviewParams struct {
@@ -2696,6 +3043,9 @@ type DashboardInviteFormdataRequestBody DashboardInviteFormdataBody
 // DashboardRevokeInvitationFormdataRequestBody defines body for DashboardRevokeInvitation for application/x-www-form-urlencoded ContentType.
 type DashboardRevokeInvitationFormdataRequestBody DashboardRevokeInvitationFormdataBody
 
+// DashboardRefundFormdataRequestBody defines body for DashboardRefund for application/x-www-form-urlencoded ContentType.
+type DashboardRefundFormdataRequestBody DashboardRefundFormdataBody
+
 // DashboardSaveWebhooksFormdataRequestBody defines body for DashboardSaveWebhooks for application/x-www-form-urlencoded ContentType.
 type DashboardSaveWebhooksFormdataRequestBody DashboardSaveWebhooksFormdataBody
 
@@ -2728,6 +3078,9 @@ type CreatePaymentLinkJSONRequestBody = PaymentLinkCreate
 
 // UpdatePaymentLinkJSONRequestBody defines body for UpdatePaymentLink for application/json ContentType.
 type UpdatePaymentLinkJSONRequestBody UpdatePaymentLinkJSONBody
+
+// CreateRefundJSONRequestBody defines body for CreateRefund for application/json ContentType.
+type CreateRefundJSONRequestBody = RefundCreateRequest
 
 // RoutePaymentJSONRequestBody defines body for RoutePayment for application/json ContentType.
 type RoutePaymentJSONRequestBody = RouteRequest

@@ -22,6 +22,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -109,10 +110,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Connectors: conns, Failures: failures, Platform: cfg.PlatformWorkspace, Route: router}
 	transferSvc := &transfer.Service{Store: st, CallbackURL: cfg.BaseURL + "/callbacks", Now: now, Committed: worker.Wake,
 		Connectors: conns, Failures: failures, Route: router}
+	refundSvc := &refund.Service{Store: st, Transfers: transferSvc, Now: now, Connectors: conns, Failures: failures,
+		PayURL: cfg.PayURL, CallbackURL: cfg.BaseURL + "/callbacks", Committed: worker.Wake}
+	transferSvc.Ended = refundSvc.TransferEnded // a refund paid back by a transfer ends with it
 	gatewaySvc := &gateways.Service{Store: st, Now: now}
 	srv, err := web.New(web.Deps{
 		Checkout:       checkoutSvc,
 		Transfers:      transferSvc,
+		Refunds:        refundSvc,
 		Router:         router,
 		Limiter:        limiter,
 		Logger:         logger,
@@ -150,7 +155,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	go housekeeping(ctx, st, logger, now)
 	go router.Run(ctx)
-	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile,
+	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile, refundSvc.Reconcile,
 		func(ctx context.Context) (int, error) { return router.ProbeDown(ctx, checkoutSvc.Probe) })
 	workerCtx, stopWorker := context.WithCancel(context.Background())
 	workerDone := make(chan struct{})
@@ -201,7 +206,7 @@ func gatewayObserver(reg *prometheus.Registry, router *routing.Router) func(prov
 	}
 }
 
-// reconcile runs the payments' and the transfers' reconcilers, and the
+// reconcile runs the payments', the transfers' and the refunds' reconcilers, and the
 // probe of providers marked down, every 10 seconds.
 // reconcileEvery is how often a node's reconcilers pass (a variable only
 // so that the cluster test can make its nodes pass sooner).

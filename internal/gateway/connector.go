@@ -151,6 +151,46 @@ type Payer interface {
 	IdempotentPayout() bool
 }
 
+// Refund asks the aggregator that collected a payment to give back all or
+// part of it to the payer.
+type Refund struct {
+	// Reference is ours, the refund's; aggregators that take a client id
+	// use it as their idempotency key (pawaPay's refundId), so a retry
+	// never refunds twice.
+	Reference string
+	// Collection names the refunded collection as its status is read: our
+	// reference (pawaPay's depositId) and the aggregator's own id.
+	Collection Ref
+	Amount     int64 // minor units; always given, the whole rest included
+	Currency   cauri.Currency
+	Operator   string // the aggregator's code of the collection's operator
+	Reason     string // the merchant's words, for aggregators that take a note
+	NotifyURL  string // this gateway's callback address, for aggregators that take it per refund
+}
+
+// Refunder is a connector whose aggregator's API refunds a collection.
+// Refund answers like Collect: a refusal is a Status with Outcome Failed;
+// an error means the outcome is unknown. A refund's CallbackReference is
+// read by the same Connector method as a collection's.
+type Refunder interface {
+	Refund(ctx context.Context, r Refund) (Status, error)
+	RefundStatus(ctx context.Context, ref Ref) (Status, error)
+	// IdempotentRefund reports whether a refund sent again with the same
+	// reference is never refunded twice (pawaPay's refundId).
+	IdempotentRefund() bool
+}
+
+// Refunds returns c's Refunder, through Observe's wrapper too; false when
+// c's aggregator cannot refund through its API (or Cauri does not speak
+// that part of it yet).
+func Refunds(c Connector) (Refunder, bool) {
+	if o, ok := c.(interface{ refunder() (Refunder, bool) }); ok {
+		return o.refunder()
+	}
+	r, ok := c.(Refunder)
+	return r, ok
+}
+
 // Error is a failure to talk with an aggregator.
 type Error struct {
 	// Transient errors (timeouts, 5xx, an unreadable answer) may have

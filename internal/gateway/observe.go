@@ -14,7 +14,8 @@ type Observer func(provider, operation, outcome string, d time.Duration)
 // Observe wraps a connector so that every call is observed, and status
 // reads (idempotent) are retried twice on a transient error. Initiations
 // are not retried here: a transient failure is settled by a status check.
-// A connector that can send money stays a Payer.
+// A connector that can send money stays a Payer; one that can refund
+// gives its Refunder through Refunds.
 func Observe(c Connector, provider string, obs Observer) Connector {
 	o := &observed{c: c, provider: provider, obs: obs}
 	if p, ok := c.(Payer); ok {
@@ -40,6 +41,34 @@ func (o *observedPayer) PayoutStatus(ctx context.Context, ref Ref) (Status, erro
 }
 
 func (o *observedPayer) IdempotentPayout() bool { return o.p.IdempotentPayout() }
+
+// refunder is the observed connector's Refunder, when it has one: every
+// refund call observed, its status reads retried as the others.
+func (o *observed) refunder() (Refunder, bool) {
+	r, ok := o.c.(Refunder)
+	if !ok {
+		return nil, false
+	}
+	return &observedRefunder{observed: o, r: r}, true
+}
+
+type observedRefunder struct {
+	*observed
+	r Refunder
+}
+
+func (o *observedRefunder) Refund(ctx context.Context, r Refund) (Status, error) {
+	start := time.Now()
+	st, err := o.r.Refund(ctx, r)
+	o.record("refund", start, st, err)
+	return st, err
+}
+
+func (o *observedRefunder) RefundStatus(ctx context.Context, ref Ref) (Status, error) {
+	return o.status(ctx, "refund_status", func() (Status, error) { return o.r.RefundStatus(ctx, ref) })
+}
+
+func (o *observedRefunder) IdempotentRefund() bool { return o.r.IdempotentRefund() }
 
 type observed struct {
 	c        Connector

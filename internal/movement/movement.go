@@ -1,6 +1,7 @@
 // Package movement is the lifecycle every money movement goes through,
-// whether it collects (a payment attempt, internal/checkout) or pays out (a
-// transfer, internal/transfer):
+// whether it collects (a payment attempt, internal/checkout), pays out (a
+// transfer, internal/transfer) or gives a collection back (a refund,
+// internal/refund):
 //
 //  1. commit the movement, with our reference, before anything is sent;
 //  2. call the aggregator (Send), and classify its answer: surely not sent,
@@ -61,12 +62,13 @@ const (
 // cluster test, whose nodes it kills, need not wait five minutes.
 var InitiationDeadline = 5 * time.Minute
 
-// Kind names the two uses of the lifecycle in logs and metrics.
+// Kind names the uses of the lifecycle in logs and metrics.
 type Kind string
 
 const (
 	Payment  Kind = "payment"  // a payment attempt: a collection
 	Transfer Kind = "transfer" // a transfer: a payout
+	Refund   Kind = "refund"   // a refund: a collection given back
 )
 
 // Sent is what an initiation call tells of whether the aggregator received

@@ -17,7 +17,7 @@ import (
 // read path that scans one whole is a query whose cost grows with it.
 var tables = []string{"checkout_sessions", "payment_attempts", "events", "webhook_deliveries", "transfers",
 	"notifications", "idempotency_keys", "payment_rollups", "payment_rollup_changes", "ledger_movements", "ledger_entries", "audit_log",
-	"api_keys", "workspaces", "payment_links"}
+	"api_keys", "workspaces", "payment_links", "refunds"}
 
 // TestStore_ReadPathsUseIndexes runs each read path a merchant's history
 // weighs on (issue 18, point 4: status reads, the delivery list with its
@@ -37,6 +37,11 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 		link := &cauri.PaymentLink{ID: cauri.NewID("pl_"), WorkspaceID: ws.ID, Slug: cauri.NewSlug(), Title: "Robe", Amount: 1000, Currency: "XOF",
 			Active: true, MaxPayments: 2, CreatedAt: t0, UpdatedAt: t0}
 		if err := s.CreateLink(ctx, link); err != nil {
+			t.Fatal(err)
+		}
+		paid := paidSession(t, s, ws, 1000)
+		refund := newRefund(paid, 0, t0)
+		if _, err := s.CreateRefund(ctx, refund, nil, admit); err != nil {
 			t.Fatal(err)
 		}
 		rows := func(store.ExportRow) error { return nil }
@@ -74,6 +79,30 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			}, ""},
 			{"transfers, failed", func(ctx context.Context) error {
 				_, err := s.Transfers(ctx, ws.ID, true, cauri.TransferFailed, 20)
+				return err
+			}, ""},
+			{"refunds", func(ctx context.Context) error {
+				_, err := s.Refunds(ctx, ws.ID, true, store.RefundFilter{Limit: 20})
+				return err
+			}, ""},
+			{"refunds, succeeded", func(ctx context.Context) error {
+				_, err := s.Refunds(ctx, ws.ID, true, store.RefundFilter{Status: cauri.RefundSucceeded, Limit: 20})
+				return err
+			}, ""},
+			{"refunds, of a transaction", func(ctx context.Context) error {
+				_, err := s.Refunds(ctx, ws.ID, true, store.RefundFilter{SessionID: sess.ID, Limit: 20})
+				return err
+			}, ""},
+			{"refunds, the next page", func(ctx context.Context) error {
+				_, err := s.Refunds(ctx, ws.ID, true, store.RefundFilter{After: refund.ID, Limit: 20})
+				return err
+			}, ""},
+			{"a transaction's refunds", func(ctx context.Context) error {
+				_, err := s.SessionRefunds(ctx, sess.ID)
+				return err
+			}, ""},
+			{"refunds due", func(ctx context.Context) error {
+				_, err := s.DueRefunds(ctx, now, 8*time.Second, time.Hour, 100)
 				return err
 			}, ""},
 			{"overview, 30 days", func(ctx context.Context) error {

@@ -120,7 +120,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 }
 
 // PurgeTestData deletes the test-mode sessions (those of payment links
-// too) with their attempts, the test events, deliveries, notifications,
+// too) with their attempts and refunds, the test events, deliveries, notifications,
 // transfers and idempotency keys created before cutoff (SPEC 1: test data
 // is purged after 90 days), and returns how many rows went. Live data is
 // never touched. It deletes a batch at a time, each batch its own short
@@ -140,13 +140,15 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 					return err
 				}
 				in := placeholders(len(ids))
-				if table == "checkout_sessions" {
-					res, err := t.exec(ctx, `DELETE FROM payment_attempts WHERE session_id IN (`+in+`)`, anys(ids)...)
-					if err != nil {
-						return err
+				if table == "checkout_sessions" { // with their refunds and attempts
+					for _, children := range []string{"refunds", "payment_attempts"} {
+						res, err := t.exec(ctx, `DELETE FROM `+children+` WHERE session_id IN (`+in+`)`, anys(ids)...)
+						if err != nil {
+							return err
+						}
+						rows, _ := res.RowsAffected()
+						m += rows
 					}
-					attempts, _ := res.RowsAffected()
-					m += attempts
 				}
 				res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE id IN (`+in+`)`, anys(ids)...)
 				if err != nil {

@@ -44,6 +44,9 @@ type Service struct {
 	// Route, when set, chooses among the gateways that can send a
 	// transfer and learns from each payout's outcome.
 	Route *routing.Router
+	// Ended, when set, is told of each transfer this service ends, once
+	// committed: a refund paid back by a transfer ends with it.
+	Ended func(ctx context.Context, tr *cauri.Transfer)
 }
 
 // Params is a create request as the merchant sent it. Amount is the JSON
@@ -436,6 +439,9 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 	})
 	if err == nil && changed && s.Committed != nil {
 		s.Committed()
+	}
+	if err == nil && changed && s.Ended != nil {
+		s.Ended(ctx, tr)
 	}
 	if err == nil && changed {
 		switch tr.FailureCode {

@@ -476,3 +476,67 @@ func TestBrowser_DashboardLinkShare(t *testing.T) {
 		}
 	})
 }
+
+// TestBrowser_DashboardRefund refunds a test payment from its page in
+// Chromium, in two parts: a refusal (more than is left) shows on the page;
+// a part is listed succeeded, the session still SUCCESS; the rest makes it
+// REFUNDED and takes the form away; the export says REFUNDED.
+func TestBrowser_DashboardRefund(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		id := e.mustSession(e.keys["test_secret"], map[string]any{"amount": 10000, "customer_name": "Awa Diop"})
+		e.settle(id, "succes")
+		addUser(t, st, "adjoa@example.com", "correct horse battery", e.ws.ID)
+		ctx := browser(t)
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(e.url+"/dashboard"),
+			signIn("adjoa@example.com", "correct horse battery"),
+			chromedp.WaitVisible(chromedp.ID("workspace")),
+			chromedp.Click(chromedp.CSS(`input[name="mode"][value="test"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("select"))
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/transactions/"+id), chromedp.WaitVisible(chromedp.ID("refund-form"))); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("refund-amount"), "10001")); err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("refund"))
+		refusal, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("error")))
+		if err != nil || !strings.Contains(refusal, "exceeds") {
+			t.Fatalf("refusal = %q, %v", refusal, err)
+		}
+		err = chromedp.Do(ctx, // the page came back with an empty form
+			chromedp.WaitVisible(chromedp.ID("refund-form")),
+			chromedp.SendKeys(chromedp.ID("refund-amount"), "4000"),
+			chromedp.SendKeys(chromedp.ID("refund-reason"), "Un article rendu"),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		submit(t, ctx, chromedp.ID("refund"))
+		rows, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("refunds")))
+		if err != nil || !strings.Contains(rows, "succeeded") || !strings.Contains(rows, "Un article rendu") || !strings.Contains(rows, "4\u202f000 XOF") {
+			t.Fatalf("refunds after a part = %q, %v", rows, err)
+		}
+		if status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("tx-status"))); status != "SUCCESS" {
+			t.Fatalf("status after a part = %q; want SUCCESS", status)
+		}
+		submit(t, ctx, chromedp.ID("refund")) // empty amount: the rest
+		screenshot(t, ctx, "dashboard-refund")
+		if status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("tx-status"))); status != "REFUNDED" {
+			t.Fatalf("status after the rest = %q; want REFUNDED", status)
+		}
+		if forms, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#refund-form").length`)); forms != 0 {
+			t.Fatal("the refund form is still shown with nothing left to refund")
+		}
+		export, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/v1/transactions/export?status=REFUNDED").then(r => r.text())`,
+			chromedp.EvalAwaitPromise))
+		if err != nil || !strings.Contains(export, id+",") || !strings.Contains(export, ",REFUNDED,") {
+			t.Fatalf("export of REFUNDED = %q, %v", export, err)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +16,7 @@ import (
 
 // TestModes_EveryKeyRoute audits every route an API key reaches (issue 16:
 // modes are walls): with a workspace that has live objects (a paid live
-// session with its webhook delivery, a payment link, a transfer), the test
+// session with its webhook delivery, a payment link, a transfer, a refund), the test
 // secret key neither reads nor changes any of them. A route added without
 // a case here fails the test.
 func TestModes_EveryKeyRoute(t *testing.T) {
@@ -45,7 +46,11 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 		if transfer.status != 201 {
 			t.Fatalf("live transfer = %d %s", transfer.status, transfer.raw)
 		}
-		secrets := []string{session, delivery, link, transfer.str("id"), "live-payer@example.com"}
+		refund := e.do("POST", "/v1/refunds", map[string]any{"transaction_id": session, "amount": 500}, live...)
+		if refund.status != 201 {
+			t.Fatalf("live refund = %d %s", refund.status, refund.raw)
+		}
+		secrets := []string{session, delivery, link, transfer.str("id"), refund.str("id"), "live-payer@example.com"}
 
 		// Each route with a test secret key: the status it must answer
 		// (2xx: it may answer, about test objects only).
@@ -71,6 +76,9 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 			"GET /v1/transfers":                        {"GET", "/v1/transfers", nil, 403},
 			"GET /v1/transfers/{id}":                   {"GET", "/v1/transfers/" + transfer.str("id"), nil, 403},
 			"POST /v1/transfers/batch":                 {"POST", "/v1/transfers/batch", map[string]any{"transfers": []any{wave}}, 403},
+			"POST /v1/refunds":                         {"POST", "/v1/refunds", map[string]any{"transaction_id": session}, 404},
+			"GET /v1/refunds":                          {"GET", "/v1/refunds", nil, 200},
+			"GET /v1/refunds/{id}":                     {"GET", "/v1/refunds/" + refund.str("id"), nil, 404},
 			"GET /v1/config/webhook":                   {"GET", "/v1/config/webhook", nil, 200},
 			"PATCH /v1/config/webhook":                 {"PATCH", "/v1/config/webhook", map[string]any{"events": []string{"transfer.failed"}}, 200},
 			"GET /v1/webhooks/deliveries":              {"GET", "/v1/webhooks/deliveries", nil, 200},
@@ -92,7 +100,7 @@ func TestModes_EveryKeyRoute(t *testing.T) {
 					t.Fatalf("with a test key = %d %s; want %d", r.status, r.raw, c.want)
 				}
 				for _, s := range secrets {
-					if strings.Contains(r.raw, s) && !strings.Contains(c.path, s) { // naming what was asked is no leak
+					if strings.Contains(r.raw, s) && !strings.Contains(c.path+fmt.Sprint(c.body), s) { // naming what was asked is no leak
 						t.Fatalf("a test key read %q (live):\n%s", s, r.raw)
 					}
 				}

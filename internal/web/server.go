@@ -26,6 +26,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/transfer"
@@ -40,6 +41,7 @@ import (
 type Deps struct {
 	Checkout  *checkout.Service
 	Transfers *transfer.Service
+	Refunds   *refund.Service // refunds (issue 19)
 	Router    *routing.Router // ranks providers (POST and GET /v1/route)
 	Limiter   ratelimit.Limiter
 	Logger    *slog.Logger
@@ -93,14 +95,14 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Deps: d, openapiYAML: docYAML, openapiJSON: docJSON, metrics: newMetrics(d.Registry),
 		kit: &httpx.Kit{Logger: d.Logger, Limiter: d.Limiter, TrustedProxies: d.TrustedProxies}}
 	linkURL, dashboardURL := d.PayURL+"/l", dashboardURL(d.BaseURL, d.PayURL)
-	s.api = &api.API{Kit: s.kit, Checkout: d.Checkout, Transfers: d.Transfers, Router: d.Router, Accounts: d.Accounts,
+	s.api = &api.API{Kit: s.kit, Checkout: d.Checkout, Transfers: d.Transfers, Refunds: d.Refunds, Router: d.Router, Accounts: d.Accounts,
 		Partners: d.Partners, Webhooks: d.Webhooks, Gateways: d.Gateways, PayURL: d.PayURL, LinkURL: linkURL,
 		DashboardURL: dashboardURL, Now: d.Now, Draining: d.Draining, NotFound: s.notFound}
 	if s.pay, err = pay.New(pay.Pages{Kit: s.kit, Checkout: d.Checkout, Accounts: d.Accounts, PayURL: d.PayURL, LinkURL: linkURL, Now: d.Now}); err != nil {
 		return nil, err
 	}
 	if s.dashboard, err = dashboard.New(dashboard.Dashboard{Kit: s.kit, Accounts: d.Accounts, Checkout: d.Checkout,
-		Transfers: d.Transfers, Reports: d.Reports, Gateways: d.Gateways, Webhooks: d.Webhooks, Router: d.Router,
+		Transfers: d.Transfers, Refunds: d.Refunds, Reports: d.Reports, Gateways: d.Gateways, Webhooks: d.Webhooks, Router: d.Router,
 		PayURL: d.PayURL, LinkURL: linkURL, DashboardURL: dashboardURL, Now: d.Now}); err != nil {
 		return nil, err
 	}

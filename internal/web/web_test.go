@@ -23,6 +23,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/partner"
 	"github.com/cauri-pay/cauri/internal/ratelimit"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -120,6 +121,9 @@ func newEnv(t *testing.T, st *store.Store, opts ...envOption) *env {
 		Now:      clk.Now,
 		Registry: reg,
 	}
+	d.Refunds = &refund.Service{Store: st, Transfers: d.Transfers, Now: clk.Now, Connectors: conns, Failures: failures,
+		PayURL: ts.URL + "/pay", CallbackURL: ts.URL + "/callbacks", Committed: worker.Wake}
+	d.Transfers.Ended = d.Refunds.TransferEnded
 	for _, o := range opts {
 		o(&d)
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // Simulator stands in for pawaPay's Merchant API v2 (deposits, payouts,
-// active configuration) in tests and on a developer's machine (cauri
+// refunds, active configuration) in tests and on a developer's machine (cauri
 // simulate pawapay). It accepts and refuses as pawaPay's docs say: bearer
 // auth; input checks (HTTP 400, failureCode INVALID_INPUT,
 // MISSING_PARAMETER, INVALID_PARAMETER); idempotent depositId and payoutId
@@ -80,15 +80,17 @@ type Simulator struct {
 	// set, so that tests counting callbacks see only final ones.
 	AuthURLCallback bool
 
-	// Book holds the deposits and payouts, by their id.
+	// Book holds the deposits, payouts and refunds, by their id.
 	sim.Book[simPayment]
 	once      sync.Once
 	confCalls atomic.Int64
+	refunds   sync.Mutex // one refund initiation at a time: the over-refund check sees the others
 }
 
-// simPayment is pawaPay's own of a deposit or a payout.
+// simPayment is pawaPay's own of a deposit, a payout or a refund.
 type simPayment struct {
-	kind                         string // "deposit" or "payout"
+	kind                         string // "deposit", "payout" or "refund"
+	depositID                    string // the refunded deposit, for a refund
 	provider                     string
 	amount, currency, country    string
 	message, code                string
@@ -124,7 +126,7 @@ func (s *Simulator) ready() {
 func object(m *sim.Movement[simPayment]) map[string]any {
 	p := &m.Data
 	party := "payer"
-	if m.Payout {
+	if m.Payout || p.kind == "refund" { // a refund goes to the deposit's payer
 		party = "recipient"
 	}
 	o := map[string]any{p.kind + "Id": m.ID, "status": m.Status, "amount": p.amount, "currency": p.currency, "country": p.country,
@@ -246,10 +248,16 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.initiate(w, r, "deposit")
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/payouts":
 		s.initiate(w, r, "payout")
-	case r.Method == http.MethodGet && (strings.HasPrefix(r.URL.Path, "/v2/deposits/") || strings.HasPrefix(r.URL.Path, "/v2/payouts/")):
+	case r.Method == http.MethodPost && r.URL.Path == "/v2/refunds":
+		s.refund(w, r)
+	case r.Method == http.MethodGet && (strings.HasPrefix(r.URL.Path, "/v2/deposits/") || strings.HasPrefix(r.URL.Path, "/v2/payouts/") ||
+		strings.HasPrefix(r.URL.Path, "/v2/refunds/")):
 		kind, id := "deposit", strings.TrimPrefix(r.URL.Path, "/v2/deposits/")
-		if strings.HasPrefix(r.URL.Path, "/v2/payouts/") {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/v2/payouts/"):
 			kind, id = "payout", strings.TrimPrefix(r.URL.Path, "/v2/payouts/")
+		case strings.HasPrefix(r.URL.Path, "/v2/refunds/"):
+			kind, id = "refund", strings.TrimPrefix(r.URL.Path, "/v2/refunds/")
 		}
 		var out any = map[string]any{"status": "NOT_FOUND"}
 		s.Update(id, func(m *sim.Movement[simPayment]) {
@@ -455,7 +463,10 @@ func simEnd(m *sim.Movement[simPayment]) {
 	switch {
 	case m.Status == statusFailed && m.Data.failureReason == nil:
 		m.Data.failureReason = &failureReason{"PAYMENT_NOT_APPROVED", "The payer did not approve the payment"}
-		if m.Payout {
+		switch {
+		case m.Data.kind == "refund": // the Postman collection's failed refund
+			m.Data.failureReason = &failureReason{"RECIPIENT_NOT_FOUND", "The recipient's wallet was not found"}
+		case m.Payout:
 			m.Data.failureReason = &failureReason{"UNSPECIFIED_FAILURE", "The provider gave no reason"}
 		}
 	case m.Status == statusCompleted:
@@ -541,3 +552,106 @@ func (s *Simulator) page(w http.ResponseWriter, r *http.Request) {
 }
 
 func refused(phone string) bool { r, _, _ := sim.Outcome(phone); return r }
+
+// refund is POST /v2/refunds (API reference, initiate refund; the refunds
+// guide; the Postman collection's examples, testdata/SOURCES.md): input
+// checks answer 400 (INVALID_INPUT, MISSING_PARAMETER, INVALID_PARAMETER);
+// a refundId seen before is DUPLICATE_IGNORED; then REJECTED with HTTP 200:
+// NOT_FOUND (no such deposit), INVALID_STATE (the deposit is not
+// COMPLETED), INVALID_CURRENCY (not the deposit's), INVALID_AMOUNT
+// (decimals the provider does not take), AMOUNT_TOO_LARGE (more than is
+// left of the deposit, counting the refunds that have not failed: the
+// guide says over-refunding is REJECTED without naming the code; this one
+// is from the pawaPay-authored notes SOURCES.md cites). Without amount, the
+// rest of the deposit is refunded (the guide's "100 - 20 - 20 = 60").
+// Accepted refunds go to the deposit's payer and complete as a payment
+// does (SettleAfter, /_sim/settle/{refundId}; a failed one fails
+// RECIPIENT_NOT_FOUND, the collection's example), with a callback.
+func (s *Simulator) refund(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		RefundID  string `json:"refundId"`
+		DepositID string `json:"depositId"`
+		Amount    string `json:"amount"`
+		Currency  string `json:"currency"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"failureReason": &failureReason{"INVALID_INPUT", "Unable to parse the request payload"}})
+		return
+	}
+	reject := func(code int, fc, msg string) {
+		sim.Reply(w, code, map[string]any{"refundId": req.RefundID, "status": "REJECTED", "failureReason": &failureReason{fc, msg}})
+	}
+	switch {
+	case req.RefundID == "":
+		reject(http.StatusBadRequest, "MISSING_PARAMETER", "Request does not include the required parameter 'refundId'")
+		return
+	case !uuidRE.MatchString(req.RefundID):
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "refundId must be a UUIDv4")
+		return
+	case req.DepositID == "":
+		reject(http.StatusBadRequest, "MISSING_PARAMETER", "Request does not include the required parameter 'depositId'")
+		return
+	case req.Amount != "" && req.Currency == "" || req.Amount == "" && req.Currency != "":
+		reject(http.StatusBadRequest, "INVALID_PARAMETER", "amount and currency go together")
+		return
+	}
+	var minor int64
+	if req.Amount != "" {
+		var err error
+		if minor, err = cauri.ParseAmount("amount", req.Amount, "USD"); err != nil || strings.ContainsAny(req.Amount, "eE+- ") || len(req.Amount) > 23 {
+			reject(http.StatusBadRequest, "INVALID_PARAMETER", "The amount must be a positive number with at most two decimal places")
+			return
+		}
+	}
+	s.refunds.Lock()
+	defer s.refunds.Unlock()
+	if old, ok := s.View(req.RefundID); ok {
+		sim.Reply(w, http.StatusOK, map[string]any{"refundId": old.ID, "status": "DUPLICATE_IGNORED"})
+		return
+	}
+	dep, ok := s.View(req.DepositID)
+	switch {
+	case !ok || dep.Data.kind != "deposit":
+		reject(http.StatusOK, "NOT_FOUND", "Deposit with ID "+req.DepositID+" not found.")
+		return
+	case dep.Status != statusCompleted:
+		reject(http.StatusOK, "INVALID_STATE", "Deposit with ID "+req.DepositID+" has not finished processing.")
+		return
+	case req.Currency != "" && req.Currency != dep.Data.currency:
+		reject(http.StatusOK, "INVALID_CURRENCY", fmt.Sprintf("The currency '%s' is not the deposit's (%s).", req.Currency, dep.Data.currency))
+		return
+	}
+	paid, _ := cauri.ParseAmount("amount", dep.Data.amount, "USD")
+	left := paid
+	for _, o := range s.Find(func(m *sim.Movement[simPayment]) bool {
+		return m.Data.kind == "refund" && m.Data.depositID == req.DepositID && m.Status != statusFailed
+	}) {
+		a, _ := cauri.ParseAmount("amount", o.Data.amount, "USD")
+		left -= a
+	}
+	if req.Amount == "" {
+		minor = left
+	}
+	sp := simProviders[dep.Data.provider]
+	var op map[string]any
+	for _, c := range sp.currencies {
+		if c == dep.Data.currency {
+			op = simOp(sp, c, opDeposit)
+		}
+	}
+	switch {
+	case op != nil && op["decimalsInAmount"] == "NONE" && minor%100 != 0:
+		reject(http.StatusOK, "INVALID_AMOUNT", fmt.Sprintf("The provider %s only supports up to '0' decimal places in amount.", dep.Data.provider))
+		return
+	case minor <= 0 || minor > left:
+		reject(http.StatusOK, "AMOUNT_TOO_LARGE", fmt.Sprintf("The refund exceeds what is left of deposit %s.", req.DepositID))
+		return
+	}
+	m := &sim.Movement[simPayment]{ID: req.RefundID, Phone: dep.Phone, Data: simPayment{kind: "refund", depositID: req.DepositID,
+		provider: dep.Data.provider, amount: cauri.FormatAmount(minor, "USD"), currency: dep.Data.currency, country: dep.Data.country}}
+	if old, added := s.Add(m); !added {
+		sim.Reply(w, http.StatusOK, map[string]any{"refundId": old.ID, "status": "DUPLICATE_IGNORED"})
+		return
+	}
+	sim.Reply(w, http.StatusOK, map[string]any{"refundId": req.RefundID, "status": "ACCEPTED", "created": m.Created.UTC().Format(time.RFC3339)})
+}

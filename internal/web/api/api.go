@@ -17,6 +17,7 @@ type API struct {
 	*httpx.Kit
 	Checkout  Checkout
 	Transfers Transfers
+	Refunds   Refunds
 	Router    Ranker // ranks providers (POST and GET /v1/route)
 	Accounts  Keys
 	Partners  Partners

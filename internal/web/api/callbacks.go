@@ -22,7 +22,7 @@ func (s *API) gatewayCallbackPing(w http.ResponseWriter, r *http.Request) error 
 }
 
 // gatewayCallback is POST /callbacks/{gatewayId}: where a gateway's
-// aggregator announces a payment's or a transfer's outcome. The outcome is confirmed with
+// aggregator announces a payment's, a transfer's or a refund's outcome. The outcome is confirmed with
 // the aggregator before anything changes; any known gateway gets 200 so
 // that the aggregator stops retrying.
 func (s *API) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
@@ -41,9 +41,13 @@ func (s *API) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 	}
 	ref, err := s.Checkout.CallbackReference(r.Context(), gatewayID, h, body)
 	if err == nil {
-		// A payment's or a transfer's: they share the gateway's address.
+		// A payment's, a transfer's or a refund's: they share the
+		// gateway's address.
 		if err = s.Checkout.Callback(r.Context(), gatewayID, ref); cauri.ErrorCode(err) == cauri.ENotFound {
 			err = s.Transfers.Callback(r.Context(), gatewayID, ref)
+		}
+		if cauri.ErrorCode(err) == cauri.ENotFound {
+			err = s.Refunds.Callback(r.Context(), gatewayID, ref)
 		}
 	}
 	if err != nil {

@@ -9,7 +9,8 @@ import "github.com/cauri-pay/cauri/internal/web/httpx"
 // (httpx.Limit*: PerIP in front; per workspace or partner inside the
 // handler, once the caller is known). A refused key or partner secret also
 // takes httpx.LimitRefused. Every error is answered in SPEC section 7's
-// shape (s.API); transferCodes gives each transfer error its code.
+// shape (s.API); transferCodes gives each transfer error its code, and
+// refundCodes each refund error.
 // openapi.yaml documents each route; TestOpenAPI_DocumentsEveryRoute holds
 // the two together.
 func (s *API) Routes(mux httpx.Mux) {
@@ -36,6 +37,12 @@ func (s *API) Routes(mux httpx.Mux) {
 	mux.Handle("GET /v1/transfers", s.API(transferCodes(s.secretKey(s.listTransfers))))
 	mux.Handle("GET /v1/transfers/{id}", s.API(transferCodes(s.secretKey(s.getTransfer))))
 	mux.Handle("POST /v1/transfers/batch", s.API(transferCodes(s.secretKey(s.createTransferBatch)))) // beyond the SPEC
+
+	// Refunds (issue 19, docs/refunds.md): a test key refunds test
+	// payments; LimitRefunds per workspace when creating.
+	mux.Handle("POST /v1/refunds", s.API(refundCodes(s.secretKey(s.createRefund))))
+	mux.Handle("GET /v1/refunds", s.API(refundCodes(s.secretKey(s.listRefunds))))
+	mux.Handle("GET /v1/refunds/{id}", s.API(refundCodes(s.secretKey(s.getRefund))))
 
 	// Webhooks: configuration and the delivery log.
 	mux.Handle("GET /v1/config/webhook", s.API(s.secretKey(s.getWebhookConfig)))

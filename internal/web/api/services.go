@@ -10,6 +10,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateways"
 	"github.com/cauri-pay/cauri/internal/partner"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/transfer"
@@ -40,6 +41,14 @@ type Transfers interface {
 	Options(ctx context.Context, ws *cauri.Workspace) ([]transfer.CountryOption, error)
 	ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p transfer.Params) (*cauri.Transfer, error)
 	Send(ctx context.Context, ws *cauri.Workspace, p transfer.Params, key string, limit func() error) (*cauri.Transfer, bool, error)
+}
+
+// Refunds is refund.Service's part the API uses.
+type Refunds interface {
+	Callback(ctx context.Context, gatewayID, reference string) error
+	Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p refund.Params, key string) (*cauri.Refund, bool, error)
+	Get(ctx context.Context, ws *cauri.Workspace, keyLive bool, id string) (*cauri.Refund, error)
+	List(ctx context.Context, ws *cauri.Workspace, keyLive bool, f refund.Filter) ([]*cauri.Refund, error)
 }
 
 // Partners is partner.Service.
@@ -82,6 +91,7 @@ type Ranker interface {
 var (
 	_ Checkout  = (*checkout.Service)(nil)
 	_ Transfers = (*transfer.Service)(nil)
+	_ Refunds   = (*refund.Service)(nil)
 	_ Partners  = (*partner.Service)(nil)
 	_ Webhooks  = (*delivery.Service)(nil)
 	_ Keys      = (*accounts.Service)(nil)

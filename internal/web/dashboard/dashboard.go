@@ -22,6 +22,7 @@ type Dashboard struct {
 	Accounts  Accounts // sign-in, sessions, keys, team
 	Checkout  Checkout // transactions' detail, links
 	Transfers Transfers
+	Refunds   Refunds // a transaction's refunds, and refunding it
 	Reports   Reports // the overview, the lists, the exports
 	Gateways  Gateways
 	Webhooks  Webhooks

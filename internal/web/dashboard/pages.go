@@ -10,6 +10,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
@@ -360,12 +361,27 @@ type transactionData struct {
 	Amount     string
 	Attempts   []attemptRow
 	Deliveries []deliveryRow
+	Refunds    []refundRow
+	// Refundable is what is left to refund, in major units ("" when
+	// nothing is: no refund form); RefundKey the form's idempotency key,
+	// so that a form sent twice refunds once.
+	Refundable, RefundKey string
+	Error                 string // why a refund was refused
+}
+
+type refundRow struct {
+	ID, Created, Amount, Method, Status, Failure, Reason string
 }
 
 // transactionPage is GET /dashboard/transactions/{id}: a session with its
-// attempts (the gateway that served each, and why it was chosen) and its
+// attempts (the gateway that served each, and why it was chosen), its
+// refunds (and the form refunding it, while something is left) and its
 // webhook deliveries. Another workspace's, or the other mode's, is 404.
 func (s *Dashboard) transactionPage(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	return s.renderTransaction(w, r, u, nil)
+}
+
+func (s *Dashboard) renderTransaction(w http.ResponseWriter, r *http.Request, u *signedInUser, refused error) error {
 	d, ws := u.d, u.ws
 	sess, attempts, err := s.Checkout.Detail(r.Context(), ws.ID, d.Livemode, r.PathValue("id"))
 	if err != nil {
@@ -379,6 +395,10 @@ func (s *Dashboard) transactionPage(w http.ResponseWriter, r *http.Request, u *s
 	if err != nil {
 		return err
 	}
+	refunds, left, err := s.Refunds.OfSession(r.Context(), sess)
+	if err != nil {
+		return err
+	}
 	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: cauri.DisplayAmount(sess.Amount, sess.Currency)}
 	for _, a := range attempts {
 		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
@@ -388,5 +408,45 @@ func (s *Dashboard) transactionPage(w http.ResponseWriter, r *http.Request, u *s
 	for _, dl := range deliveries {
 		data.Deliveries = append(data.Deliveries, newDeliveryRow(dl))
 	}
+	for _, rf := range refunds {
+		failure := rf.FailureCode
+		if rf.FailureMessage != "" {
+			failure += ": " + rf.FailureMessage
+		}
+		data.Refunds = append(data.Refunds, refundRow{ID: rf.ID, Created: rf.CreatedAt.UTC().Format("2006-01-02 15:04:05"),
+			Amount: cauri.DisplayAmount(rf.Amount, rf.Currency), Method: string(rf.Method), Status: string(rf.Status), Failure: failure, Reason: rf.Reason})
+	}
+	if left > 0 {
+		data.Refundable, data.RefundKey = cauri.FormatAmount(left, sess.Currency), cauri.NewID("")
+	}
+	if refused != nil {
+		data.Error = cauri.ErrorMessage(refused)
+		w.WriteHeader(httpx.Status(refused))
+	}
 	return s.pages.ExecuteTemplate(w, "transaction.html", data)
+}
+
+// refundFromDashboard is POST /dashboard/transactions/{id}/refund: a
+// refund of the transaction, checked as POST /v1/refunds checks it, in the
+// data shown (test or live), by any member of the workspace (the dashboard
+// has no roles: a member may do what the workspace's secret key does). The
+// form's key makes a form sent twice one refund. A refusal shows on the
+// page.
+func (s *Dashboard) refundFromDashboard(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	d, ws := u.d, u.ws
+	f := r.PostForm
+	key := ""
+	if k := strings.TrimSpace(f.Get("key")); k != "" {
+		key = "dashboard:" + k
+	}
+	_, _, err := s.Refunds.Create(r.Context(), ws, d.Livemode, refund.Params{TransactionID: r.PathValue("id"),
+		Amount: strings.TrimSpace(f.Get("amount")), Method: f.Get("method"), Reason: f.Get("reason")}, key)
+	if err != nil {
+		if code := cauri.ErrorCode(err); code == cauri.EInternal || code == cauri.ENotFound {
+			return err
+		}
+		return s.renderTransaction(w, r, u, err)
+	}
+	http.Redirect(w, r, "/dashboard/transactions/"+url.PathEscape(r.PathValue("id")), http.StatusSeeOther)
+	return nil
 }

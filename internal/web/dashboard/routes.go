@@ -15,6 +15,7 @@ func (s *Dashboard) Routes(mux httpx.Mux) {
 	mux.Handle("POST /dashboard/workspace", s.html(s.selectWorkspace))
 	mux.Handle("GET /dashboard/transactions", s.html(s.signedInPage(s.transactionsPage)))
 	mux.Handle("GET /dashboard/transactions/{id}", s.html(s.signedInPage(s.transactionPage)))
+	mux.Handle("POST /dashboard/transactions/{id}/refund", s.html(s.signedInForm(s.refundFromDashboard)))
 	mux.Handle("GET /dashboard/links", s.html(s.signedInPage(s.linksPage)))
 	mux.Handle("POST /dashboard/links", s.html(s.signedInForm(s.createLinkFromDashboard)))
 	mux.Handle("POST /dashboard/links/{id}", s.html(s.signedInForm(s.linkSwitch)))

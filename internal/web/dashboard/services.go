@@ -9,6 +9,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/gateways"
+	"github.com/cauri-pay/cauri/internal/refund"
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -77,6 +78,12 @@ type Transfers interface {
 	List(ctx context.Context, workspaceID string, status cauri.TransferStatus, limit int) ([]*cauri.Transfer, error)
 }
 
+// Refunds is refund.Service's part the dashboard uses.
+type Refunds interface {
+	Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p refund.Params, key string) (*cauri.Refund, bool, error)
+	OfSession(ctx context.Context, sess *cauri.Session) ([]*cauri.Refund, int64, error)
+}
+
 // Health tells whether a provider is marked down (routing.Router).
 type Health interface {
 	Down(provider string) bool
@@ -89,5 +96,6 @@ var (
 	_ Gateways  = (*gateways.Service)(nil)
 	_ Webhooks  = (*delivery.Service)(nil)
 	_ Transfers = (*transfer.Service)(nil)
+	_ Refunds   = (*refund.Service)(nil)
 	_ Health    = (*routing.Router)(nil)
 )

@@ -20,6 +20,7 @@ var (
 	LimitLinks          = ratelimit.PerMinute("payment_links", 60)                             // per IP (SPEC): creation
 	LimitTransfers      = ratelimit.PerMinute("transfers", 30)                                 // per workspace (SPEC): a batch takes one turn
 	LimitResend         = ratelimit.PerMinute("resend", 30)                                    // per workspace: resending deliveries
+	LimitRefunds        = ratelimit.PerMinute("refunds", 30)                                   // per workspace: creating refunds, as transfers
 	LimitPartner        = ratelimit.PerMinute("partner", 120)                                  // per partner
 	LimitLoginIP        = ratelimit.PerMinute("login_ip", 20)                                  // per IP: sign-in and invitations
 	LimitLoginEmail     = ratelimit.PerMinute("login_email", 5)                                // per address and client network
