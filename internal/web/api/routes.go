@@ -36,6 +36,8 @@ func (s *API) Routes(mux httpx.Mux) {
 	mux.Handle("GET /v1/transfers", s.API(transferCodes(s.secretKey(s.listTransfers))))
 	mux.Handle("GET /v1/transfers/{id}", s.API(transferCodes(s.secretKey(s.getTransfer))))
 	mux.Handle("POST /v1/transfers/batch", s.API(transferCodes(s.secretKey(s.createTransferBatch)))) // beyond the SPEC
+	// Beyond the SPEC: a recipient's name before a payout; LimitRecipients.
+	mux.Handle("POST /v1/transfers/recipient", s.API(transferCodes(s.secretKey(s.transferRecipient))))
 
 	// Webhooks: configuration and the delivery log.
 	mux.Handle("GET /v1/config/webhook", s.API(s.secretKey(s.getWebhookConfig)))
