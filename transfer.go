@@ -43,7 +43,21 @@ type Transfer struct {
 	// InitiatedAt is when the payout call returned; until then nobody asks
 	// the aggregator about it (as for payment attempts).
 	InitiatedAt *time.Time
+	// RecipientNameCheck is what became of the recipient's name check the
+	// merchant asked for (recipient_name_check), NameCheckNone if none.
+	RecipientNameCheck NameCheck
 }
+
+// NameCheck is what became of a transfer's check of its recipient's name
+// against the name the aggregator tells for the account. A name that
+// clearly differed refused the transfer: no transfer has that outcome.
+type NameCheck string
+
+const (
+	NameCheckNone        NameCheck = ""            // not asked
+	NameCheckMatched     NameCheck = "matched"     // the aggregator's name matched recipient_name
+	NameCheckUnavailable NameCheck = "unavailable" // no name could be had: sent unchecked
+)
 
 // DefaultTransferDailyCap is how many transfers a workspace may create per
 // day (GMT) unless the service administration sets another cap.
@@ -72,6 +86,10 @@ type TransferObject struct {
 	CreatedAt        string         `json:"created_at"`
 	UpdatedAt        string         `json:"updated_at"`
 	CompletedAt      *string        `json:"completed_at"`
+	// RecipientNameChecked is null when no check was asked, true when the
+	// aggregator's name for the account matched recipient_name, false when
+	// none could be had and the transfer was sent unchecked.
+	RecipientNameChecked *bool `json:"recipient_name_checked"`
 }
 
 // Object returns the public form of t. The fee is always 0: the money
@@ -84,8 +102,17 @@ func (t *Transfer) Object() TransferObject {
 		RecipientName: nullable(t.RecipientName), Description: nullable(t.Description), Provider: t.Provider,
 		FailureCode: nullable(t.FailureCode), FailureMessage: nullable(t.FailureMessage), Livemode: t.Livemode,
 		CreatedAt: t.CreatedAt.UTC().Format(TimeFormat), UpdatedAt: t.UpdatedAt.UTC().Format(TimeFormat),
-		CompletedAt: formatTime(t.CompletedAt),
+		CompletedAt: formatTime(t.CompletedAt), RecipientNameChecked: t.RecipientNameCheck.checked(),
 	}
+}
+
+// checked is the object's recipient_name_checked: nil when not asked.
+func (c NameCheck) checked() *bool {
+	if c == NameCheckNone {
+		return nil
+	}
+	ok := c == NameCheckMatched
+	return &ok
 }
 
 // TransferEvent returns the event of a transfer that has just ended, or

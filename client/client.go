@@ -196,6 +196,16 @@ func (c *Client) CreateTransferBatch(ctx context.Context, items []TransferCreate
 	return out, err
 }
 
+// TransferRecipient asks for the name of a Mobile Money account's holder
+// before a payout (beyond the SPEC): NameAvailable false, with
+// UnavailableReason, when no gateway of the workspace can tell it; that is
+// an answer, not an error.
+func (c *Client) TransferRecipient(ctx context.Context, req TransferRecipientRequest) (*TransferRecipient, error) {
+	var out *TransferRecipient
+	_, err := c.do(ctx, "POST", "/v1/transfers/recipient", req, nil, &out)
+	return out, err
+}
+
 // Transfer reads one transfer.
 func (c *Client) Transfer(ctx context.Context, id string) (*Transfer, error) {
 	var out *Transfer

@@ -756,6 +756,8 @@ const (
 	TransferErrorCodeInvalidBody          TransferErrorCode = "invalid_body"
 	TransferErrorCodeMethodeDesactivee    TransferErrorCode = "methode_desactivee"
 	TransferErrorCodeMontantInvalide      TransferErrorCode = "montant_invalide"
+	TransferErrorCodeNomDifferent         TransferErrorCode = "nom_different"
+	TransferErrorCodeNomManquant          TransferErrorCode = "nom_manquant"
 	TransferErrorCodeOperateurManquant    TransferErrorCode = "operateur_manquant"
 	TransferErrorCodeOperateurNonDesservi TransferErrorCode = "operateur_non_desservi"
 	TransferErrorCodePaysNonDesservi      TransferErrorCode = "pays_non_desservi"
@@ -792,6 +794,10 @@ func (e TransferErrorCode) Valid() bool {
 	case TransferErrorCodeMethodeDesactivee:
 		return true
 	case TransferErrorCodeMontantInvalide:
+		return true
+	case TransferErrorCodeNomDifferent:
+		return true
+	case TransferErrorCodeNomManquant:
 		return true
 	case TransferErrorCodeOperateurManquant:
 		return true
@@ -864,6 +870,21 @@ const (
 func (e TransferOptionsObject) Valid() bool {
 	switch e {
 	case TransferOptionsObjectTransferOptions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferRecipientObject.
+const (
+	Recipient TransferRecipientObject = "recipient"
+)
+
+// Valid indicates whether the value is a known member of the TransferRecipientObject enum.
+func (e TransferRecipientObject) Valid() bool {
+	switch e {
+	case Recipient:
 		return true
 	default:
 		return false
@@ -1373,7 +1394,9 @@ type AvailableMethod struct {
 type CodedError struct {
 	// Code The `code` of a transfer error. 400: `invalid_body`, `pays_non_desservi`,
 	// `operateur_manquant`, `operateur_non_desservi`, `methode_desactivee`,
-	// `telephone_invalide`, `devise_invalide`, `montant_invalide`; 401:
+	// `telephone_invalide`, `devise_invalide`, `montant_invalide`, and beyond
+	// the SPEC `nom_manquant` (`recipient_name_check` without a name),
+	// `nom_different` (the aggregator's name for the account clearly differs); 401:
 	// `unauthorized`; 402: `solde_insuffisant`; 403: `test_mode`,
 	// `transferts_inactifs`, `connect_non_disponible`, `identite_non_verifiee`;
 	// 404: `espace_introuvable`; 429: `rate_limited`, `plafond_journalier`;
@@ -2179,6 +2202,13 @@ type Transfer struct {
 	ProviderOperator string  `json:"provider_operator"`
 	RecipientName    *string `json:"recipient_name"`
 
+	// RecipientNameChecked `null` when `recipient_name_check` was not asked; `true` when the
+	// aggregator's name for the account matched `recipient_name`; `false`
+	// when no name could be had (the aggregator tells none, does not know
+	// the account, or could not be asked) and the transfer was sent
+	// unchecked.
+	RecipientNameChecked *bool `json:"recipient_name_checked"`
+
 	// Reference UUID; the aggregator's own idempotency id for this payout.
 	Reference string `json:"reference"`
 
@@ -2240,11 +2270,20 @@ type TransferCreateRequest struct {
 	// Phone The recipient's number, national or international (`telephone_invalide`).
 	Phone         string  `json:"phone"`
 	RecipientName *string `json:"recipient_name,omitempty"`
+
+	// RecipientNameCheck Refuse the transfer (400 `nom_different`, nothing written) when the
+	// name the aggregator tells for the account clearly differs from
+	// `recipient_name`, which is then required (`nom_manquant`). Without a
+	// name to compare, the transfer is sent and `recipient_name_checked`
+	// is `false`. The rule is in docs/transfers.md.
+	RecipientNameCheck *bool `json:"recipient_name_check,omitempty"`
 }
 
 // TransferErrorCode The `code` of a transfer error. 400: `invalid_body`, `pays_non_desservi`,
 // `operateur_manquant`, `operateur_non_desservi`, `methode_desactivee`,
-// `telephone_invalide`, `devise_invalide`, `montant_invalide`; 401:
+// `telephone_invalide`, `devise_invalide`, `montant_invalide`, and beyond
+// the SPEC `nom_manquant` (`recipient_name_check` without a name),
+// `nom_different` (the aggregator's name for the account clearly differs); 401:
 // `unauthorized`; 402: `solde_insuffisant`; 403: `test_mode`,
 // `transferts_inactifs`, `connect_non_disponible`, `identite_non_verifiee`;
 // 404: `espace_introuvable`; 429: `rate_limited`, `plafond_journalier`;
@@ -2298,6 +2337,45 @@ type TransferOptions struct {
 
 // TransferOptionsObject defines model for TransferOptions.Object.
 type TransferOptionsObject string
+
+// TransferRecipient What the workspace's gateways tell about a Mobile Money account before a payout.
+type TransferRecipient struct {
+	// Country ISO 3166-1 alpha-2.
+	Country string `json:"country"`
+
+	// Name The account holder's name as the aggregator gives it; null when unavailable.
+	Name          *string                 `json:"name"`
+	NameAvailable bool                    `json:"name_available"`
+	Object        TransferRecipientObject `json:"object"`
+	Operator      string                  `json:"operator"`
+
+	// Phone The number in E.164.
+	Phone string `json:"phone"`
+
+	// Provider The aggregator that told the name, or that does not know the account.
+	Provider *string `json:"provider"`
+
+	// UnavailableReason Null when the name is available. `not_supported`: no gateway of the
+	// workspace sending money there can tell a name; `not_found`: the
+	// aggregator knows no holder of this account; `lookup_failed`: the
+	// aggregator could not be asked (try again later).
+	UnavailableReason *string `json:"unavailable_reason"`
+}
+
+// TransferRecipientObject defines model for TransferRecipient.Object.
+type TransferRecipientObject string
+
+// TransferRecipientRequest defines model for TransferRecipientRequest.
+type TransferRecipientRequest struct {
+	// Country ISO 3166-1 alpha-2; must be served (`pays_non_desservi`).
+	Country string `json:"country"`
+
+	// Operator Operator key (`operateur_manquant`, `operateur_non_desservi`, `methode_desactivee`).
+	Operator string `json:"operator"`
+
+	// Phone The account's number, national or international (`telephone_invalide`).
+	Phone string `json:"phone"`
+}
 
 // TransferStatus `processing` until the aggregator's outcome; then `succeeded` or `failed` (final).
 type TransferStatus string
@@ -3090,6 +3168,9 @@ type CreateTransferJSONRequestBody = TransferCreateRequest
 
 // CreateTransferBatchJSONRequestBody defines body for CreateTransferBatch for application/json ContentType.
 type CreateTransferBatchJSONRequestBody CreateTransferBatchJSONBody
+
+// TransferRecipientJSONRequestBody defines body for TransferRecipient for application/json ContentType.
+type TransferRecipientJSONRequestBody = TransferRecipientRequest
 
 // PaymentCancelledJSONRequestBody defines body for PaymentCancelled for application/json ContentType.
 type PaymentCancelledJSONRequestBody = PaymentEvent

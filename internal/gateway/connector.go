@@ -121,6 +121,28 @@ type CodeSubmitter interface {
 // ErrNoCode is a code submitted through a connector that takes none.
 var ErrNoCode = errors.New("gateway: this aggregator takes no code from the customer")
 
+// NameLooker is a connector that can tell, before a payout, the name of a
+// Mobile Money account's holder (MTN MoMo's basicuserinfo; the other
+// aggregators document no such lookup: docs/transfers.md). Every observed
+// connector has the method; one that cannot look names up answers
+// ErrNoNameLookup without calling anyone.
+type NameLooker interface {
+	// AccountHolderName answers the holder's name of the account phone
+	// (E.164) of operator (the aggregator's own code for it) in country
+	// (ISO 3166-1 alpha-2). ErrNameUnknown: the aggregator knows no holder
+	// of this account, or gives no name for it. Any other error (an *Error)
+	// means it could not be asked: nothing is concluded about the name.
+	AccountHolderName(ctx context.Context, country, operator, phone string) (string, error)
+}
+
+var (
+	// ErrNoNameLookup is a name asked of a connector that cannot tell one.
+	ErrNoNameLookup = errors.New("gateway: this aggregator tells no account holder's name")
+	// ErrNameUnknown is an aggregator's answer that it knows no holder of
+	// the account, or no name for it.
+	ErrNameUnknown = errors.New("gateway: the aggregator knows no holder of this account")
+)
+
 // Payout asks an aggregator to send money to a Mobile Money account.
 type Payout struct {
 	// Reference is ours, the transfer's; aggregators that take a client id

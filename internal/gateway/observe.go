@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -143,4 +144,33 @@ func (o *observed) SubmitCode(ctx context.Context, ref Ref, code string) (Status
 	st, err := cs.SubmitCode(ctx, ref, code)
 	o.record("submit_code", start, st, err)
 	return st, err
+}
+
+// AccountHolderName asks a connector that can look names up (NameLooker),
+// retried twice on a transient error like a status read (it moves
+// nothing); ErrNoNameLookup from one that cannot, without a call.
+func (o *observed) AccountHolderName(ctx context.Context, country, operator, phone string) (string, error) {
+	nl, ok := o.c.(NameLooker)
+	if !ok {
+		return "", ErrNoNameLookup
+	}
+	var name string
+	st, err := o.status(ctx, "account_holder_name", func() (Status, error) {
+		var err error
+		name, err = nl.AccountHolderName(ctx, country, operator, phone)
+		switch {
+		case errors.Is(err, ErrNameUnknown):
+			return Status{Outcome: NotFound}, nil
+		case err != nil:
+			return Status{}, err
+		}
+		return Status{Outcome: Succeeded}, nil
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case st.Outcome == NotFound:
+		return "", ErrNameUnknown
+	}
+	return name, nil
 }

@@ -61,3 +61,54 @@ func TestObserve(t *testing.T) {
 		}
 	}
 }
+
+// namer answers the scripted names and errors in turn.
+type namer struct {
+	flaky
+	answers []error
+	looked  int
+}
+
+func (n *namer) AccountHolderName(_ context.Context, country, operator, phone string) (string, error) {
+	n.looked++
+	if len(n.answers) > 0 {
+		err := n.answers[0]
+		n.answers = n.answers[1:]
+		if err != nil {
+			return "", err
+		}
+	}
+	return "Awa Diop", nil
+}
+
+// TestObserve_AccountHolderName: a connector that can look names up is
+// asked through the observed one, retried on a transient error only, and
+// its "unknown" kept; one that cannot answers ErrNoNameLookup unasked.
+func TestObserve_AccountHolderName(t *testing.T) {
+	seen := map[string]int{}
+	obs := func(provider, op, outcome string, _ time.Duration) { seen[provider+"/"+op+"/"+outcome]++ }
+	ctx := context.Background()
+	if _, err := Observe(&flaky{}, "pawapay", obs).(NameLooker).AccountHolderName(ctx, "SN", "WAVE", "+221771234567"); err != ErrNoNameLookup {
+		t.Fatalf("a connector without a lookup answered %v; want ErrNoNameLookup", err)
+	}
+	n := &namer{answers: []error{&Error{Transient: true, Message: "503"}, nil}}
+	c := Observe(n, "mtnmomo", obs).(NameLooker)
+	if name, err := c.AccountHolderName(ctx, "CI", "mtnivorycoast", "+2250505123456"); err != nil || name != "Awa Diop" || n.looked != 2 {
+		t.Fatalf("name = %q, %v after %d calls; want Awa Diop on the second", name, err, n.looked)
+	}
+	n.looked, n.answers = 0, []error{ErrNameUnknown}
+	if _, err := c.AccountHolderName(ctx, "CI", "mtnivorycoast", "+2250505123456"); err != ErrNameUnknown || n.looked != 1 {
+		t.Fatalf("unknown holder = %v after %d calls; want ErrNameUnknown at once", err, n.looked)
+	}
+	n.looked, n.answers = 0, []error{&Error{Message: "refused"}}
+	if _, err := c.AccountHolderName(ctx, "CI", "mtnivorycoast", "+2250505123456"); ErrorOf(err) == nil || n.looked != 1 {
+		t.Fatalf("a lasting error = %v after %d calls; want it at once", err, n.looked)
+	}
+	want := map[string]int{"mtnmomo/account_holder_name/transient_error": 1, "mtnmomo/account_holder_name/succeeded": 1,
+		"mtnmomo/account_holder_name/not_found": 1, "mtnmomo/account_holder_name/error": 1}
+	for k, v := range want {
+		if seen[k] != v {
+			t.Errorf("%s observed %d times; want %d (all: %v)", k, seen[k], v, seen)
+		}
+	}
+}

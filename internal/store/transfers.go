@@ -11,19 +11,19 @@ import (
 
 const transferColumns = `id, workspace_id, livemode, reference, status, amount, currency, country, operator, provider_operator,
 	phone, recipient_name, description, gateway_id, provider, provider_ref, failure_code, failure_message,
-	created_at, updated_at, completed_at, initiated_at`
+	created_at, updated_at, completed_at, initiated_at, recipient_name_check`
 
 func scanTransfer(row interface{ Scan(...any) error }) (*cauri.Transfer, error) {
 	var tr cauri.Transfer
-	var status, cur string
+	var status, cur, nameCheck string
 	var created, updated int64
 	var completed, initiated sql.NullInt64
 	if err := row.Scan(&tr.ID, &tr.WorkspaceID, &tr.Livemode, &tr.Reference, &status, &tr.Amount, &cur, &tr.Country, &tr.Operator,
 		&tr.ProviderOperator, &tr.Phone, &tr.RecipientName, &tr.Description, &tr.GatewayID, &tr.Provider, &tr.ProviderRef,
-		&tr.FailureCode, &tr.FailureMessage, &created, &updated, &completed, &initiated); err != nil {
+		&tr.FailureCode, &tr.FailureMessage, &created, &updated, &completed, &initiated, &nameCheck); err != nil {
 		return nil, err
 	}
-	tr.Status, tr.Currency = cauri.TransferStatus(status), cauri.Currency(cur)
+	tr.Status, tr.Currency, tr.RecipientNameCheck = cauri.TransferStatus(status), cauri.Currency(cur), cauri.NameCheck(nameCheck)
 	tr.CreatedAt, tr.UpdatedAt = fromMicros(created), fromMicros(updated)
 	tr.CompletedAt, tr.InitiatedAt = fromNullMicros(completed), fromNullMicros(initiated)
 	return &tr, nil
@@ -58,10 +58,11 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 		if err := admit(today, dailyCap); err != nil {
 			return err
 		}
-		_, err := t.exec(ctx, `INSERT INTO transfers (`+transferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := t.exec(ctx, `INSERT INTO transfers (`+transferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			tr.ID, tr.WorkspaceID, tr.Livemode, tr.Reference, string(tr.Status), tr.Amount, string(tr.Currency), tr.Country, tr.Operator,
 			tr.ProviderOperator, tr.Phone, tr.RecipientName, tr.Description, tr.GatewayID, tr.Provider, tr.ProviderRef,
-			tr.FailureCode, tr.FailureMessage, micros(tr.CreatedAt), micros(tr.UpdatedAt), nullMicros(tr.CompletedAt), nullMicros(tr.InitiatedAt))
+			tr.FailureCode, tr.FailureMessage, micros(tr.CreatedAt), micros(tr.UpdatedAt), nullMicros(tr.CompletedAt), nullMicros(tr.InitiatedAt),
+			string(tr.RecipientNameCheck))
 		return err
 	})
 	return replayOf, err

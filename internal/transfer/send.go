@@ -29,8 +29,10 @@ func Allowed(ws *cauri.Workspace, keyLive, creating bool) error {
 
 // Send is one transfer request from validation to payout: the request is
 // validated; a replay of its idempotency key is answered whatever the
-// limits (replayed true); otherwise it takes a turn from limit (the
-// per-minute limit; nil: none) and is created and paid out.
+// limits (replayed true), without looking the recipient's name up again;
+// otherwise it takes a turn from limit (the per-minute limit; nil: none),
+// its recipient's name is checked when asked (nom_different: nothing is
+// written, the key stays free), and it is created and paid out.
 func (s *Service) Send(ctx context.Context, ws *cauri.Workspace, p Params, key string, limit func() error) (*cauri.Transfer, bool, error) {
 	tr, err := s.Validate(ctx, ws, p)
 	if err != nil {
@@ -43,6 +45,9 @@ func (s *Service) Send(ctx context.Context, ws *cauri.Workspace, p Params, key s
 		if err := limit(); err != nil {
 			return nil, false, err
 		}
+	}
+	if err := s.checkName(ctx, ws, tr); err != nil {
+		return nil, false, err
 	}
 	return s.Create(ctx, ws, tr, key)
 }

@@ -59,6 +59,10 @@ type Params struct {
 	Currency      string
 	RecipientName string
 	Description   string
+	// CheckRecipientName asks that the transfer be refused (nom_different)
+	// when the aggregator's name for the account clearly differs from
+	// RecipientName (docs/transfers.md).
+	CheckRecipientName bool
 }
 
 // invalid is a 400 with the SPEC's code.
@@ -75,7 +79,9 @@ type route struct {
 // Validate checks a create request's fields in the documented order
 // (montant_invalide, pays_non_desservi, operateur_manquant,
 // operateur_non_desservi, methode_desactivee, telephone_invalide,
-// devise_invalide) and returns the transfer it describes, not yet stored.
+// devise_invalide, then recipient_name: invalid_body, or nom_manquant when
+// a name check is asked without a name) and returns the transfer it
+// describes, not yet stored.
 func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (*cauri.Transfer, error) {
 	amountText := strings.TrimSpace(p.Amount)
 	if amountText == "" {
@@ -101,14 +107,72 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	if err != nil {
 		return nil, invalid("montant_invalide", "%s", cauri.ErrorMessage(err))
 	}
+	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone)
+	if err != nil {
+		return nil, err
+	}
+	if p.Currency != "" {
+		c, err := cauri.ParseCurrency(p.Currency)
+		if err != nil || c != d.country.Currency {
+			return nil, invalid("devise_invalide", "currency %q is not the currency of %s (%s)", p.Currency, d.country.Code, d.country.Currency)
+		}
+	}
+	name, err := cauri.CleanText("recipient_name", p.RecipientName, 200)
+	if err != nil {
+		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
+	}
+	if p.CheckRecipientName && !HasNameWords(name) {
+		return nil, invalid("nom_manquant", "recipient_name is required with recipient_name_check: the name the recipient's account should bear")
+	}
+	desc, err := cauri.CleanText("description", p.Description, 500)
+	if err != nil {
+		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
+	}
+	now := s.Now().UTC()
+	rt := d.route
+	return &cauri.Transfer{
+		ID: cauri.NewID("tr_"), WorkspaceID: ws.ID, Livemode: true, Reference: cauri.NewUUID(), Status: cauri.TransferProcessing,
+		Amount: amount, Currency: d.country.Currency, Country: d.country.Code, Operator: d.operator, ProviderOperator: rt.code,
+		Phone: d.phone, RecipientName: name, Description: desc, GatewayID: rt.gateway.ID, Provider: rt.gateway.Provider,
+		CreatedAt: now, UpdatedAt: now, RecipientNameCheck: nameCheckAsked(p.CheckRecipientName),
+	}, nil
+}
+
+// nameCheckAsked is a new transfer's RecipientNameCheck: unavailable when
+// the check is asked, until the aggregator's name matches.
+func nameCheckAsked(asked bool) cauri.NameCheck {
+	if asked {
+		return cauri.NameCheckUnavailable
+	}
+	return cauri.NameCheckNone
+}
+
+// destination is where a transfer goes, validated.
+type destination struct {
+	country  *catalog.Country
+	operator string
+	phone    string // E.164
+	route    *route // the gateway the routing chooses
+	gateways []*cauri.Gateway
+}
+
+// destination checks a transfer's country, operator and phone in the
+// documented order (pays_non_desservi, operateur_manquant,
+// operateur_non_desservi, methode_desactivee, telephone_invalide) against
+// the workspace's gateways: a transfer's and a name lookup's.
+func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryCode, operatorKey, phoneText string) (*destination, error) {
+	country, ok := catalog.LookupCountry(countryCode)
+	if ok && len(strings.TrimSpace(countryCode)) != 2 {
+		ok = false // the SPEC asks for the ISO code
+	}
 	gateways, err := s.Store.Gateways(ctx, ws.ID)
 	if err != nil {
 		return nil, err
 	}
 	if !ok || !servesCountry(gateways, country.Code) {
-		return nil, invalid("pays_non_desservi", "country %q is not served: no gateway of this workspace sends money there (see GET /v1/transfers?options=1)", p.Country)
+		return nil, invalid("pays_non_desservi", "country %q is not served: no gateway of this workspace sends money there (see GET /v1/transfers?options=1)", countryCode)
 	}
-	operator := strings.TrimSpace(p.Operator)
+	operator := strings.TrimSpace(operatorKey)
 	if operator == "" {
 		return nil, invalid("operateur_manquant", "operator is required (an operator key such as orange_money, mtn_momo, wave)")
 	}
@@ -119,31 +183,11 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	if rt == nil {
 		return nil, invalid("methode_desactivee", "operator %q is disabled in %s on this workspace's gateways", operator, country.Code)
 	}
-	phone, err := catalog.ParsePhone("phone", p.Phone, country.Code)
+	phone, err := catalog.ParsePhone("phone", phoneText, country.Code)
 	if err != nil {
 		return nil, invalid("telephone_invalide", "%s", cauri.ErrorMessage(err))
 	}
-	if p.Currency != "" {
-		c, err := cauri.ParseCurrency(p.Currency)
-		if err != nil || c != country.Currency {
-			return nil, invalid("devise_invalide", "currency %q is not the currency of %s (%s)", p.Currency, country.Code, country.Currency)
-		}
-	}
-	name, err := cauri.CleanText("recipient_name", p.RecipientName, 200)
-	if err != nil {
-		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
-	}
-	desc, err := cauri.CleanText("description", p.Description, 500)
-	if err != nil {
-		return nil, invalid("invalid_body", "%s", cauri.ErrorMessage(err))
-	}
-	now := s.Now().UTC()
-	return &cauri.Transfer{
-		ID: cauri.NewID("tr_"), WorkspaceID: ws.ID, Livemode: true, Reference: cauri.NewUUID(), Status: cauri.TransferProcessing,
-		Amount: amount, Currency: country.Currency, Country: country.Code, Operator: operator, ProviderOperator: rt.code,
-		Phone: phone, RecipientName: name, Description: desc, GatewayID: rt.gateway.ID, Provider: rt.gateway.Provider,
-		CreatedAt: now, UpdatedAt: now,
-	}, nil
+	return &destination{country: country, operator: operator, phone: phone, route: rt, gateways: gateways}, nil
 }
 
 // sends reports whether a gateway can send money live to a country.
@@ -169,18 +213,9 @@ func servesCountry(gateways []*cauri.Gateway, country string) bool {
 // provider, the first added wins). served reports whether some gateway,
 // enabled or not, serves it at all.
 func (s *Service) pickRoute(gateways []*cauri.Gateway, c routing.Context) (rt *route, served bool) {
-	var routes []*route
-	for _, g := range gateways {
-		for _, r := range g.Routes {
-			if !sends(g, r.Country) || r.Country != c.Country || r.Operator != c.Operator {
-				continue
-			}
-			served = true
-			if g.Enabled && r.Enabled {
-				routes = append(routes, &route{gateway: g, code: r.Code})
-				c.Providers = append(c.Providers, g.Provider)
-			}
-		}
+	routes, served := payoutRoutes(gateways, c.Country, c.Operator)
+	for _, r := range routes {
+		c.Providers = append(c.Providers, r.gateway.Provider)
 	}
 	if len(routes) == 0 {
 		return nil, served
@@ -197,11 +232,33 @@ func (s *Service) pickRoute(gateways []*cauri.Gateway, c routing.Context) (rt *r
 	return routes[0], served
 }
 
+// payoutRoutes are the enabled gateways that send money to operator in
+// country, in the order they were added; served reports whether some
+// gateway, enabled or not, serves it at all.
+func payoutRoutes(gateways []*cauri.Gateway, country, operator string) (routes []*route, served bool) {
+	for _, g := range gateways {
+		for _, r := range g.Routes {
+			if !sends(g, r.Country) || r.Country != country || r.Operator != operator {
+				continue
+			}
+			served = true
+			if g.Enabled && r.Enabled {
+				routes = append(routes, &route{gateway: g, code: r.Code})
+			}
+		}
+	}
+	return routes, served
+}
+
 // Fingerprint identifies a request by its normalised fields, so that a
 // replay with other whitespace, key order or phone format is still the
 // same request.
 func Fingerprint(tr *cauri.Transfer) string {
-	b, _ := json.Marshal([]any{tr.Amount, tr.Currency, tr.Country, tr.Operator, tr.Phone, tr.RecipientName, tr.Description})
+	fields := []any{tr.Amount, tr.Currency, tr.Country, tr.Operator, tr.Phone, tr.RecipientName, tr.Description}
+	if tr.RecipientNameCheck != cauri.NameCheckNone {
+		fields = append(fields, "recipient_name_check") // only then: the keys of earlier requests keep their fingerprint
+	}
+	b, _ := json.Marshal(fields)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -225,7 +282,8 @@ func requestFingerprint(p Params) (string, bool) {
 		return "", false
 	}
 	return Fingerprint(&cauri.Transfer{Amount: amount, Currency: country.Currency, Country: country.Code,
-		Operator: strings.TrimSpace(p.Operator), Phone: phone, RecipientName: name, Description: desc}), true
+		Operator: strings.TrimSpace(p.Operator), Phone: phone, RecipientName: name, Description: desc,
+		RecipientNameCheck: nameCheckAsked(p.CheckRecipientName)}), true
 }
 
 // Replay finds the transfer an idempotency key created (nil if none).

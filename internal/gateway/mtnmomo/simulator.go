@@ -39,6 +39,10 @@ import (
 // then MTN's own sandbox numbers (sandboxPayers, sandboxPayees); any
 // other number succeeds.
 //
+// Both products also answer an account holder's basic user info (names.go:
+// SimHolders by the number's last four digits, "Sand Box" for MTN's
+// sandbox numbers, 404 for any other number).
+//
 // A transaction settles after SettleAfter, or when POST
 // /_sim/settle/{reference}[?status=SUCCESSFUL|FAILED] says so; it is then
 // PUT, as its status read shows it, to the X-Callback-Url given with it
@@ -57,10 +61,11 @@ type Simulator struct {
 	// Book holds the requests to pay and the transfers, by X-Reference-Id
 	// (our reference).
 	sim.Book[simPayment]
-	once   sync.Once
-	mu     sync.Mutex
-	tokens map[string]simToken // by access token
-	issued int                 // tokens given
+	once    sync.Once
+	mu      sync.Mutex
+	tokens  map[string]simToken // by access token
+	issued  int                 // tokens given
+	lookups int                 // basic user info requests
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in).
@@ -182,6 +187,12 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if env := r.Header.Get("X-Target-Environment"); !slices.Contains(Environments, env) {
 		refuse(w, http.StatusForbidden, "NOT_ALLOWED_TARGET_ENVIRONMENT", "Access to target environment "+strconv.Quote(env)+" is forbidden.")
 		return
+	}
+	if holder, ok := strings.CutPrefix(rest, "/v1_0/accountholder/msisdn/"); ok && r.Method == http.MethodGet {
+		if number, ok := strings.CutSuffix(holder, "/basicuserinfo"); ok {
+			s.basicUserInfo(w, number)
+			return
+		}
 	}
 	kind, path := "requesttopay", "/v1_0/requesttopay"
 	if name == "disbursement" {

@@ -37,6 +37,8 @@ func (s *API) Routes(mux httpx.Mux) {
 	mux.Handle("GET /v1/transfers", s.API(transferCodes(s.secretKey(s.listTransfers))))
 	mux.Handle("GET /v1/transfers/{id}", s.API(transferCodes(s.secretKey(s.getTransfer))))
 	mux.Handle("POST /v1/transfers/batch", s.API(transferCodes(s.secretKey(s.createTransferBatch)))) // beyond the SPEC
+	// Beyond the SPEC: a recipient's name before a payout; LimitRecipients.
+	mux.Handle("POST /v1/transfers/recipient", s.API(transferCodes(s.secretKey(s.transferRecipient))))
 
 	// Refunds (issue 19, docs/refunds.md): a test key refunds test
 	// payments; LimitRefunds per workspace when creating.

@@ -40,6 +40,7 @@ type Transfers interface {
 	List(ctx context.Context, workspaceID string, status cauri.TransferStatus, limit int) ([]*cauri.Transfer, error)
 	Options(ctx context.Context, ws *cauri.Workspace) ([]transfer.CountryOption, error)
 	ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p transfer.Params) (*cauri.Transfer, error)
+	RecipientName(ctx context.Context, ws *cauri.Workspace, keyLive bool, p transfer.RecipientParams, limit func() error) (*transfer.Recipient, error)
 	Send(ctx context.Context, ws *cauri.Workspace, p transfer.Params, key string, limit func() error) (*cauri.Transfer, bool, error)
 }
 

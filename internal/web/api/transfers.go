@@ -22,6 +22,9 @@ type createTransferRequest struct {
 	RecipientName  string          `json:"recipient_name"`
 	Description    string          `json:"description"`
 	IdempotencyKey string          `json:"idempotency_key"`
+	// RecipientNameCheck refuses the transfer (nom_different) when the
+	// aggregator's name for the account clearly differs from RecipientName.
+	RecipientNameCheck bool `json:"recipient_name_check"`
 }
 
 // transferCodes gives every error of a transfer route the body's "code"
@@ -108,7 +111,35 @@ func (s *API) transferParams(req createTransferRequest) transfer.Params {
 		amount = "not a number"
 	}
 	return transfer.Params{Amount: amount, Country: req.Country, Operator: req.Operator, Phone: req.Phone, Currency: req.Currency,
-		RecipientName: req.RecipientName, Description: req.Description}
+		RecipientName: req.RecipientName, Description: req.Description, CheckRecipientName: req.RecipientNameCheck}
+}
+
+type recipientRequest struct {
+	Country  string `json:"country"`
+	Operator string `json:"operator"`
+	Phone    string `json:"phone"`
+}
+
+// transferRecipient is POST /v1/transfers/recipient: the name of a Mobile
+// Money account's holder before a payout, where an aggregator of the
+// workspace can tell it (docs/transfers.md). The transfer routes' checks
+// first (the key, the workspace, its mode), then the body, the fields as a
+// transfer's, LimitRecipients, the lookup.
+func (s *API) transferRecipient(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
+		return err
+	}
+	var req recipientRequest
+	if err := httpx.DecodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	out, err := s.Transfers.RecipientName(r.Context(), c.ws, c.key.Live, transfer.RecipientParams{Country: req.Country, Operator: req.Operator, Phone: req.Phone},
+		func() error { return s.Limit(w, r, httpx.LimitRecipients, "per workspace", c.ws.ID, "rate_limited") })
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
 type transferList struct {

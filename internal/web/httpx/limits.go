@@ -19,6 +19,7 @@ var (
 	LimitRoute          = ratelimit.PerMinute("route", 120)                                    // per IP (SPEC)
 	LimitLinks          = ratelimit.PerMinute("payment_links", 60)                             // per IP (SPEC): creation
 	LimitTransfers      = ratelimit.PerMinute("transfers", 30)                                 // per workspace (SPEC): a batch takes one turn
+	LimitRecipients     = ratelimit.PerMinute("transfer_recipients", 30)                       // per workspace: name lookups, each an aggregator's call
 	LimitResend         = ratelimit.PerMinute("resend", 30)                                    // per workspace: resending deliveries
 	LimitRefunds        = ratelimit.PerMinute("refunds", 30)                                   // per workspace: creating refunds, as transfers
 	LimitPartner        = ratelimit.PerMinute("partner", 120)                                  // per partner
