@@ -8,11 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/config"
 	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -194,17 +194,9 @@ func overviewCommand(ctx context.Context, args []string, getenv func(string) str
 	})
 }
 
-// parseAge reads "90d" or a Go duration; it must be positive.
+// parseAge reads a positive age: days (90d) or a Go duration (2160h).
 func parseAge(s string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		n, err = strconv.Atoi(days)
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(s)
-	}
+	d, err := config.ParseAge(s)
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("--test-older-than must be a positive age such as 90d or 2160h, not %q", s)
 	}

@@ -153,7 +153,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	go housekeeping(ctx, st, logger, now)
+	go housekeeping(ctx, st, logger, now, cfg.EventRetention)
 	go router.Run(ctx)
 	go reconcile(ctx, logger, checkoutSvc.Reconcile, transferSvc.Reconcile, refundSvc.Reconcile,
 		func(ctx context.Context) (int, error) { return router.ProbeDown(ctx, checkoutSvc.Probe) })
@@ -233,11 +233,12 @@ func reconcile(ctx context.Context, logger *slog.Logger, passes ...func(context.
 	}
 }
 
-// housekeeping forgets expired idempotency keys (hourly) and purges test
-// data older than 90 days (daily). Every node asks hourly; the store lets
-// one node run each job per period (ClaimJob), so several nodes never run
-// the same purge at once.
-func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now func() time.Time) {
+// housekeeping forgets expired idempotency keys (hourly), purges test
+// data older than 90 days (daily) and the webhook log older than
+// retention (daily; 0: kept). Every node asks hourly; the store lets one
+// node run each job per period (ClaimJob), so several nodes never run the
+// same purge at once.
+func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now func() time.Time, retention time.Duration) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -249,7 +250,11 @@ func housekeeping(ctx context.Context, st *store.Store, logger *slog.Logger, now
 		}{
 			{"expired idempotency keys", time.Hour, st.PurgeIdempotencyKeys, cauri.IdempotencyKeyTTL},
 			{"test data older than 90 days", 24 * time.Hour, st.PurgeTestData, cauri.TestDataRetention},
+			{"webhook log past its retention", 24 * time.Hour, st.PurgeEventLog, retention},
 		} {
+			if job.age == 0 {
+				continue // kept for ever (CAURI_EVENT_RETENTION=0)
+			}
 			mine, err := st.ClaimJob(ctx, job.name, now(), job.every)
 			if !mine {
 				if err != nil && ctx.Err() == nil {

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,7 +42,16 @@ type Config struct {
 	WebhookAllowedCIDRs  []netip.Prefix
 	WebhookRetrySchedule []time.Duration
 	WebhookTimeout       time.Duration
+	// EventRetention is how long events, their webhook deliveries and the
+	// dashboard's notifications are kept; 0 keeps them for ever. Payments,
+	// refunds and transfers are always kept.
+	EventRetention time.Duration
 }
+
+// MinEventRetention is the shortest retention of the webhook log: a
+// delivery's retries (3 days by default) and a merchant's look at a month's
+// log must fit in it.
+const MinEventRetention = 30 * 24 * time.Hour
 
 // setting is one CAURI_* name with its flag and default.
 type setting struct {
@@ -65,10 +75,11 @@ func (c *Config) settings(raw *rawConfig) []setting {
 		{"CAURI_PLATFORM_WORKSPACE", "platform-workspace", "", "the workspace whose gateways collect the payments of Connect workspaces", &c.PlatformWorkspace},
 		{"CAURI_METRICS_TOKEN", "metrics-token", "", "bearer token that /metrics asks for (default: /metrics answers this host only)", &c.MetricsToken},
 		{"CAURI_REDIS_URL", "redis-url", "", "redis://host:port/db shared by every node for the rate limits (default: each node's memory)", &c.RedisURL},
+		{"CAURI_EVENT_RETENTION", "event-retention", "180d", "how long events, webhook deliveries and notifications are kept: days (180d) or a Go duration, at least 30d; 0 keeps them for ever", &raw.eventRetention},
 	}
 }
 
-type rawConfig struct{ trustedProxies, webhookAllowed, retrySchedule, webhookTimeout string }
+type rawConfig struct{ trustedProxies, webhookAllowed, retrySchedule, webhookTimeout, eventRetention string }
 
 // Register declares every setting as a flag of fs, defaulting to the
 // environment (read with getenv) and then to the built-in default. Call
@@ -121,6 +132,9 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	if c.WebhookTimeout, err = time.ParseDuration(raw.webhookTimeout); err != nil || c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
 		return Config{}, fmt.Errorf("CAURI_WEBHOOK_TIMEOUT: %q is not a duration between 0 and 1m", raw.webhookTimeout)
 	}
+	if c.EventRetention, err = ParseAge(raw.eventRetention); err != nil || c.EventRetention != 0 && c.EventRetention < MinEventRetention {
+		return Config{}, fmt.Errorf("CAURI_EVENT_RETENTION: %q is not 0 or a duration of at least 30 days (180d, 4320h)", raw.eventRetention)
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -130,6 +144,27 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 		return Config{}, err
 	}
 	return *c, nil
+}
+
+// ParseAge reads an age as days ("90d") or a Go duration ("2160h"); "0"
+// is zero. It must not be negative.
+func ParseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a number of days (90d) or a duration (2160h)", s)
+	}
+	return d, nil
 }
 
 // safePath is what a pay URL's path may hold: the pages are routed there.

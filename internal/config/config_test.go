@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 )
@@ -27,6 +28,14 @@ func TestConfig_Defaults(t *testing.T) {
 	}
 	if c.Addr != ":8080" || c.DatabaseURL != "data/cauri.db" || c.BaseURL != "http://localhost:8080" || c.PayURL != "http://localhost:8080/pay" {
 		t.Fatalf("defaults = %+v", c)
+	}
+	if c.EventRetention != 180*24*time.Hour {
+		t.Fatalf("event retention = %s; want 180 days", c.EventRetention)
+	}
+	for in, want := range map[string]time.Duration{"0": 0, "30d": 30 * 24 * time.Hour, "8760h": 365 * 24 * time.Hour} {
+		if c, err := load(t, map[string]string{"CAURI_EVENT_RETENTION": in}); err != nil || c.EventRetention != want {
+			t.Errorf("CAURI_EVENT_RETENTION=%s: %s, %v; want %s", in, c.EventRetention, err, want)
+		}
 	}
 	if fmt.Sprint(c.WebhookRetrySchedule) != fmt.Sprint(cauri.DefaultRetrySchedule) || c.WebhookTimeout != cauri.WebhookTimeout || len(c.WebhookAllowedCIDRs) != 0 {
 		t.Fatalf("webhook defaults = %v, %v, %v; want the SPEC's", c.WebhookRetrySchedule, c.WebhookTimeout, c.WebhookAllowedCIDRs)
@@ -62,6 +71,9 @@ func TestConfig_Invalid(t *testing.T) {
 		{"CAURI_WEBHOOK_RETRY_SCHEDULE": "0s,soon"},
 		{"CAURI_WEBHOOK_RETRY_SCHEDULE": "0s,-1m"},
 		{"CAURI_WEBHOOK_TIMEOUT": "0s"},
+		{"CAURI_EVENT_RETENTION": "7d"}, // shorter than a delivery's retries may last
+		{"CAURI_EVENT_RETENTION": "-30d"},
+		{"CAURI_EVENT_RETENTION": "a year"},
 	} {
 		if _, err := load(t, env); err == nil {
 			t.Errorf("load(%v) succeeded; want an error", env)

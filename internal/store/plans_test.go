@@ -175,6 +175,10 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, err := s.PurgeTestData(ctx, now.Add(-90*24*time.Hour))
 				return err
 			}, ""},
+			{"daily purge of the webhook log", func(ctx context.Context) error {
+				_, err := s.PurgeEventLog(ctx, now.Add(-180*24*time.Hour))
+				return err
+			}, ""},
 			{"hourly purge of idempotency keys", func(ctx context.Context) error {
 				_, err := s.PurgeIdempotencyKeys(ctx, now.Add(-24*time.Hour))
 				return err
