@@ -91,6 +91,8 @@ type historyRun struct {
 	Load    time.Duration // loading it
 	Analyze time.Duration
 	Note    string
+	Empty   float64 // the store's size on disk in MB, before the history and with it
+	Full    float64
 }
 
 // history runs the phase on a new store of the kind named (sqlite or
@@ -142,12 +144,15 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 		return nil, err
 	}
 	paths := m.paths(l.now)
+	run := &historyRun{Store: kind}
+	if run.Empty, err = l.sizeMB(ctx, dir); err != nil {
+		return nil, err
+	}
 	empty, err := m.measure(paths, d)
 	if err != nil {
 		return nil, fmt.Errorf("empty store: %w", err)
 	}
 
-	run := &historyRun{Store: kind}
 	fmt.Fprintf(os.Stderr, "bench: %s: loading the history\n", kind)
 	start := time.Now()
 	counts, err := l.loadHistory(ctx, mine, *historySize)
@@ -159,6 +164,9 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 	}
 	run.Load = time.Since(start)
 	run.Loaded = counts
+	if run.Full, err = l.sizeMB(ctx, dir); err != nil {
+		return nil, err
+	}
 	loaded, err := m.measure(paths, d)
 	if err != nil {
 		return nil, fmt.Errorf("with the history: %w", err)
@@ -559,6 +567,24 @@ func newLoader(ctx context.Context, dbURL string, now time.Time) (*loader, error
 		return nil, err
 	}
 	return l, nil
+}
+
+// sizeMB is the store's size on disk: SQLite's files in dir (the
+// database and its WAL), or the tables and indexes of PostgreSQL's schema.
+func (l *loader) sizeMB(ctx context.Context, dir string) (float64, error) {
+	if l.pg {
+		var b int64
+		err := l.conn.QueryRowContext(ctx, `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`).Scan(&b)
+		return float64(b) / 1e6, err
+	}
+	var b int64
+	for _, f := range []string{"cauri.db", "cauri.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			b += fi.Size()
+		}
+	}
+	return float64(b) / 1e6, nil
 }
 
 func (l *loader) close() {
@@ -998,7 +1024,8 @@ func historyTable(rows []row) string {
 		"The export is %d full exports one after another (p50: the median, p99: the slowest) while the service's memory is sampled.\n\n",
 		historyClients, spacedCount(measuredSessions), historyWorkspaces, exports)
 	for _, run := range runs {
-		fmt.Fprintf(&b, "- %s: %s loaded (and the overview recounted) in %.0f s; ANALYZE %.1f s", run.Store, run.Loaded, run.Load.Seconds(), run.Analyze.Seconds())
+		fmt.Fprintf(&b, "- %s: %s loaded (and the overview recounted) in %.0f s; ANALYZE %.1f s; size on disk %.0f MB -> %.0f MB",
+			run.Store, run.Loaded, run.Load.Seconds(), run.Analyze.Seconds(), run.Empty, run.Full)
 		if run.Note != "" {
 			fmt.Fprintf(&b, "; %s", run.Note)
 		}
