@@ -53,11 +53,11 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
-	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions) or "drain" (only the webhook drains)`)
+	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains) or "pipeline" (only the webhook pipeline and its limit)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
-	if *only != "" && *only != "history" && *only != "drain" {
-		fmt.Fprintln(os.Stderr, `bench: -only takes "history" or "drain"`)
+	if *only != "" && *only != "history" && *only != "drain" && *only != "pipeline" {
+		fmt.Fprintln(os.Stderr, `bench: -only takes "history", "drain" or "pipeline"`)
 		os.Exit(2)
 	}
 	if err := run(*duration, *concurrency, *burst, *out, *only); err != nil {
@@ -137,9 +137,12 @@ func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
 		if only != "" {
 			var r []row
-			if only == "drain" {
+			switch only {
+			case "drain":
 				r, err = drainsOnly(bin, tmp, rc, st.name, st.url, concurrency, burst)
-			} else {
+			case "pipeline":
+				r, err = pipelineOnly(bin, tmp, rc, st.name, st.url, st.limitURL, d, concurrency)
+			default:
 				r, err = history(bin, tmp, st.name, d)
 			}
 			if err != nil {
