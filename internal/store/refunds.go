@@ -75,20 +75,9 @@ func (s *Store) CreateRefund(ctx context.Context, r *cauri.Refund, idem *Idempot
 // checking that the request is the same (ErrIdempotencyMismatch
 // otherwise); nil when the key is unknown or forgotten.
 func (s *Store) RefundByIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, now time.Time) (*cauri.Refund, error) {
-	var id, fingerprint, typ string
-	var created int64
-	err := s.read(ctx, func(t *tx) error {
-		return t.queryRow(ctx, `SELECT resource_id, fingerprint, resource_type, created_at FROM idempotency_keys
-			WHERE workspace_id = ? AND livemode = ? AND key = ?`, workspaceID, livemode, idem.Key).Scan(&id, &fingerprint, &typ, &created)
-	})
-	if err == sql.ErrNoRows || err == nil && now.Sub(fromMicros(created)) > cauri.IdempotencyKeyTTL {
-		return nil, nil
-	}
-	if err != nil {
+	id, err := s.keyedResource(ctx, workspaceID, livemode, idem, now, "refund")
+	if err != nil || id == "" {
 		return nil, err
-	}
-	if typ != "refund" || fingerprint != idem.Fingerprint {
-		return nil, ErrIdempotencyMismatch
 	}
 	return s.Refund(ctx, workspaceID, id)
 }

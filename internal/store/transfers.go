@@ -72,22 +72,34 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 // checking that the request is the same (ErrIdempotencyMismatch
 // otherwise); nil when the key is unknown or forgotten.
 func (s *Store) TransferByIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, now time.Time) (*cauri.Transfer, error) {
-	var id, fingerprint, typ string
+	id, err := s.keyedResource(ctx, workspaceID, livemode, idem, now, "transfer")
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return s.Transfer(ctx, workspaceID, id)
+}
+
+// keyedResource is the id of the resource of type typ an idempotency key
+// created, checking that the request is the same (ErrIdempotencyMismatch
+// otherwise, or when the key made another type); "" when the key is
+// unknown or forgotten.
+func (s *Store) keyedResource(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, now time.Time, typ string) (string, error) {
+	var id, fingerprint, made string
 	var created int64
 	err := s.read(ctx, func(t *tx) error {
 		return t.queryRow(ctx, `SELECT resource_id, fingerprint, resource_type, created_at FROM idempotency_keys
-			WHERE workspace_id = ? AND livemode = ? AND key = ?`, workspaceID, livemode, idem.Key).Scan(&id, &fingerprint, &typ, &created)
+			WHERE workspace_id = ? AND livemode = ? AND key = ?`, workspaceID, livemode, idem.Key).Scan(&id, &fingerprint, &made, &created)
 	})
 	if err == sql.ErrNoRows || err == nil && now.Sub(fromMicros(created)) > cauri.IdempotencyKeyTTL {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if typ != "transfer" || fingerprint != idem.Fingerprint {
-		return nil, ErrIdempotencyMismatch
+	if made != typ || fingerprint != idem.Fingerprint {
+		return "", ErrIdempotencyMismatch
 	}
-	return s.Transfer(ctx, workspaceID, id)
+	return id, nil
 }
 
 // DeleteTransfer removes a processing transfer its aggregator surely never
