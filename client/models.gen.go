@@ -2737,6 +2737,11 @@ type DashboardSaveWebhooksFormdataBody struct {
 	Url     *string   `form:"url,omitempty" json:"url,omitempty"`
 }
 
+// DashboardTestWebhookFormdataBody defines parameters for DashboardTestWebhook.
+type DashboardTestWebhookFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // DashboardSelectWorkspaceFormdataBody defines parameters for DashboardSelectWorkspace.
 type DashboardSelectWorkspaceFormdataBody struct {
 	Csrf      *string                                   `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -3126,6 +3131,9 @@ type DashboardRefundFormdataRequestBody DashboardRefundFormdataBody
 
 // DashboardSaveWebhooksFormdataRequestBody defines body for DashboardSaveWebhooks for application/x-www-form-urlencoded ContentType.
 type DashboardSaveWebhooksFormdataRequestBody DashboardSaveWebhooksFormdataBody
+
+// DashboardTestWebhookFormdataRequestBody defines body for DashboardTestWebhook for application/x-www-form-urlencoded ContentType.
+type DashboardTestWebhookFormdataRequestBody DashboardTestWebhookFormdataBody
 
 // DashboardSelectWorkspaceFormdataRequestBody defines body for DashboardSelectWorkspace for application/x-www-form-urlencoded ContentType.
 type DashboardSelectWorkspaceFormdataRequestBody DashboardSelectWorkspaceFormdataBody

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -29,6 +30,7 @@ type ServiceStore interface {
 	UnreadNotifications(ctx context.Context, workspaceID string, livemode bool, limit int) ([]store.Notification, int, error)
 	AcknowledgeNotification(ctx context.Context, workspaceID, id string, now time.Time) error
 	AcknowledgeAllNotifications(ctx context.Context, workspaceID string, livemode bool, now time.Time) (int64, error)
+	InsertTestEvent(ctx context.Context, ev *cauri.Event, url string, maxAttempts int) (string, error)
 }
 
 // Config reads a workspace's webhook configuration, both modes.
@@ -150,4 +152,52 @@ func (s *Service) Acknowledge(ctx context.Context, workspaceID, id string) error
 func (s *Service) AcknowledgeAll(ctx context.Context, workspaceID string, livemode bool) error {
 	_, err := s.Store.AcknowledgeAllNotifications(ctx, workspaceID, livemode, s.Now())
 	return err
+}
+
+// TestEventMarker is the metadata key, set to "true", that marks the data
+// of a test webhook (SendTest): a sample payment that does not exist.
+const TestEventMarker = "cauri_test_webhook"
+
+// SendTest sends one test webhook to the workspace's address of a mode:
+// a payment.completed event (the SPEC's events are the only ones a
+// receiver knows) whose data is a sample session marked as a test (its
+// metadata's TestEventMarker, its description), through the delivery path
+// every event takes: an event and a delivery in the log, signed with the
+// mode's secret keys. It is sent once, at once, and not retried (the log's
+// resend button sends it again); the delivery returned says how it went.
+// No address for the mode is 409.
+func (s *Service) SendTest(ctx context.Context, ws *cauri.Workspace, livemode bool) (*cauri.Delivery, error) {
+	cfg, err := s.Store.WebhookConfig(ctx, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	url := cfg.URLFor(livemode)
+	if url == "" {
+		mode := "production"
+		if !livemode {
+			mode = "test"
+		}
+		return nil, cauri.Errorf(cauri.EConflict, "No webhook URL is set for %s data: save one first", mode)
+	}
+	now := s.Now().UTC()
+	sess := &cauri.Session{ID: cauri.NewID("cs_"), Livemode: livemode, Status: cauri.SessionSuccess, Amount: 1000,
+		Currency: ws.DefaultCurrency, Description: "Test webhook sent from the Cauri dashboard", Provider: "sandbox",
+		MerchantName: ws.Name, Metadata: map[string]string{TestEventMarker: "true", "order_id": "test_webhook"},
+		CreatedAt: now, UpdatedAt: now, CompletedAt: &now}
+	if sess.Currency == "" {
+		sess.Currency = cauri.DefaultCurrency
+	}
+	obj := sess.Object("")
+	obj.URL = "" // no page: the payment does not exist
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	ev := &cauri.Event{ID: cauri.NewID("evt_"), WorkspaceID: ws.ID, Livemode: livemode, Type: cauri.EventPaymentCompleted,
+		Data: data, CreatedAt: now}
+	id, err := s.Store.InsertTestEvent(ctx, ev, url, 1)
+	if err != nil {
+		return nil, err
+	}
+	return s.Worker.SendNow(ctx, id)
 }

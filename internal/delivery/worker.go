@@ -386,6 +386,28 @@ func (w *Worker) Resend(ctx context.Context, id string) (*cauri.Delivery, error)
 	return w.attempt(context.WithoutCancel(ctx), id, "")
 }
 
+// SendNow makes the first automatic attempt of a delivery just written
+// (the dashboard's test webhook) at once, under a lease as the worker's
+// own passes do, and records it; if a pass leased it first, that pass
+// sends it and SendNow returns the delivery as it stands.
+func (w *Worker) SendNow(ctx context.Context, id string) (*cauri.Delivery, error) {
+	w.init()
+	ctx = context.WithoutCancel(ctx)
+	now := w.Now()
+	lease, claimed, err := w.Store.ClaimDeliveries(ctx, []string{id}, now, now.Add(w.lease()))
+	if err != nil {
+		return nil, err
+	}
+	if len(claimed) == 0 {
+		tg, err := w.Store.DeliveryTarget(ctx, id, now)
+		if err != nil {
+			return nil, err
+		}
+		return tg.Delivery, nil
+	}
+	return w.attempt(ctx, id, lease)
+}
+
 // attempt sends delivery id once, to the address and with the key that are
 // current now, and records the outcome at once (a resend: lease "").
 func (w *Worker) attempt(ctx context.Context, id, lease string) (*cauri.Delivery, error) {

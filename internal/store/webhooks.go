@@ -690,3 +690,22 @@ func (s *Store) AcknowledgeNotification(ctx context.Context, workspaceID, id str
 	}
 	return err
 }
+
+// InsertTestEvent writes an event tied to no payment (the dashboard's test
+// webhook) and its delivery to url, whatever the event selection, in one
+// transaction: a delivery of at most maxAttempts automatic attempts, due at
+// once. It returns the delivery's id.
+func (s *Store) InsertTestEvent(ctx context.Context, ev *cauri.Event, url string, maxAttempts int) (string, error) {
+	id := cauri.NewID("whd_")
+	err := s.tx(ctx, func(t *tx) error {
+		if _, err := t.exec(ctx, `INSERT INTO events (id, workspace_id, livemode, type, session_id, transfer_id, data, created_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?)`,
+			ev.ID, ev.WorkspaceID, ev.Livemode, ev.Type, string(ev.Data), micros(ev.CreatedAt)); err != nil {
+			return err
+		}
+		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
+			next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), maxAttempts, micros(ev.CreatedAt), micros(ev.CreatedAt))
+		return err
+	})
+	return id, err
+}

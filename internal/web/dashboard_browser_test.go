@@ -106,7 +106,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 
 // TestBrowser_DashboardResend resends a failed delivery from the webhooks
 // page, in Chromium: the receiver refused the only attempt (a worker without
-// retries), then accepts the resend.
+// retries), then accepts the resend; then a test webhook is sent.
 func TestBrowser_DashboardResend(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st, func(d *Deps) { d.Webhooks.Worker.Schedule = nil })
@@ -167,6 +167,15 @@ func TestBrowser_DashboardResend(t *testing.T) {
 		screenshot(t, ctx, "dashboard-webhooks")
 		if status != "delivered (2)" || len(rc.requests()) != 2 {
 			t.Fatalf("after the resend: %q, %d requests at the receiver", status, len(rc.requests()))
+		}
+		// The test webhook: sent at once, the log's first row (a minute later:
+		// the log is newest first).
+		e.clock.Add(time.Minute)
+		submit(t, ctx, chromedp.ID("send-test"))
+		first, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#deliveries tbody tr:first-child")))
+		screenshot(t, ctx, "dashboard-webhooks-test")
+		if err != nil || !strings.Contains(first, "test webhook") || !strings.Contains(first, "payment.completed") || len(rc.requests()) != 3 {
+			t.Fatalf("after the test webhook: first row %q (%v), %d requests at the receiver", first, err, len(rc.requests()))
 		}
 	})
 }

@@ -23,6 +23,7 @@ func (s *Dashboard) Routes(mux httpx.Mux) {
 	mux.Handle("GET /dashboard/transfers", s.html(s.signedInPage(s.transfersPage)))
 	mux.Handle("GET /dashboard/webhooks", s.html(s.signedInPage(s.webhooksPage)))
 	mux.Handle("POST /dashboard/webhooks", s.html(s.signedInForm(s.saveWebhooks)))
+	mux.Handle("POST /dashboard/webhooks/test", s.html(s.signedInForm(s.sendTestWebhook)))              // LimitResend per workspace
 	mux.Handle("POST /dashboard/deliveries/{id}/resend", s.html(s.signedInForm(s.resendFromDashboard))) // LimitResend per workspace
 	mux.Handle("POST /dashboard/notifications/{id}/read", s.html(s.signedInForm(s.acknowledge)))
 	mux.Handle("POST /dashboard/notifications/read", s.html(s.signedInForm(s.acknowledgeAll)))

@@ -71,6 +71,7 @@ type Webhooks interface {
 	Deliveries(ctx context.Context, workspaceID string, livemode bool, f store.DeliveryFilter) ([]*cauri.Delivery, error)
 	Unread(ctx context.Context, workspaceID string, livemode bool, limit int) ([]store.Notification, int, error)
 	Resend(ctx context.Context, workspaceID string, livemode bool, id string) (*cauri.Delivery, error)
+	SendTest(ctx context.Context, ws *cauri.Workspace, livemode bool) (*cauri.Delivery, error)
 }
 
 // Transfers lists a workspace's transfers (transfer.Service).

@@ -25,6 +25,7 @@ type eventChoice struct {
 type webhooksData struct {
 	frame
 	URL, TestURL  string
+	ModeURL       string // where the data shown is sent: the test button's target ("": disabled)
 	Events        []eventChoice
 	Notifications []store.Notification // the latest unread of the mode shown
 	Unread        string               // how many are unread, when more than shown ("1000+" beyond the cap)
@@ -60,7 +61,7 @@ func (s *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, u *si
 		return err
 	}
 	data := webhooksData{frame: s.frame(w, r, "webhooks", ws, d.Livemode), URL: cfg.URL,
-		TestURL: cfg.TestURL, Status: status}
+		TestURL: cfg.TestURL, ModeURL: cfg.URLFor(d.Livemode), Status: status}
 	for _, e := range cauri.EventNames {
 		data.Events = append(data.Events, eventChoice{Name: e, Selected: cfg.Selects(e, d.Livemode)})
 	}
@@ -105,6 +106,24 @@ func (s *Dashboard) saveWebhooks(w http.ResponseWriter, r *http.Request, u *sign
 	}
 	// The events of the mode the dashboard shows.
 	if _, err := s.Webhooks.Configure(r.Context(), ws.ID, delivery.Setting{URL: &url, TestURL: &testURL, Events: events, EventsLive: d.Livemode}); err != nil {
+		return s.renderWebhooks(w, r, u, err)
+	}
+	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
+	return nil
+}
+
+// sendTestWebhook is POST /dashboard/webhooks/test: one test event to the
+// address of the data shown (delivery.Service.SendTest), limited as
+// resends are; the page comes back with it at the top of the log, or with
+// the refusal (no address).
+func (s *Dashboard) sendTestWebhook(w http.ResponseWriter, r *http.Request, u *signedInUser) error {
+	if err := s.Limit(w, r, httpx.LimitResend, "per workspace", u.ws.ID, "rate_limited"); err != nil {
+		return err
+	}
+	if _, err := s.Webhooks.SendTest(r.Context(), u.ws, u.d.Livemode); err != nil {
+		if cauri.ErrorCode(err) == cauri.EInternal {
+			return err
+		}
 		return s.renderWebhooks(w, r, u, err)
 	}
 	http.Redirect(w, r, "/dashboard/webhooks", http.StatusSeeOther)
