@@ -57,6 +57,23 @@ func (s *Service) Keys(ctx context.Context, workspaceID string) ([]*cauri.Key, e
 	return s.Store.Keys(ctx, workspaceID, s.Now())
 }
 
+// SigningKeys lists the keys that sign a mode's webhooks now: its secret
+// keys that work, newest first, as the delivery worker reads them
+// (store.DeliveryTargets): a rolled key signs too until it stops working.
+func (s *Service) SigningKeys(ctx context.Context, workspaceID string, live bool) ([]*cauri.Key, error) {
+	keys, err := s.Keys(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cauri.Key
+	for _, k := range keys {
+		if k.Kind == cauri.KeySecret && k.Live == live {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
 // RollKey makes a new key of a mode and kind (its Plaintext set, shown
 // once); the keys it replaces keep working for grace, 0 (they stop at
 // once) to cauri.MaxKeyGrace.

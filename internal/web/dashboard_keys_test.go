@@ -59,8 +59,10 @@ func TestDashboard_Keys(t *testing.T) {
 			}
 		}
 
-		// The test secret key, rolled with 24 hours of grace.
+		// The test secret key, rolled with 24 hours of grace (a minute after
+		// it was made: newest first is then one order).
 		oldKey := e.keys["test_secret"]
+		e.clock.Add(time.Minute)
 		res, body = b.post("/dashboard/keys", url.Values{"key": {"test_sec"}, "grace": {"86400"}, "csrf": {b.csrf()}})
 		m := newKeyRE.FindStringSubmatch(body)
 		if res.StatusCode != 200 || m == nil || !strings.HasPrefix(m[1], "svc_test_sec_") {
@@ -84,6 +86,17 @@ func TestDashboard_Keys(t *testing.T) {
 				t.Errorf("a webhook in the grace period does not verify with the %s key: %v", map[bool]string{true: "old", false: "new"}[k == oldKey], err)
 			}
 		}
+		// The webhooks page (test data: the workspace is unverified) says
+		// which keys sign: the new one, then the old one with its end; never
+		// a live key, never a key whole.
+		last4 := func(k string) string { return "…" + k[len(k)-4:] }
+		_, body = b.get("/dashboard/webhooks")
+		signing := section(t, body, "signing-keys", "ul")
+		until := e.clock.Now().Add(24 * time.Hour).UTC().Format("2006-01-02 15:04 UTC")
+		if i, j := strings.Index(signing, last4(newKey)+"</code></li>"), strings.Index(signing, last4(oldKey)+"</code> · <span class=\"expires\">also signs until "+until); i < 0 || j < i ||
+			strings.Contains(signing, last4(e.keys["live_secret"])) || strings.Contains(body, newKey) || strings.Contains(body, oldKey) {
+			t.Fatalf("signing keys in the grace period:\n%s\nwant …%s, then …%s until %s", signing, newKey[len(newKey)-4:], oldKey[len(oldKey)-4:], until)
+		}
 		// After the grace period, the old key is refused and signs nothing.
 		e.clock.Add(24*time.Hour + time.Second)
 		wantError(t, e.do("GET", "/v1/transfers", nil, bearer(oldKey)...), 401, "Invalid API Key")
@@ -97,6 +110,10 @@ func TestDashboard_Keys(t *testing.T) {
 		b.login("kwame@example.com", "correct horse battery") // the dashboard session lasts 12 hours
 		if _, body := b.get("/dashboard/keys"); strings.Count(body, "<code>svc_") != 4 {
 			t.Errorf("keys after the grace period = %d; want 4", strings.Count(body, "<code>svc_"))
+		}
+		if _, body := b.get("/dashboard/webhooks"); section(t, body, "signing-keys", "ul") != `id="signing-keys"><li><code>svc_test_sec_`+last4(newKey)+`</code></li>
+    ` {
+			t.Errorf("signing keys after the grace period:\n%s\nwant the new key alone", section(t, body, "signing-keys", "ul"))
 		}
 
 		// A roll without grace stops the old live secret key at once.

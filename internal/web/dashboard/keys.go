@@ -49,17 +49,23 @@ func (s *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, u *signed
 	}
 	data := keysData{frame: s.frame(w, r, "keys", ws, d.Livemode), Graces: keyGraces, NewKey: newKey}
 	for _, k := range keys {
-		row := keyRow{Masked: k.Masked(), Kind: k.Kind, Live: k.Live, Created: k.CreatedAt.UTC().Format("2006-01-02 15:04")}
-		if k.ExpiresAt != nil {
-			row.Expires = k.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
-		}
-		data.Keys = append(data.Keys, row)
+		data.Keys = append(data.Keys, newKeyRow(k))
 	}
 	if refused != nil {
 		data.Error = cauri.ErrorMessage(refused)
 		w.WriteHeader(httpx.Status(refused))
 	}
 	return s.pages.ExecuteTemplate(w, "keys.html", data)
+}
+
+// newKeyRow is a key as the pages show it: by its last characters, with
+// when a rolled one stops working.
+func newKeyRow(k *cauri.Key) keyRow {
+	row := keyRow{Masked: k.Masked(), Kind: k.Kind, Live: k.Live, Created: k.CreatedAt.UTC().Format("2006-01-02 15:04")}
+	if k.ExpiresAt != nil {
+		row.Expires = k.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return row
 }
 
 // rollKey is POST /dashboard/keys: a new key of one mode and kind

@@ -28,6 +28,7 @@ type Accounts interface {
 	Keys(ctx context.Context, workspaceID string) ([]*cauri.Key, error)
 	Revoke(ctx context.Context, workspaceID, id string) error
 	RollKey(ctx context.Context, workspaceID string, kind cauri.KeyKind, live bool, grace time.Duration) (*cauri.Key, error)
+	SigningKeys(ctx context.Context, workspaceID string, live bool) ([]*cauri.Key, error)
 	Select(ctx context.Context, token, workspaceID string, livemode bool) error
 	Session(ctx context.Context, token string) (*store.DashboardSession, error)
 	SignIn(ctx context.Context, email, password string) (string, error)

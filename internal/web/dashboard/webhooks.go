@@ -25,7 +25,8 @@ type eventChoice struct {
 type webhooksData struct {
 	frame
 	URL, TestURL  string
-	ModeURL       string // where the data shown is sent: the test button's target ("": disabled)
+	ModeURL       string   // where the data shown is sent: the test button's target ("": disabled)
+	Signers       []keyRow // the secret keys that sign the mode's webhooks now, newest first
 	Events        []eventChoice
 	Notifications []store.Notification // the latest unread of the mode shown
 	Unread        string               // how many are unread, when more than shown ("1000+" beyond the cap)
@@ -64,6 +65,13 @@ func (s *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, u *si
 		TestURL: cfg.TestURL, ModeURL: cfg.URLFor(d.Livemode), Status: status}
 	for _, e := range cauri.EventNames {
 		data.Events = append(data.Events, eventChoice{Name: e, Selected: cfg.Selects(e, d.Livemode)})
+	}
+	signers, err := s.Accounts.SigningKeys(r.Context(), ws.ID, d.Livemode)
+	if err != nil {
+		return err
+	}
+	for _, k := range signers {
+		data.Signers = append(data.Signers, newKeyRow(k))
 	}
 	data.Notifications = notes
 	switch {
