@@ -20,6 +20,7 @@ type Store interface {
 	ExportTransactions(ctx context.Context, workspaceID string, livemode bool, f store.ExportFilter, fn func(store.ExportRow) error) error
 	Stats(ctx context.Context, workspaceID string, livemode bool, since, until time.Time) (*store.Stats, error)
 	Balance(ctx context.Context, workspaceID string) (map[cauri.Currency]int64, error)
+	Setup(ctx context.Context, workspaceID string) (store.Setup, error)
 	Settle(ctx context.Context, workspaceID string, cur cauri.Currency, amount int64, reference string, now time.Time,
 		decide func(store.Settlement) error) (*store.Movement, error)
 }
@@ -85,4 +86,30 @@ func (s *Service) Settle(ctx context.Context, workspaceID string, cur cauri.Curr
 		}
 		return cauri.CoversSettlement(f.Balance, amount, cur)
 	})
+}
+
+// Checklist is a workspace's first-run checklist: what a merchant does
+// before taking payments, each part done or not. Its API keys are always
+// there (a workspace is made with them).
+type Checklist struct {
+	TestPayment bool // a test payment succeeded
+	WebhookURL  bool // a webhook address is saved
+	Webhook     bool // a webhook reached the merchant's server (a 2xx)
+	Gateway     bool // a gateway is enabled; always, for a Connect workspace (the service's serve it)
+	Verified    bool // the workspace's identity is verified: live payments
+	Connect     bool // no gateway of its own to add
+}
+
+// Done reports whether everything is done: the checklist is no longer shown.
+func (c Checklist) Done() bool { return c.TestPayment && c.Webhook && c.Gateway && c.Verified }
+
+// Checklist reads a workspace's first-run checklist (one statement of
+// indexed look-ups).
+func (s *Service) Checklist(ctx context.Context, ws *cauri.Workspace) (Checklist, error) {
+	st, err := s.Store.Setup(ctx, ws.ID)
+	if err != nil {
+		return Checklist{}, err
+	}
+	return Checklist{TestPayment: st.TestPayment, WebhookURL: st.WebhookURL, Webhook: st.Delivered,
+		Gateway: st.Gateway || ws.Connect, Verified: ws.Verified, Connect: ws.Connect}, nil
 }

@@ -135,6 +135,11 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, err := s.LinkUse(ctx, link)
 				return err
 			}, ""},
+			// The dashboard's first-run checklist, on every overview.
+			{"first-run checklist", func(ctx context.Context) error {
+				_, err := s.Setup(ctx, ws.ID)
+				return err
+			}, ""},
 			// The webhook worker's claim runs under SQLite's write lock: by
 			// primary key, never along the backlog's status index.
 			{"webhook claim", func(ctx context.Context) error {

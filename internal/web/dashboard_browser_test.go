@@ -213,7 +213,8 @@ const overflowing = `(() => {
 // TestBrowser_DashboardPages goes through every page of the dashboard on
 // a phone's screen in Chromium: each fits the screen (screenshots with
 // CAURI_SCREENSHOTS); the overview draws its charts; a key is rolled and
-// shown once; an aggregator account is connected; someone is invited.
+// shown once; an aggregator account is connected; someone is invited; the
+// overview's first-run checklist says what is done and leads to the rest.
 func TestBrowser_DashboardPages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -240,6 +241,16 @@ func TestBrowser_DashboardPages(t *testing.T) {
 		if err != nil || bars != 2 {
 			t.Fatalf("the volume chart has %d bars drawn, %v; want the 2 days that collected", bars, err)
 		}
+		// The first-run checklist: verified, a gateway and the keys done; a
+		// step leads where it is done.
+		done, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#checklist li.done")].map(li => li.id)`))
+		if err != nil || strings.Join(done, " ") != "check-keys check-gateway check-verified" {
+			t.Fatalf("checklist steps done = %v, %v; want the keys, the gateway and the verification", done, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#check-webhook a"))); err != nil {
+			t.Fatal(err)
+		}
+		waitLocation(t, ctx, e.url+"/dashboard/webhooks")
 		pages, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#nav a")].map(a => a.id.slice(4) + " " + a.getAttribute("href"))`))
 		if err != nil || len(pages) < 8 {
 			t.Fatalf("the navigation links to %v, %v; want the dashboard's 8 pages", pages, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/reports"
 	"github.com/cauri-pay/cauri/internal/store"
 )
 
@@ -58,6 +59,44 @@ type overviewData struct {
 	// owes the workspace, per currency.
 	Connect bool
 	Balance []string
+	// Checklist is the first-run checklist, until everything is done.
+	Checklist  []checkItem
+	ChecksDone int
+}
+
+// checkItem is a step of the first-run checklist; Title and Hint are keys
+// of the page's texts, Link where the step is done ("": outside the
+// dashboard).
+type checkItem struct {
+	ID, Title, Hint, Link string
+	Done                  bool
+}
+
+// checklist is what the overview shows of c: nothing once all is done.
+func checklist(c reports.Checklist) ([]checkItem, int) {
+	if c.Done() {
+		return nil, 0
+	}
+	webhookHint := "check_webhook_hint"
+	if c.WebhookURL && !c.Webhook {
+		webhookHint = "check_webhook_saved"
+	}
+	items := []checkItem{
+		{"check-keys", "check_keys", "check_keys_hint", "/dashboard/keys", true},
+		{"check-test-payment", "check_test_payment", "check_test_payment_hint", "/dashboard/transactions", c.TestPayment},
+		{"check-webhook", "check_webhook", webhookHint, "/dashboard/webhooks", c.Webhook},
+	}
+	if !c.Connect {
+		items = append(items, checkItem{"check-gateway", "check_gateway", "check_gateway_hint", "/dashboard/gateways", c.Gateway})
+	}
+	items = append(items, checkItem{"check-verified", "check_verified", "check_verified_hint", "", c.Verified})
+	done := 0
+	for _, it := range items {
+		if it.Done {
+			done++
+		}
+	}
+	return items, done
 }
 
 // breakdownTable is the overview's table per provider or per operator
@@ -96,6 +135,11 @@ func (s *Dashboard) dashboard(w http.ResponseWriter, r *http.Request) error {
 		return s.pages.ExecuteTemplate(w, "dashboard.html", data)
 	}
 	data.Selected = ws.ID
+	check, err := s.Reports.Checklist(r.Context(), ws)
+	if err != nil {
+		return err
+	}
+	data.Checklist, data.ChecksDone = checklist(check)
 	if ws.Connect {
 		balance, err := s.Reports.Balance(r.Context(), ws)
 		if err != nil {

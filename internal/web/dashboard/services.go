@@ -50,6 +50,7 @@ type Checkout interface {
 // Reports is reports.Service.
 type Reports interface {
 	Balance(ctx context.Context, ws *cauri.Workspace) (map[cauri.Currency]int64, error)
+	Checklist(ctx context.Context, ws *cauri.Workspace) (reports.Checklist, error)
 	Overview(ctx context.Context, workspaceID string, livemode bool, days int) (*store.Stats, time.Time, error)
 	Transactions(ctx context.Context, workspaceID string, livemode bool, f store.ExportFilter, fn func(store.ExportRow) error) error
 }
