@@ -497,14 +497,15 @@ func TestBrowser_DashboardLinkShare(t *testing.T) {
 	})
 }
 
-// TestBrowser_DashboardRefund refunds a test payment from its page in
-// Chromium, in two parts: a refusal (more than is left) shows on the page;
+// TestBrowser_DashboardRefund shows a test payment's details and refunds
+// it from its page in Chromium, in two parts: a refusal (more than is left) shows on the page;
 // a part is listed succeeded, the session still SUCCESS; the rest makes it
 // REFUNDED and takes the form away; the export says REFUNDED.
 func TestBrowser_DashboardRefund(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
-		id := e.mustSession(e.keys["test_secret"], map[string]any{"amount": 10000, "customer_name": "Awa Diop"})
+		id := e.mustSession(e.keys["test_secret"], map[string]any{"amount": 10000, "customer_name": "Awa Diop", "customer_phone": "+221771234567",
+			"customer_email": "awa.diop@example.com", "description": "Deux pagnes wax", "metadata": map[string]string{"order_id": "A-42", "channel": "whatsapp"}})
 		e.settle(id, "succes")
 		addUser(t, st, "adjoa@example.com", "correct horse battery", e.ws.ID)
 		ctx := browser(t)
@@ -521,6 +522,18 @@ func TestBrowser_DashboardRefund(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/dashboard/transactions/"+id), chromedp.WaitVisible(chromedp.ID("refund-form"))); err != nil {
 			t.Fatal(err)
 		}
+		// The transaction's details, on a phone's screen.
+		details, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["tx-customer", "tx-phone", "tx-description", "tx-completed"].map(id => document.getElementById(id).textContent)`))
+		if err != nil || strings.Join(details, "|") != "Awa Diop|+221771234567|Deux pagnes wax|22 Nov 2026, 10:00 UTC" {
+			t.Fatalf("details = %q, %v", details, err)
+		}
+		if md, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("metadata"))); !strings.Contains(md, "channel\twhatsapp") || !strings.Contains(md, "order_id\tA-42") {
+			t.Fatalf("metadata = %q", md)
+		}
+		if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowing)); err != nil || len(out) > 0 {
+			t.Errorf("the transaction on a 360-px screen: %v stick out of the page, %v", out, err)
+		}
+		screenshot(t, ctx, "dashboard-transaction")
 		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("refund-amount"), "10001")); err != nil {
 			t.Fatal(err)
 		}

@@ -2,8 +2,10 @@ package dashboard
 
 import (
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -357,17 +359,23 @@ type attemptRow struct {
 
 type transactionData struct {
 	frame
-	Session    cauri.SessionObject
-	Amount     string
-	Attempts   []attemptRow
-	Deliveries []deliveryRow
-	Refunds    []refundRow
+	Session  cauri.SessionObject
+	Amount   string
+	Metadata []metadataRow // by key
+	// Created, Updated and Completed are the session's times as the
+	// page's language writes them (Completed "" while it has not ended).
+	Created, Updated, Completed string
+	Attempts                    []attemptRow
+	Deliveries                  []deliveryRow
+	Refunds                     []refundRow
 	// Refundable is what is left to refund, in major units ("" when
 	// nothing is: no refund form); RefundKey the form's idempotency key,
 	// so that a form sent twice refunds once.
 	Refundable, RefundKey string
 	Error                 string // why a refund was refused
 }
+
+type metadataRow struct{ Key, Value string }
 
 type refundRow struct {
 	ID, Created, Amount, Method, Status, Failure, Reason string
@@ -400,6 +408,13 @@ func (s *Dashboard) renderTransaction(w http.ResponseWriter, r *http.Request, u 
 		return err
 	}
 	data := transactionData{frame: s.frame(w, r, "transactions", ws, sess.Livemode), Session: sess.Object(s.PayURL), Amount: cauri.DisplayAmount(sess.Amount, sess.Currency)}
+	data.Created, data.Updated = httpx.DateTime(data.T, sess.CreatedAt), httpx.DateTime(data.T, sess.UpdatedAt)
+	if sess.CompletedAt != nil {
+		data.Completed = httpx.DateTime(data.T, *sess.CompletedAt)
+	}
+	for _, k := range slices.Sorted(maps.Keys(sess.Metadata)) {
+		data.Metadata = append(data.Metadata, metadataRow{k, sess.Metadata[k]})
+	}
 	for _, a := range attempts {
 		data.Attempts = append(data.Attempts, attemptRow{Created: a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Gateway: names[a.GatewayID],
 			Provider: a.Provider, Operator: a.Operator, Phone: a.Phone, Status: string(a.Status), Reason: a.Reason, Route: a.RouteReason,
