@@ -16,7 +16,8 @@ import (
 // one, a post sends one payment.completed marked as a test, signed with
 // the mode's secret key whatever the event selection, and it shows in the
 // delivery log with the receiver's answer; a refused one is failed at once,
-// not retried; a form without its CSRF token is 403.
+// not retried; a form without its CSRF token is 403; the 31st in a minute
+// is 429.
 func TestDashboard_TestWebhook(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -86,6 +87,17 @@ func TestDashboard_TestWebhook(t *testing.T) {
 		})
 		if failed["attempts"] != 1.0 || failed["last_status_code"] != 500.0 || failed["next_attempt_at"] != nil {
 			t.Fatalf("refused test = %v; want failed after its one attempt", failed)
+		}
+
+		// Limited as resends are, 30 a minute per workspace: three tests
+		// counted so far (the refused one included).
+		for i := 4; i <= 30; i++ {
+			if res, _ := b.post("/dashboard/webhooks/test", url.Values{"csrf": {b.csrf()}}); res.StatusCode != 303 {
+				t.Fatalf("test %d = %d; want 303", i, res.StatusCode)
+			}
+		}
+		if res, _ := b.post("/dashboard/webhooks/test", url.Values{"csrf": {b.csrf()}}); res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("test 31 in a minute = %d (Retry-After %q); want 429", res.StatusCode, res.Header.Get("Retry-After"))
 		}
 	})
 }
