@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 )
@@ -16,7 +17,8 @@ import (
 // the workspace did (keys from the start; a test payment that succeeded; a
 // webhook address, then a delivery that reached it; an enabled gateway;
 // verification), each step linking where it is done, in French too, and
-// goes away once everything is done.
+// goes away once everything is done; a Connect workspace has no gateway
+// step.
 func TestDashboard_Checklist(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -88,6 +90,22 @@ func TestDashboard_Checklist(t *testing.T) {
 		}
 		if _, body := b.get("/dashboard"); strings.Contains(body, `id="checklist"`) || !strings.Contains(body, `id="figures"`) {
 			t.Error("the checklist is still shown with everything done")
+		}
+
+		// A Connect workspace's payments go through the service's gateways:
+		// no gateway step.
+		connect, _ := cauri.NewWorkspace("Connect shop", e.clock.Now())
+		connect.Connect = true
+		list2, _ := cauri.KeySet(connect.ID, e.clock.Now())
+		if err := st.CreateWorkspace(context.Background(), connect, list2); err != nil {
+			t.Fatal(err)
+		}
+		addUser(t, st, "kofi@example.com", "correct horse battery", connect.ID)
+		c := e.newBrowserish()
+		c.login("kofi@example.com", "correct horse battery")
+		_, body := c.get("/dashboard")
+		if list := section(t, body, "checklist", "section"); strings.Contains(list, "check-gateway") || !strings.Contains(list, `id="checks-done">1/4`) {
+			t.Errorf("Connect checklist:\n%s\nwant 4 steps, no gateway", list)
 		}
 	})
 }

@@ -1,11 +1,15 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/delivery"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/cauri-pay/cauri/webhook"
@@ -98,6 +102,36 @@ func TestDashboard_TestWebhook(t *testing.T) {
 		}
 		if res, _ := b.post("/dashboard/webhooks/test", url.Values{"csrf": {b.csrf()}}); res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
 			t.Fatalf("test 31 in a minute = %d (Retry-After %q); want 429", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	})
+}
+
+// TestDashboard_TestWebhookLeasedElsewhere: a test webhook another node's
+// worker leased first is left to it: SendNow sends nothing and returns the
+// delivery pending (one request per test, never two).
+func TestDashboard_TestWebhookLeasedElsewhere(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		var worker *delivery.Worker
+		// The env's worker looks once, at its start, then sleeps: only the
+		// claim below holds the delivery.
+		e := newEnv(t, st, func(d *Deps) { worker, d.Webhooks.Worker.Poll = d.Webhooks.Worker, time.Hour })
+		rc := newReceiver(t, status(200))
+		ctx := context.Background()
+		now := e.clock.Now()
+		ev := &cauri.Event{ID: cauri.NewID("evt_"), WorkspaceID: e.ws.ID, Type: cauri.EventPaymentCompleted, Data: []byte(`{}`), CreatedAt: now}
+		id, err := st.InsertTestEvent(ctx, ev, rc.url, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, claimed, err := st.ClaimDeliveries(ctx, []string{id}, now, now.Add(time.Hour)); err != nil || len(claimed) != 1 {
+			t.Fatalf("claim = %v, %v", claimed, err)
+		}
+		d, err := worker.SendNow(ctx, id)
+		if err != nil || d.ID != id || d.Status != cauri.DeliveryPending || d.Attempts != 0 {
+			t.Fatalf("SendNow of a leased delivery = %+v, %v; want it pending, unsent", d, err)
+		}
+		if n := len(rc.requests()); n != 0 {
+			t.Fatalf("%d requests; want none from SendNow", n)
 		}
 	})
 }
