@@ -33,7 +33,9 @@ const MaxRefundReason = 500
 // Refund is money given back to the payer of a successful checkout
 // session, in whole or in part. Like a transfer, it is committed, pending,
 // before its aggregator is called, and its Reference is the aggregator's
-// idempotency id where the aggregator takes one (pawaPay's refundId).
+// idempotency id where the aggregator takes one (pawaPay's refundId, MTN
+// MoMo's X-Reference-Id); ProviderRef is the aggregator's own id of it,
+// the only way to ask Paystack and Flutterwave about it.
 type Refund struct {
 	ID          string
 	WorkspaceID string
@@ -50,7 +52,7 @@ type Refund struct {
 	FailureMessage string
 	Method         RefundMethod
 	Reason         string // the merchant's, free text
-	Reference      string // a UUID, ours: the aggregator's idempotency id
+	Reference      string // a UUID, ours: the aggregator's idempotency id, where it takes one
 	ProviderRef    string // the aggregator's own id, once known
 	TransferID     string // the transfer that pays it back, for RefundByPayout
 	CreatedAt      time.Time

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/cauri-pay/cauri"
 )
@@ -198,8 +199,40 @@ type Refunder interface {
 	Refund(ctx context.Context, r Refund) (Status, error)
 	RefundStatus(ctx context.Context, ref Ref) (Status, error)
 	// IdempotentRefund reports whether a refund sent again with the same
-	// reference is never refunded twice (pawaPay's refundId).
+	// reference is never refunded twice (pawaPay's refundId, MTN MoMo's
+	// X-Reference-Id). When false (Paystack, Flutterwave: no idempotency
+	// key), a refund is never sent twice: one whose answer was lost stays
+	// pending, and RefundStatus without the aggregator's id never answers
+	// NotFound (nothing proves the aggregator did not receive it).
 	IdempotentRefund() bool
+}
+
+// RefundsUnavailable says why r, a Refunder whose refunds depend on its
+// gateway's credentials (MTN MoMo's need the Disbursement product), cannot
+// refund with them; "" when it can. The refund service answers
+// refunds_unsupported with it, before anything is written.
+func RefundsUnavailable(r Refunder) string {
+	if u, ok := r.(interface{ RefundsUnavailable() string }); ok {
+		return u.RefundsUnavailable()
+	}
+	return ""
+}
+
+// refundsOf marks a callback reference that names a refunded collection
+// rather than a refund (RefundsOf).
+const refundsOf = "refunds-of:"
+
+// RefundsOf is what CallbackReference answers for a refund callback that
+// names only the refunded collection, by our reference (Paystack's refund.*
+// webhooks carry the transaction's reference, not the refund's id, nor any
+// id of ours): every pending refund of that collection is then checked.
+func RefundsOf(collectionReference string) string { return refundsOf + collectionReference }
+
+// RefundedCollection reads a RefundsOf reference: the collection's
+// reference, and false for any other callback reference.
+func RefundedCollection(ref string) (string, bool) {
+	c, ok := strings.CutPrefix(ref, refundsOf)
+	return c, ok && c != ""
 }
 
 // Refunds returns c's Refunder, through Observe's wrapper too; false when

@@ -71,6 +71,8 @@ func (o *observedRefunder) RefundStatus(ctx context.Context, ref Ref) (Status, e
 
 func (o *observedRefunder) IdempotentRefund() bool { return o.r.IdempotentRefund() }
 
+func (o *observedRefunder) RefundsUnavailable() string { return RefundsUnavailable(o.r) }
+
 type observed struct {
 	c        Connector
 	provider string

@@ -263,6 +263,10 @@ func (s *Service) refunder(ctx context.Context, gatewayID string) (gateway.Refun
 			"%s cannot refund through its API (or Cauri does not use it yet): ask for \"method\": \"payout\" to send the money back to the payer's wallet as a transfer, or refund from %s's dashboard",
 			g.Name, g.Name)
 	}
+	if why := gateway.RefundsUnavailable(r); why != "" {
+		return nil, invalid("refunds_unsupported", "%s cannot refund with its credentials: %s. Add them to the gateway, or ask for \"method\": \"payout\"",
+			g.Name, strings.TrimSuffix(why, "."))
+	}
 	return r, nil
 }
 
@@ -424,11 +428,26 @@ func (s *Service) TransferEnded(ctx context.Context, tr *cauri.Transfer) {
 // refunds, named by our reference: a signal, confirmed with the aggregator
 // at once (at most every 2 seconds per refund) before anything changes.
 // ENotFound when no refund has this reference.
+//
+// A callback that names only the refunded collection
+// (gateway.RefundsOf: Paystack's refund webhooks carry the transaction's
+// reference, no id of the refund's that Cauri chose) checks each pending
+// refund of that collection; ENotFound when no payment of the gateway has
+// this reference.
 func (s *Service) Callback(ctx context.Context, gatewayID, reference string) error {
+	if collection, ok := gateway.RefundedCollection(reference); ok {
+		return s.collectionCallback(ctx, gatewayID, collection)
+	}
 	r, err := s.Store.RefundByReference(ctx, gatewayID, reference)
 	if err != nil {
 		return refundNotFound(err, reference)
 	}
+	return s.callback(ctx, r)
+}
+
+// callback checks a refund a callback is about, if it is pending at its
+// aggregator, at most every CallbackCheck.
+func (s *Service) callback(ctx context.Context, r *cauri.Refund) error {
 	if r.Status != cauri.RefundPending || r.Method != cauri.RefundByAggregator {
 		return nil
 	}
@@ -436,6 +455,29 @@ func (s *Service) Callback(ctx context.Context, gatewayID, reference string) err
 		return err
 	}
 	return s.check(ctx, r)
+}
+
+// collectionCallback checks every pending refund of the gateway's
+// collection with our reference collection, as a callback of each. A
+// refund that cannot be checked now is logged and left to the reconciler
+// (which reads every pending refund anyway): one refund the aggregator
+// cannot be asked about (its id unknown) must not make the aggregator
+// resend, for ever, a webhook about the others.
+func (s *Service) collectionCallback(ctx context.Context, gatewayID, collection string) error {
+	a, err := s.Store.AttemptByReference(ctx, gatewayID, collection)
+	if err != nil {
+		return err
+	}
+	refunds, err := s.Store.SessionRefunds(ctx, a.SessionID)
+	if err != nil {
+		return err
+	}
+	for _, r := range refunds {
+		if r.AttemptID == a.ID && r.GatewayID == gatewayID {
+			s.Failures.Record(ctx, movement.Refund, "callback", r.ID, s.callback(ctx, r))
+		}
+	}
+	return nil
 }
 
 // check learns a pending refund's outcome: from the aggregator, from its
@@ -524,6 +566,19 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 	if err != nil {
 		return err
 	}
+	if !refunder.IdempotentRefund() && r.ProviderRef == "" {
+		// The aggregator takes no key of ours (Paystack, Flutterwave): it
+		// cannot be asked about this refund without its own id, nor be sent
+		// it again without risking a second refund. Adopted, it stays
+		// pending (its checks say why, with backoff) until a person finds
+		// it in the aggregator's dashboard.
+		won, err := s.Store.AdoptOrphanRefund(ctx, r.ID, now)
+		if err != nil || !won {
+			return err
+		}
+		return fmt.Errorf("refund %s: its call to %s ended unrecorded and %s takes no idempotency key: it is not sent again and stays pending; look for a refund of %s %s in %s's dashboard",
+			r.ID, r.Provider, r.Provider, cauri.FormatAmount(r.Amount, r.Currency), r.Currency, r.Provider)
+	}
 	st, err := refunder.RefundStatus(ctx, gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef})
 	if err != nil {
 		return err // the aggregator is not answering: the next pass asks again
@@ -533,7 +588,7 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 		return err
 	}
 	switch {
-	case st.Outcome == gateway.NotFound && r.ProviderRef == "":
+	case st.Outcome == gateway.NotFound && r.ProviderRef == "" && refunder.IdempotentRefund():
 		a, err := s.attempt(ctx, r)
 		if err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -466,6 +467,130 @@ func TestReconcile_Orphan(t *testing.T) {
 		}
 		if got, _ := f.s.Get(ctx, f.ws, true, r.ID); got.Status != cauri.RefundSucceeded {
 			t.Fatalf("after the next pass = %s; want succeeded", got.Status)
+		}
+	})
+}
+
+// paystackFixture adds a live Paystack gateway for Ghana, on Paystack's
+// simulator over loopback HTTP, and a GHS session of amount paid through
+// it (MTN, approved on the phone).
+func (f *fixture) paystack(amount string) (*cauri.Gateway, *paystack.Simulator, string, *cauri.Session, *cauri.PaymentAttempt) {
+	f.t.Helper()
+	ctx := context.Background()
+	sim := &paystack.Simulator{SecretKey: "sk_live_sim"}
+	srv := httptest.NewServer(sim)
+	f.t.Cleanup(srv.Close)
+	g := storetest.Gateway(f.t, f.st, f.ws, "paystack", srv.URL, map[string]string{"secret_key": "sk_live_sim"}, f.clk.Now(), "GH")
+	sess, _, err := f.checkout.Create(ctx, f.ws, true, checkout.CreateParams{Amount: amount, Currency: "GHS", CustomerEmail: "ama@example.com"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	a, err := f.checkout.Initiate(ctx, sess.ID, checkout.Payment{GatewayID: g.ID, Code: "mtn", Phone: "+233241234567"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if res, err := http.Post(srv.URL+"/_sim/settle/"+a.Reference, "", nil); err != nil || res.StatusCode != http.StatusNoContent {
+		f.t.Fatalf("settle = %v, %v", res, err)
+	}
+	f.clk.Add(movement.StatusCheck)
+	if sess, err = f.checkout.Refresh(ctx, sess.ID); err != nil || sess.Status != cauri.SessionSuccess {
+		f.t.Fatalf("payment = %+v, %v; want SUCCESS", sess, err)
+	}
+	return g, sim, srv.URL, sess, a
+}
+
+// TestCallback_NamesTheCollection: Paystack's refund webhooks name the
+// refunded transaction, not the refund (gateway.RefundsOf): each pending
+// refund of that payment is checked, and only what Paystack says ends it.
+func TestCallback_NamesTheCollection(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		g, sim, simURL, sess, a := f.paystack("40")
+		first, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "10"}, "")
+		if err != nil || first.Status != cauri.RefundPending || first.Provider != "paystack" || first.ProviderRef == "" {
+			t.Fatalf("refund = %+v, %v; want pending with Paystack's id", first, err)
+		}
+		second, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "5"}, "")
+		if err != nil || second.ProviderRef == "" || second.ProviderRef == first.ProviderRef {
+			t.Fatalf("second refund = %+v, %v", second, err)
+		}
+		if err := f.s.Callback(ctx, g.ID, gateway.RefundsOf(a.Reference)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, first.ID); got.Status != cauri.RefundPending {
+			t.Fatalf("a webhook before Paystack processed it changed the refund to %s", got.Status)
+		}
+		for _, path := range []string{"/_sim/settle/" + first.ProviderRef, "/_sim/settle/" + second.ProviderRef + "?status=failed"} {
+			if res, err := http.Post(simURL+path, "", nil); err != nil || res.StatusCode != http.StatusNoContent {
+				t.Fatalf("%s = %v, %v", path, res, err)
+			}
+		}
+		f.clk.Add(movement.CallbackCheck)
+		if err := f.s.Callback(ctx, g.ID, gateway.RefundsOf(a.Reference)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, first.ID); got.Status != cauri.RefundSucceeded {
+			t.Fatalf("first after the webhook = %+v; want succeeded", got)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, second.ID); got.Status != cauri.RefundFailed || got.FailureCode != "rejected" {
+			t.Fatalf("second after the webhook = %+v; want failed, rejected", got)
+		}
+		// A refund whose answer was lost (no Paystack id) cannot be read: it
+		// is logged and left pending, and the webhook is still answered.
+		now := f.clk.Now()
+		lost := &cauri.Refund{ID: cauri.NewID("re_"), WorkspaceID: f.ws.ID, Livemode: true, SessionID: sess.ID, AttemptID: a.ID,
+			GatewayID: g.ID, Provider: "paystack", Amount: 500, Currency: "GHS", Status: cauri.RefundPending,
+			Method: cauri.RefundByAggregator, Reference: cauri.NewUUID(), CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateRefund(ctx, lost, nil, cauri.AdmitRefund); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.MarkRefundInitiated(ctx, lost.ID, now, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Add(movement.CallbackCheck)
+		if err := f.s.Callback(ctx, g.ID, gateway.RefundsOf(a.Reference)); err != nil {
+			t.Fatalf("a webhook while a refund cannot be read = %v; want it answered", err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, lost.ID); got.Status != cauri.RefundPending {
+			t.Fatalf("the refund Paystack cannot be asked about = %+v; want pending", got)
+		}
+		if err := f.s.Callback(ctx, g.ID, gateway.RefundsOf("91111111-2222-4333-8444-555555555555")); cauri.ErrorCode(err) != cauri.ENotFound {
+			t.Fatalf("a webhook about no payment of the gateway = %v; want not found", err)
+		}
+		if sim.Refunds() != 2 {
+			t.Fatalf("%d refunds at Paystack; want 2", sim.Refunds())
+		}
+	})
+}
+
+// TestReconcile_OrphanNeverResentWithoutKey: a Paystack refund committed
+// whose call never recorded its end (a crash) cannot be asked about
+// without Paystack's id nor sent again without risking a second refund
+// (Paystack takes no idempotency key): adopted, it stays pending, and
+// nothing is sent, however many passes.
+func TestReconcile_OrphanNeverResentWithoutKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		_, sim, _, sess, a := f.paystack("40")
+		now := f.clk.Now()
+		r := &cauri.Refund{ID: cauri.NewID("re_"), WorkspaceID: f.ws.ID, Livemode: true, SessionID: sess.ID, AttemptID: a.ID,
+			GatewayID: a.GatewayID, Provider: a.Provider, Amount: 4000, Currency: "GHS", Status: cauri.RefundPending,
+			Method: cauri.RefundByAggregator, Reference: cauri.NewUUID(), CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateRefund(ctx, r, nil, cauri.AdmitRefund); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			f.clk.Add(movement.InitiationDeadline + time.Hour)
+			f.s.Reconcile(ctx)
+		}
+		got, _ := f.s.Get(ctx, f.ws, true, r.ID)
+		if got.Status != cauri.RefundPending || got.InitiatedAt == nil || sim.Refunds() != 0 {
+			t.Fatalf("orphan = %+v, %d refunds at Paystack; want adopted, pending, never sent", got, sim.Refunds())
+		}
+		if _, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "1"}, ""); cauri.ErrorReason(err) != "refund_exceeds_payment" {
+			t.Fatalf("a refund beside it = %v; want refund_exceeds_payment (the orphan holds its amount)", err)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 // back, the gateways they go through.
 type Store interface {
 	AdoptOrphanRefund(ctx context.Context, id string, now time.Time) (bool, error)
+	AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.PaymentAttempt, error)
 	Attempts(ctx context.Context, sessionID string) ([]*cauri.PaymentAttempt, error)
 	ClaimRefundCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error)
 	ClaimRefundCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error)

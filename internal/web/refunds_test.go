@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -217,5 +222,135 @@ func TestRefunds_PawaPay(t *testing.T) {
 		if refunds.body["count"] != 2.0 {
 			t.Fatalf("refunds = %s", refunds.raw)
 		}
+	})
+}
+
+// TestRefunds_EveryConnector refunds, through POST /v1/refunds with method
+// aggregator, a live payment through each connector that refunds besides
+// pawaPay, on its simulator over HTTP: a part, then the rest, each pending
+// until its aggregator ends it (Paystack's signed refund webhook naming
+// the transaction, confirmed by a status read; Flutterwave's status read
+// by the reconciler, no webhook being documented; MTN MoMo's callback
+// naming the refund, confirmed by a status read); the session is REFUNDED
+// after the rest; more than is left is refused before the aggregator is
+// called. An MTN MoMo gateway without the Disbursement product cannot
+// refund: 400 refunds_unsupported naming the credential.
+func TestRefunds_EveryConnector(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		ws, keys := e.newWorkspace("Refunds everywhere", true)
+		key := bearer(keys["live_secret"])
+		momoCreds := map[string]string{"api_user": "0b0c2f36-0d6b-4a8b-9d36-2f7f3c1f2a10", "api_key": "momo-api-key", "collection_key": "col-sub-key",
+			"disbursement_key": "dis-sub-key"}
+		cases := []struct {
+			provider, country, code, phone, session string
+			part, rest                              float64
+			sim                                     interface {
+				http.Handler
+				Refunds() int
+			}
+			creds map[string]string
+			// end settles a refund at the simulator; its outcome reaches
+			// Cauri by webhook or, with reconcile, by the reconciler.
+			reconcile bool
+		}{
+			{provider: "paystack", country: "GH", code: "mtn", phone: "024 123 4567",
+				session: `{"amount": 40, "currency": "GHS", "customer_email": "ama@example.com"}`, part: 15.5, rest: 24.5,
+				sim: &paystack.Simulator{SecretKey: "sk_live_sim"}, creds: map[string]string{"secret_key": "sk_live_sim"}},
+			{provider: "flutterwave", country: "UG", code: "MTN", phone: "0772 123456", session: `{"amount": 20000, "currency": "UGX"}`,
+				part: 5000, rest: 15000, reconcile: true,
+				sim: &flutterwave.Simulator{SecretKey: "FLWSECK", SecretHash: "h"}, creds: map[string]string{"secret_key": "FLWSECK", "secret_hash": "h"}},
+			{provider: "mtnmomo", country: "CI", code: "mtnivorycoast", phone: "05 05 12 34 56", session: `{"amount": 1500}`, part: 500, rest: 1000,
+				sim: &mtnmomo.Simulator{APIUser: momoCreds["api_user"], APIKey: momoCreds["api_key"], CollectionKey: momoCreds["collection_key"],
+					DisbursementKey: momoCreds["disbursement_key"]}, creds: momoCreds},
+		}
+		for _, c := range cases {
+			t.Run(c.provider, func(t *testing.T) {
+				g, simURL := e.addGateway(ws, c.provider, c.sim, c.creds, c.country)
+				switch sim := c.sim.(type) {
+				case *paystack.Simulator:
+					sim.WebhookURL = e.url + "/callbacks/" + g.ID
+				case *flutterwave.Simulator:
+					sim.WebhookURL = e.url + "/callbacks/" + g.ID
+				}
+				id := e.mustSession(keys["live_public"], c.session)
+				if r := e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": c.code, "phone": c.phone}); r.status != 200 {
+					t.Fatalf("initiate = %d %s", r.status, r.raw)
+				}
+				attempts, _ := st.Attempts(ctx, id)
+				gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+				waitFor(t, "the payment settled", func() bool {
+					e.clock.Add(movement.StatusCheck)
+					return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "SUCCESS"
+				})
+				refund := func(body map[string]any, want float64) {
+					t.Helper()
+					r := e.do("POST", "/v1/refunds", body, key...)
+					wantStatus(t, r, 201)
+					if r.str("status") != "pending" || r.str("provider") != c.provider || r.str("method") != "aggregator" || r.body["amount"] != want {
+						t.Fatalf("refund = %s", r.raw)
+					}
+					rf, err := st.Refund(ctx, ws.ID, r.str("id"))
+					if err != nil || rf.InitiatedAt == nil {
+						t.Fatalf("stored = %+v, %v", rf, err)
+					}
+					handle := rf.Reference // MTN MoMo's X-Reference-Id
+					if c.provider != "mtnmomo" {
+						handle = rf.ProviderRef // Paystack's and Flutterwave's own id, kept from their answer
+					}
+					e.clock.Add(movement.CallbackCheck)
+					gatewaytest.Control(t, simURL, "/_sim/settle/"+handle)
+					if c.reconcile {
+						e.clock.Add(time.Minute)
+						if _, err := e.srv.Refunds.Reconcile(ctx); err != nil {
+							t.Fatal(err)
+						}
+					}
+					waitFor(t, "the refund ended", func() bool {
+						return e.do("GET", "/v1/refunds/"+r.str("id"), nil, key...).str("status") == "succeeded"
+					})
+				}
+				refund(map[string]any{"transaction_id": id, "amount": c.part, "reason": "one item returned"}, c.part)
+				if s, _ := st.Session(ctx, id); s.Status != cauri.SessionSuccess {
+					t.Fatalf("session after a part = %s; want SUCCESS", s.Status)
+				}
+				made := c.sim.Refunds()
+				wantCode(t, e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id, "amount": c.rest + 1}, key...), 400, "refund_exceeds_payment")
+				if c.sim.Refunds() != made {
+					t.Fatalf("a refused refund reached %s", c.provider)
+				}
+				e.clock.Add(time.Second)
+				refund(map[string]any{"transaction_id": id}, c.rest)
+				if s, _ := st.Session(ctx, id); s.Status != cauri.SessionRefunded {
+					t.Fatalf("session after the rest = %s; want REFUNDED", s.Status)
+				}
+				if c.sim.Refunds() != 2 {
+					t.Fatalf("%d refunds at %s; want 2", c.sim.Refunds(), c.provider)
+				}
+			})
+		}
+		t.Run("MTNMoMoWithoutDisbursement", func(t *testing.T) {
+			creds := map[string]string{"api_user": momoCreds["api_user"], "api_key": momoCreds["api_key"], "collection_key": momoCreds["collection_key"]}
+			sim := &mtnmomo.Simulator{APIUser: creds["api_user"], APIKey: creds["api_key"], CollectionKey: creds["collection_key"]}
+			ws2, keys2 := e.newWorkspace("MoMo collections only", true)
+			g, simURL := e.addGateway(ws2, "mtnmomo", sim, creds, "CI")
+			id := e.mustSession(keys2["live_public"], `{"amount": 1500}`)
+			e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "mtnivorycoast", "phone": "05 05 12 34 56"})
+			attempts, _ := st.Attempts(ctx, id)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			waitFor(t, "the payment settled", func() bool {
+				e.clock.Add(movement.StatusCheck)
+				return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "SUCCESS"
+			})
+			r := e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id}, bearer(keys2["live_secret"])...)
+			wantCode(t, r, 400, "refunds_unsupported")
+			if !strings.Contains(r.raw, "disbursement_key") {
+				t.Fatalf("refusal = %s; want the missing credential named", r.raw)
+			}
+			if list, _ := st.SessionRefunds(ctx, id); len(list) != 0 {
+				t.Fatalf("refunds = %+v; want none written", list)
+			}
+		})
 	})
 }

@@ -1,7 +1,8 @@
 // Package mtnmomo is the connector to MTN's MoMo Open API (the Collection
 // product's request to pay, and the Disbursement product's transfer in
 // payout.go: a push to the customer's phone, who approves it with their
-// PIN; an account holder's name before a payout in names.go), and a
+// PIN; the Disbursement product's refund of a request to pay in refund.go;
+// an account holder's name before a payout in names.go), and a
 // simulator of that part of the API. Facts from
 // momodeveloper.mtn.com (the Partner Gateway API reference of Collection
 // and Disbursement, the guides on API users and keys, callbacks and common

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
 )
 
@@ -38,6 +39,10 @@ import (
 //
 // then MTN's own sandbox numbers (sandboxPayers, sandboxPayees); any
 // other number succeeds.
+//
+// Disbursement also refunds a successful request to pay, in parts, never
+// more than is left (POST /disbursement/v1_0/refund, GET .../refund/{ref}:
+// the refund goes to the payer's number and settles as a transfer does).
 //
 // Both products also answer an account holder's basic user info (names.go:
 // SimHolders by the number's last four digits, "Sand Box" for MTN's
@@ -66,6 +71,8 @@ type Simulator struct {
 	tokens  map[string]simToken // by access token
 	issued  int                 // tokens given
 	lookups int                 // basic user info requests
+
+	refunding sync.Mutex // one refund at a time: what is left sees the others
 }
 
 // TokenLifetime is how long a simulated token is valid (expires_in).
@@ -78,7 +85,8 @@ type simToken struct {
 
 // simPayment is MTN's own of a request to pay or a transfer (kind).
 type simPayment struct {
-	kind                         string // "requesttopay" or "transfer"
+	kind                         string // "requesttopay", "transfer" or "refund"
+	refundOf                     string // a refund's request to pay (its X-Reference-Id)
 	amount, currency, externalID string
 	party                        party
 	payerMessage, payeeNote      string
@@ -198,7 +206,12 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "disbursement" {
 		kind, path = "transfer", "/v1_0/transfer"
 	}
+	if name == "disbursement" && (rest == "/v1_0/refund" || strings.HasPrefix(rest, "/v1_0/refund/")) {
+		kind, path = "refund", "/v1_0/refund"
+	}
 	switch {
+	case r.Method == http.MethodPost && rest == path && kind == "refund":
+		s.refund(w, r)
 	case r.Method == http.MethodPost && rest == path:
 		s.initiate(w, r, kind)
 	case r.Method == http.MethodGet && strings.HasPrefix(rest, path+"/"):
@@ -410,4 +423,95 @@ func simEnd(m *sim.Movement[simPayment]) {
 	case m.Data.reason == "":
 		m.Data.reason = "APPROVAL_REJECTED"
 	}
+}
+
+// simRefund is the body of a refund (refundV1.Readme.md).
+type simRefund struct {
+	Amount              string `json:"amount"`
+	Currency            string `json:"currency"`
+	ExternalID          string `json:"externalId"`
+	PayerMessage        string `json:"payerMessage"`
+	PayeeNote           string `json:"payeeNote"`
+	ReferenceIDToRefund string `json:"referenceIdToRefund"`
+}
+
+// refund is POST /disbursement/v1_0/refund (MTN's JavaScript SDK,
+// refund-v1.js and refundV1.Readme.md): checked as a transfer is (its
+// X-Reference-Id a UUID, the same one again 409 RESOURCE_ALREADY_EXIST;
+// amount a string; a callback address), then referenceIdToRefund must be
+// a request to pay that succeeded (404 RESOURCE_NOT_FOUND otherwise; 400
+// NOT_ALLOWED while it has not), in its currency, and the amount at most
+// what is left of it (its amount less its refunds that have not failed).
+// The sources are silent about refusals, partial refunds and over-refunds:
+// a part is taken (the request carries an amount), more than is left is
+// refused (400 NOT_ALLOWED, the conservative reading), in the simulator's
+// own words. The refund goes to the request to pay's payer, PENDING until
+// settled as a transfer is (its number decides), with its callback.
+func (s *Simulator) refund(w http.ResponseWriter, r *http.Request) {
+	ref, callback := r.Header.Get("X-Reference-Id"), r.Header.Get("X-Callback-Url")
+	var req simRefund
+	decodeErr := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req)
+	switch {
+	case !isUUID(ref):
+		refuse(w, http.StatusBadRequest, "BAD_REQUEST", "X-Reference-Id must be a UUID version 4.")
+		return
+	case callback != "" && !webURL(callback):
+		refuse(w, http.StatusBadRequest, "INVALID_CALLBACK_URL_HOST", "Callback URL is not an absolute http or https URL.")
+		return
+	case decodeErr != nil:
+		refuse(w, http.StatusBadRequest, "BAD_REQUEST", "The body is not a refund (every field is a string).")
+		return
+	case !simAmountRE.MatchString(req.Amount) || strings.Trim(req.Amount, "0.") == "":
+		refuse(w, http.StatusBadRequest, "BAD_REQUEST", "amount must be a positive decimal number, as a string.")
+		return
+	case !simCurrencyRE.MatchString(req.Currency):
+		refuse(w, http.StatusBadRequest, "INVALID_CURRENCY", "Currency not supported.")
+		return
+	case !isUUID(req.ReferenceIDToRefund):
+		refuse(w, http.StatusBadRequest, "BAD_REQUEST", "referenceIdToRefund must be the X-Reference-Id of a request to pay.")
+		return
+	}
+	s.refunding.Lock()
+	defer s.refunding.Unlock()
+	if s.has(ref) {
+		refuse(w, http.StatusConflict, "RESOURCE_ALREADY_EXIST", "Duplicated reference id. Creation of resource failed.")
+		return
+	}
+	paid, ok := s.View(req.ReferenceIDToRefund)
+	switch {
+	case !ok || paid.Data.kind != "requesttopay":
+		refuse(w, http.StatusNotFound, notFound, "The request to pay to refund was not found.")
+		return
+	case paid.Status != simSuccessful:
+		refuse(w, http.StatusBadRequest, "NOT_ALLOWED", "Only a successful request to pay can be refunded.")
+		return
+	case req.Currency != paid.Data.currency:
+		refuse(w, http.StatusBadRequest, "INVALID_CURRENCY", "The currency is not the request to pay's.")
+		return
+	}
+	cur := cauri.Currency(paid.Data.currency)
+	left, _ := cauri.ParseAmount("amount", paid.Data.amount, cur)
+	for _, o := range s.Find(func(m *sim.Movement[simPayment]) bool {
+		return m.Data.kind == "refund" && m.Data.refundOf == req.ReferenceIDToRefund && m.Status != simFailed
+	}) {
+		a, _ := cauri.ParseAmount("amount", o.Data.amount, cur)
+		left -= a
+	}
+	if amount, err := cauri.ParseAmount("amount", req.Amount, cur); err != nil || amount > left {
+		refuse(w, http.StatusBadRequest, "NOT_ALLOWED", "The amount exceeds what is left to refund of the request to pay: "+
+			cauri.FormatAmount(left, cur)+" "+string(cur)+".")
+		return
+	}
+	payee := paid.Data.party
+	m := &sim.Movement[simPayment]{ID: ref, Payout: true, Phone: payee.PartyID, Data: simPayment{kind: "refund", refundOf: req.ReferenceIDToRefund,
+		amount: req.Amount, currency: req.Currency, externalID: req.ExternalID, party: payee,
+		payerMessage: req.PayerMessage, payeeNote: req.PayeeNote, callbackURL: callback}}
+	s.Add(m)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// Refunds counts the refunds the simulator accepted (each gives money
+// back; they count among Payouts too: money sent).
+func (s *Simulator) Refunds() int {
+	return len(s.Find(func(m *sim.Movement[simPayment]) bool { return m.Data.kind == "refund" }))
 }

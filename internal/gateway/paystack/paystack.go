@@ -2,8 +2,9 @@
 // (POST /charge, POST /charge/submit_otp for the voucher Telecel Cash asks
 // for, GET /transaction/verify/{reference} and GET /charge/{reference})
 // and transfers to mobile money wallets (POST /transferrecipient, POST
-// /transfer, GET /transfer/verify/{reference}), with their signed webhooks,
-// and a simulator of that part of its API. Facts from Paystack's own
+// /transfer, GET /transfer/verify/{reference}) and refunds (POST /refund,
+// GET /refund/{id}), with their signed webhooks, and a simulator of that
+// part of its API. Facts from Paystack's own
 // material: its code samples for its docs (PaystackOSS/doc-code-snippets),
 // its OpenAPI description (PaystackOSS/openapi), its iOS SDK
 // (PaystackHQ/paystack-sdk-ios) and paystack.com/docs; testdata/SOURCES.md
@@ -252,11 +253,16 @@ func notFound(code int, a answer) bool {
 		(a.Code == "transaction_not_found" || strings.Contains(strings.ToLower(a.Message), "not found"))
 }
 
-// CallbackReference implements gateway.Connector for charge and transfer
-// webhooks alike (charge.success, transfer.success, transfer.failed,
-// transfer.reversed: each names our reference in data.reference): it checks
-// the webhook's x-paystack-signature (hex HMAC-SHA512 of the raw body under
-// the secret key) before reading the reference.
+// CallbackReference implements gateway.Connector for charge, transfer and
+// refund webhooks alike: it checks the webhook's x-paystack-signature (hex
+// HMAC-SHA512 of the raw body under the secret key) before reading it.
+// charge.success, transfer.success, transfer.failed and transfer.reversed
+// name our reference in data.reference. The refund events (refund.pending,
+// refund.processing, refund.processed, refund.failed,
+// refund.needs-attention) name the refunded transaction's reference (ours)
+// in data.transaction_reference, and no id of the refund but in
+// needs-attention: they are answered as gateway.RefundsOf that reference,
+// and every pending refund of the payment is checked.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	mac := hmac.New(sha512.New, []byte(c.SecretKey))
 	mac.Write(body)
@@ -265,11 +271,22 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 		return "", errors.New("Paystack webhook with a missing or wrong signature")
 	}
 	var ev struct {
-		Data struct {
-			Reference string `json:"reference"`
+		Event string `json:"event"`
+		Data  struct {
+			Reference            string `json:"reference"`
+			TransactionReference string `json:"transaction_reference"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &ev); err != nil || ev.Data.Reference == "" {
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return "", errors.New("Paystack webhook that is not JSON")
+	}
+	if strings.HasPrefix(ev.Event, "refund.") {
+		if ev.Data.TransactionReference == "" {
+			return "", errors.New("Paystack refund webhook without a transaction_reference")
+		}
+		return gateway.RefundsOf(ev.Data.TransactionReference), nil
+	}
+	if ev.Data.Reference == "" {
 		return "", errors.New("Paystack webhook without a reference")
 	}
 	return ev.Data.Reference, nil

@@ -34,7 +34,10 @@ import (
 // transfer.reversed, the only events Paystack documents for them. A
 // transfer to a number ending 0039 is refused ("can't make the transfer to
 // this recipient"), one ending 0049 is refused for want of balance, one
-// ending 0029 fails once settled, one ending 0129 never settles.
+// ending 0029 fails once settled, one ending 0129 never settles. Refunds
+// (POST /refund, GET /refund/{id}) give back a successful charge in parts,
+// never more than is left; each starts pending and ends processed (or as
+// settled: processing, needs-attention, failed) with its refund.* webhook.
 //
 // Control calls (sim.Book) take a payment's reference, Paystack's id or a
 // transfer's transfer_code. ?status= takes Paystack's words: a charge's
@@ -60,6 +63,7 @@ type Simulator struct {
 	once       sync.Once
 	mu         sync.Mutex
 	recipients map[string]*simRecipient // by recipient_code
+	refunding  sync.Mutex               // one refund at a time: what is left sees the others
 }
 
 // simPayment is Paystack's own of a charge or a transfer.
@@ -72,6 +76,8 @@ type simPayment struct {
 	displayText     string       // a charge's instructions to the customer
 	code, reason    string       // a transfer's transfer_code and reason
 	recipient       simRecipient // a transfer's
+	refundOf        int64        // a refund's transaction (Paystack's id); 0 for a charge or a transfer
+	note            string       // a refund's merchant_note
 }
 
 // simRecipient is a transfer recipient: a mobile money wallet.
@@ -92,8 +98,8 @@ func (s *Simulator) ready() {
 	s.once.Do(func() {
 		s.Book.Lifecycle = sim.Lifecycle[simPayment]{
 			Pending: "pending", Succeeded: "success", Failed: "failed",
-			Steps:   []string{"send_otp", "pay_offline", "otp", "received"},
-			Finals:  []string{"abandoned", "reversed", "blocked", "rejected"},
+			Steps:   []string{"send_otp", "pay_offline", "otp", "received", "processing", "needs-attention"},
+			Finals:  []string{"abandoned", "reversed", "blocked", "rejected", "processed"},
 			Outcome: simOutcome, End: simEnd, Notify: s.webhook,
 		}
 		s.Book.SettleAfter = s.SettleAfter
@@ -109,6 +115,8 @@ func simOutcome(m *sim.Movement[simPayment]) (string, bool) {
 		return "", true
 	case fails:
 		return "failed", false
+	case m.Data.refundOf != 0:
+		return "processed", false
 	}
 	return "", false
 }
@@ -120,7 +128,7 @@ func simEnd(m *sim.Movement[simPayment]) {
 	case p.gatewayResponse != "":
 	case m.Payout && (m.Status == "failed" || m.Status == "reversed"):
 		p.gatewayResponse = "The recipient's wallet could not be credited"
-	case m.Payout:
+	case m.Payout, m.Data.refundOf != 0:
 	case m.Status == "success":
 		p.gatewayResponse = "Approved"
 	case sim.LowBalance(m.Phone):
@@ -135,6 +143,8 @@ func simEnd(m *sim.Movement[simPayment]) {
 func (s *Simulator) webhook(m *sim.Movement[simPayment], claim string) sim.Note {
 	var body []byte
 	switch status := cmp.Or(claim, m.Status); {
+	case m.Data.refundOf != 0:
+		body, _ = json.Marshal(map[string]any{"event": "refund." + status, "data": refundEvent(m, status)})
 	case m.Payout:
 		if !s.Final(status) {
 			status = "success"
@@ -208,6 +218,14 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sim.Reply(w, http.StatusNotFound, map[string]any{"status": false, "message": "Charge not found"})
+	case r.Method == http.MethodPost && r.URL.Path == "/refund":
+		s.refund(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/refund/"):
+		if m, ok := s.View(strings.TrimPrefix(r.URL.Path, "/refund/")); ok && m.Data.refundOf != 0 {
+			sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Refund retrieved", "data": refundObject(&m)})
+			return
+		}
+		sim.Reply(w, http.StatusNotFound, map[string]any{"status": false, "message": "Refund not found"})
 	case r.Method == http.MethodPost && r.URL.Path == "/transferrecipient":
 		s.recipient(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/transfer":
@@ -234,7 +252,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // reference (not by its id, which only control calls take).
 func (s *Simulator) find(reference string, transfer bool) (sim.Movement[simPayment], bool) {
 	m, ok := s.View(reference)
-	return m, ok && m.Payout == transfer && m.Data.reference == reference
+	return m, ok && m.Payout == transfer && m.Data.refundOf == 0 && m.Data.reference == reference
 }
 
 // transaction is the charge's transaction as Verify Transaction shows it.
@@ -449,4 +467,105 @@ func transferOf(m *sim.Movement[simPayment]) map[string]any {
 	}
 	return map[string]any{"id": p.id, "reference": p.reference, "transfer_code": p.code, "status": m.Status, "amount": p.amount,
 		"currency": p.currency, "source": "balance", "reason": p.reason, "gateway_response": words, "recipient": p.recipient.object()}
+}
+
+// refund is POST /refund (openapi paths/refund.yaml, RefundCreate.yaml):
+// transaction, the transaction's reference or id, is required; the
+// transaction must be a charge that succeeded; currency, when given, must
+// be the transaction's; amount (subunits), when given, may not exceed what
+// is left of the transaction (its amount less its refunds that have not
+// failed; RefundCreate.yaml: "It cannot be more than the original
+// transaction amount", silent about several parts: the conservative
+// reading); without it, the rest is refunded. Refusals are status false
+// with a message, HTTP 400, in the simulator's own words (Paystack
+// documents no refusal). Paystack takes no idempotency key: each request
+// is a new refund, answered pending with its id; it ends processed (or
+// as settled) after SettleAfter or on /_sim/settle/{id}, with a refund.*
+// webhook naming the transaction's reference.
+func (s *Simulator) refund(w http.ResponseWriter, r *http.Request) {
+	var req refundRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": "Invalid JSON"})
+		return
+	}
+	refuse := func(msg string) { sim.Reply(w, http.StatusBadRequest, map[string]any{"status": false, "message": msg}) }
+	if strings.TrimSpace(req.Transaction) == "" {
+		refuse("Transaction reference or id is required")
+		return
+	}
+	s.refunding.Lock()
+	defer s.refunding.Unlock()
+	tx, ok := s.View(req.Transaction)
+	switch {
+	case !ok || tx.Payout || tx.Data.refundOf != 0:
+		refuse("Transaction not found")
+		return
+	case tx.Status != "success":
+		refuse("Cannot refund a transaction that was not successful")
+		return
+	case req.Currency != "" && req.Currency != tx.Data.currency:
+		refuse("Currency does not match the transaction's")
+		return
+	case req.Amount < 0:
+		refuse("Invalid amount")
+		return
+	}
+	left := tx.Data.amount
+	for _, o := range s.Find(func(m *sim.Movement[simPayment]) bool { return m.Data.refundOf == tx.Data.id && m.Status != "failed" }) {
+		left -= o.Data.amount
+	}
+	amount := req.Amount
+	if amount == 0 {
+		amount = left
+	}
+	switch {
+	case left <= 0:
+		refuse("Transaction has been fully reversed")
+		return
+	case amount > left:
+		refuse(fmt.Sprintf("Refund amount cannot be more than %d, what is left of the transaction", left))
+		return
+	}
+	id := int64(6000000 + s.Next())
+	m := &sim.Movement[simPayment]{ID: fmt.Sprint(id), Phone: tx.Phone, Data: simPayment{id: id, reference: tx.Data.reference,
+		amount: amount, currency: tx.Data.currency, refundOf: tx.Data.id, note: req.MerchantNote}}
+	s.Add(m)
+	data := refundObject(m)
+	data["transaction"] = map[string]any{"id": tx.Data.id, "reference": tx.Data.reference, "amount": tx.Data.amount,
+		"currency": tx.Data.currency, "channel": "mobile_money"}
+	sim.Reply(w, http.StatusOK, map[string]any{"status": true, "message": "Refund has been queued for processing", "data": data})
+}
+
+// refundObject is the refund as Fetch Refund shows it.
+func refundObject(m *sim.Movement[simPayment]) map[string]any {
+	p := &m.Data
+	data := map[string]any{"id": p.id, "transaction": p.refundOf, "transaction_reference": p.reference, "amount": p.amount,
+		"currency": p.currency, "status": m.Status, "merchant_note": p.note, "domain": "live", "refunded_at": nil,
+		"createdAt": m.Created.UTC().Format(time.RFC3339)}
+	if m.Status == "processed" {
+		data["refunded_at"] = m.Ended.UTC().Format(time.RFC3339)
+	}
+	return data
+}
+
+// refundEvent is a refund webhook's data as Paystack's samples show it
+// (doc-code-snippets src/doc/payments/refunds/events): the transaction's
+// reference, the processor's refund_reference once processed, and the
+// refund's id only in needs-attention's.
+func refundEvent(m *sim.Movement[simPayment], status string) map[string]any {
+	p := &m.Data
+	data := map[string]any{"status": status, "transaction_reference": p.reference, "refund_reference": nil, "amount": p.amount,
+		"currency": p.currency, "processor": "mobile_money", "domain": "live"}
+	switch status {
+	case "processed", "failed":
+		data["refund_reference"] = fmt.Sprintf("RRF_sim%d", p.id)
+	case "needs-attention":
+		data["id"] = fmt.Sprint(p.id)
+	}
+	return data
+}
+
+// Refunds counts the refunds the simulator made (each gives money back).
+func (s *Simulator) Refunds() int {
+	return len(s.Find(func(m *sim.Movement[simPayment]) bool { return m.Data.refundOf != 0 }))
 }
