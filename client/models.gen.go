@@ -1961,7 +1961,8 @@ type RefundCodedError struct {
 	// Code The `code` of a refund error. 400: `invalid_body`, `invalid_amount`,
 	// `not_refundable` (the transaction is not `SUCCESS`), `refund_exceeds_payment`
 	// (more than is left to refund), `refunds_unsupported` (the aggregator that
-	// collected cannot refund: ask for `method` `payout`); 401: `unauthorized`;
+	// collected cannot refund, or the gateway's credentials lack what its
+	// refunds need, as MTN MoMo's Disbursement key: ask for `method` `payout`); 401: `unauthorized`;
 	// 404: `transaction_not_found`, `refund_not_found`; 403:
 	// `connect_non_disponible`; 422: `idempotency_key_reused`; 429:
 	// `rate_limited`; 500: `internal`. A refund by payout answers the transfers'
@@ -1990,7 +1991,8 @@ type RefundCreateRequestMethod string
 // RefundErrorCode The `code` of a refund error. 400: `invalid_body`, `invalid_amount`,
 // `not_refundable` (the transaction is not `SUCCESS`), `refund_exceeds_payment`
 // (more than is left to refund), `refunds_unsupported` (the aggregator that
-// collected cannot refund: ask for `method` `payout`); 401: `unauthorized`;
+// collected cannot refund, or the gateway's credentials lack what its
+// refunds need, as MTN MoMo's Disbursement key: ask for `method` `payout`); 401: `unauthorized`;
 // 404: `transaction_not_found`, `refund_not_found`; 403:
 // `connect_non_disponible`; 422: `idempotency_key_reused`; 429:
 // `rate_limited`; 500: `internal`. A refund by payout answers the transfers'
