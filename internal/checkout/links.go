@@ -264,9 +264,9 @@ func wrongNumber() error {
 // the customer's money has moved and cannot be refused. A payment under
 // way holds its place until it ends, so at most max_payments can ever
 // succeed; one that fails frees its place.
-func admitLinkPayment(a *cauri.PaymentAttempt) func(*cauri.Session, bool, *store.LinkUse) error {
+func admitLinkPayment(a *cauri.PaymentAttempt, now time.Time) func(*cauri.Session, bool, *store.LinkUse) error {
 	return func(sess *cauri.Session, waiting bool, u *store.LinkUse) error {
-		if err := payOnce(sess, waiting); err != nil || u == nil {
+		if err := payOnce(sess, waiting, now); err != nil || u == nil {
 			return err
 		}
 		l := u.Link

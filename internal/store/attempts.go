@@ -240,17 +240,17 @@ func (s *Store) AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) 
 		micros(now), string(cauri.AttemptPending), micros(cutoff))
 }
 
-// AbandonedSessions lists up to limit sessions still PENDING, created
-// before cutoff, with no payment waiting.
-func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+// ExpiredSessions lists up to limit sessions still PENDING whose expiry
+// is at or before now, with no payment waiting, the longest expired first.
+func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var out []string
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
 			var id string
 			return id, row.Scan(&id)
-		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND created_at < ?
+		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND expires_at <= ?
 			AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)
-			ORDER BY created_at LIMIT ?`, micros(cutoff), string(cauri.AttemptPending), limit)
+			ORDER BY expires_at LIMIT ?`, micros(now), string(cauri.AttemptPending), limit)
 		return err
 	})
 	return out, err

@@ -48,6 +48,9 @@ type pageData struct {
 	LastFailure string
 	// Receipt is a paid session's proof of payment.
 	Receipt *receipt
+	// Expired: the session's expiry has passed and it takes no payment
+	// (a payment waiting at the expiry is still followed).
+	Expired bool
 }
 
 // receipt is what a customer keeps of a payment.
@@ -145,7 +148,17 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
 	}
-	if sess.Livemode && sess.Status.Payable() {
+	if sess.Status == cauri.SessionCancelled && sess.Expired(sess.UpdatedAt) {
+		d.Expired = true // cancelled by its expiry, or after it
+	}
+	if sess.Status.Payable() && sess.Expired(s.now()) {
+		waiting, err := s.Checkout.Waiting(r.Context(), sess)
+		if err != nil {
+			return err
+		}
+		d.Expired = waiting == nil
+	}
+	if sess.Livemode && sess.Status.Payable() && !d.Expired {
 		waiting, err := s.Checkout.Waiting(r.Context(), sess)
 		if err != nil {
 			return err
@@ -203,6 +216,9 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	case cauri.SessionSuccess:
 		d.RedirectURL = sess.SuccessURL
 	case cauri.SessionFailed, cauri.SessionCancelled:
+		d.RedirectURL = sess.CancelURL
+	}
+	if d.Expired {
 		d.RedirectURL = sess.CancelURL
 	}
 	if refused != nil {
