@@ -2781,6 +2781,12 @@ type SimulateOnCheckoutPageFormdataBody struct {
 	// Method `gatewayId|code` of the chosen method.
 	Method *string `form:"method,omitempty" json:"method,omitempty"`
 	Phone  *string `form:"phone,omitempty" json:"phone,omitempty"`
+
+	// Resend Present (any value): send the last request again.
+	Resend *string `form:"resend,omitempty" json:"resend,omitempty"`
+
+	// Switch Present (any value): end the wait and choose another operator.
+	Switch *string `form:"switch,omitempty" json:"switch,omitempty"`
 }
 
 // CreateCheckoutSessionParams defines parameters for CreateCheckoutSession.

@@ -158,7 +158,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 		if i > 0 {
 			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
 		}
-		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p, reason)
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p, reason, i == 0)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
@@ -200,7 +200,10 @@ func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.G
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string) (*cauri.PaymentAttempt, error) {
+//
+// first: the try's first gateway, held to the session's tries' limits
+// (a failover goes on with the same try).
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string, first bool) (*cauri.PaymentAttempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -217,7 +220,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 		RouteReason: reason,
 	}
-	if err := s.Store.StartAttempt(ctx, a, admitLinkPayment(a, now), s.reopened); err != nil {
+	if err := s.Store.StartAttempt(ctx, a, admitAttempt(a, now, first), s.reopened); err != nil {
 		return nil, err
 	}
 	conn, err := s.connector(ctx, g)

@@ -2,11 +2,17 @@ package web
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/checkout"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -130,4 +136,177 @@ func TestBrowser_ExpiredSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "recover-expired")
+}
+
+// TestRecoverOnPage: without JavaScript, the waiting screen offers to send
+// the request again and to pay with another operator; both wait for the
+// aggregator to say the first request has ended, the resend goes to the
+// same number by the same method, and the operator's choice keeps the
+// number; a second request to one number waits half a minute.
+func TestRecoverOnPage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		ws, keys := e.newWorkspace("Chez Adjoa", true)
+		g, _, simURL := e.addSimulatedGateway(ws, "SN")
+		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		post := func(id string, form url.Values, lang string) (int, string, string) {
+			t.Helper()
+			req, _ := http.NewRequest("POST", e.url+"/pay/"+id, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Accept-Language", lang)
+			res, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			return res.StatusCode, res.Header.Get("Location"), string(body)
+		}
+		attempts := func(id string) []*cauri.PaymentAttempt {
+			t.Helper()
+			a, err := st.Attempts(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "cancel_url": "https://shop.example/cart"})
+		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "FREE_SEN", "phone": "76 123 45 67"}), 200)
+		page := e.do("GET", "/pay/"+id, nil).raw
+		for _, el := range []string{`id="recover"`, `id="resend"`, `id="switch"`} {
+			if !strings.Contains(page, el) {
+				t.Fatalf("the waiting screen has no %s:\n%s", el, page)
+			}
+		}
+		// Still open at the operator: both refused, in the customer's language.
+		for _, c := range []struct{ field, lang, says string }{
+			{"resend", "en", "still open at the operator"}, {"switch", "fr", "encore ouverte chez"},
+		} {
+			code, _, body := post(id, url.Values{c.field: {"1"}}, c.lang)
+			if code != http.StatusConflict || !strings.Contains(body, c.says) {
+				t.Fatalf("%s while the request is open = %d; want 409 saying %q:\n%s", c.field, code, c.says, body)
+			}
+		}
+		if n := len(attempts(id)); n != 1 {
+			t.Fatalf("attempts after refusals = %d; want 1", n)
+		}
+		// The request expires at the operator: sent again, same method and number.
+		first := attempts(id)[0]
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+first.Reference+"?status=FAILED")
+		e.clock.Add(checkout.ResendInterval)
+		// The failure does not send the customer away: it offers the resend, and a way back.
+		page = e.do("GET", "/pay/"+id, nil).raw
+		if !strings.Contains(page, `data-status="FAILED"`) || !strings.Contains(page, `id="resend"`) ||
+			!strings.Contains(page, `id="return" href="https://shop.example/cart"`) || strings.Contains(page, `http-equiv="refresh"`) {
+			t.Fatalf("the failed page does not offer the resend and a way back, or sends the customer away:\n%s", page)
+		}
+		if code, where, body := post(id, url.Values{"resend": {"1"}}, "en"); code != http.StatusSeeOther || where != e.url+"/pay/"+id {
+			t.Fatalf("resend = %d %s; want 303 to the page:\n%s", code, where, body)
+		}
+		all := attempts(id)
+		if len(all) != 2 || all[0].Reference == first.Reference || all[0].Phone != "+221761234567" || all[0].OperatorCode != "FREE_SEN" ||
+			all[0].Status != cauri.AttemptPending {
+			t.Fatalf("after the resend: %+v; want a new pending attempt to the same number by Free Money", all[0])
+		}
+		// Another operator: the wait ends, the page opens on the methods with the number kept.
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+all[0].Reference+"?status=FAILED")
+		e.clock.Add(2 * time.Second)
+		if code, where, body := post(id, url.Values{"switch": {"1"}}, "en"); code != http.StatusSeeOther || where != e.url+"/pay/"+id+"#pay" {
+			t.Fatalf("switch = %d %s; want 303 to the page's methods:\n%s", code, where, body)
+		}
+		page = e.do("GET", "/pay/"+id, nil).raw
+		if !regexp.MustCompile(`id="phone"[^>]*value="(\+|&#43;)221761234567"`).MatchString(page) || !strings.Contains(page, `id="pay-button"`) {
+			t.Fatalf("the methods after the switch do not keep the number:\n%s", page)
+		}
+		// The same number again within half a minute: refused, said in French.
+		form := url.Values{"method": {g.ID + "|ORANGE_SEN"}, "phone": {"+221761234567"}}
+		if code, _, body := post(id, form, "fr"); code != http.StatusConflict || !strings.Contains(body, "attendez une trentaine de secondes") {
+			t.Fatalf("another request to the number at once = %d; want 409 saying to wait:\n%s", code, body)
+		}
+		e.clock.Add(checkout.ResendInterval)
+		if code, _, body := post(id, form, "en"); code != http.StatusSeeOther {
+			t.Fatalf("another operator after the interval = %d:\n%s", code, body)
+		}
+		if all = attempts(id); len(all) != 3 || all[0].OperatorCode != "ORANGE_SEN" || all[0].Phone != "+221761234567" {
+			t.Fatalf("after the switch: %+v; want Orange Money to the same number", all[0])
+		}
+	})
+}
+
+// TestBrowser_Recover: on a phone, a push the customer missed is sent
+// again from the waiting screen once the countdown is over (refused while
+// the operator still holds it open, sent once it expired), then the
+// customer pays with another operator, the number kept.
+func TestBrowser_Recover(t *testing.T) {
+	st := storetest.SQLite(t)
+	e := newEnv(t, st)
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	_, _, simURL := e.addSimulatedGateway(ws, "SN")
+	ctx := phone(t)
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "description": "2 pagnes wax", "customer_phone": "+221 76 123 45 67"})
+	latest := func() *cauri.PaymentAttempt {
+		t.Helper()
+		a, err := st.Attempts(context.Background(), id)
+		if err != nil || len(a) == 0 {
+			t.Fatalf("attempts = %v, %v", a, err)
+		}
+		return a[0]
+	}
+	run := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(chromedp.Navigate(e.url+"/pay/"+id), chromedp.WaitVisible(chromedp.ID("pay-button")),
+		chromedp.Click(chromedp.CSS(`input[name=method][value$="|FREE_SEN"]`)))
+	e.runClock(t)
+	run(chromedp.Click(chromedp.ID("pay-button")), chromedp.WaitVisible(chromedp.ID("waiting-for")))
+	// While the countdown runs, the way out is hidden.
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[Number(document.getElementById("no-prompt").dataset.waited), document.getElementById("recover").hidden ? 1 : 0]`))
+	if err != nil || len(state) != 2 || state[0] < 55 && state[1] != 1 || state[0] >= 60 && state[1] != 0 {
+		t.Fatalf("waited, recover hidden = %v, %v; want it hidden while the countdown runs, shown after", state, err)
+	}
+	// Past it (the service's clock runs fast): send it again.
+	run(chromedp.WaitVisible(chromedp.ID("resend")), chromedp.WaitVisible(chromedp.ID("switch")))
+	screenshot(t, ctx, "recover-waiting-over")
+	first := latest()
+	run(chromedp.Click(chromedp.ID("resend")), chromedp.WaitVisible(chromedp.ID("error")))
+	says, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("error")))
+	if !strings.Contains(says, "still open") {
+		t.Fatalf("resend while the operator holds the request = %q; want it said to be still open", says)
+	}
+	screenshot(t, ctx, "recover-still-open")
+	// The operator lets it expire: the page shows the failure and the resend.
+	gatewaytest.Control(t, simURL, "/_sim/settle/"+first.Reference+"?status=FAILED")
+	run(chromedp.WaitVisible(chromedp.ID("last-failure")), chromedp.WaitVisible(chromedp.ID("resend")))
+	screenshot(t, ctx, "recover-missed")
+	run(chromedp.Click(chromedp.ID("resend")), chromedp.WaitVisible(chromedp.ID("waiting-for")))
+	second := latest()
+	if second.ID == first.ID || second.Reference == first.Reference || second.Phone != "+221761234567" || second.OperatorCode != "FREE_SEN" {
+		t.Fatalf("resent = %+v; want a new attempt to +221761234567 by Free Money", second)
+	}
+	sentTo, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("waiting-for")))
+	if !strings.Contains(sentTo, "+221761234567") {
+		t.Fatalf("waiting for %q; want the same number", sentTo)
+	}
+	// Missed again: pay with another operator, the number kept.
+	gatewaytest.Control(t, simURL, "/_sim/settle/"+second.Reference+"?status=FAILED")
+	run(chromedp.WaitVisible(chromedp.ID("last-failure")), chromedp.Click(chromedp.ID("switch")),
+		chromedp.Click(chromedp.CSS(`input[name=method][value$="|ORANGE_SEN"]`)))
+	number, _ := chromedp.Run(ctx, chromedp.Value(chromedp.ID("phone")))
+	if number != "+221761234567" {
+		t.Fatalf("number after choosing another operator = %q; want +221761234567 kept", number)
+	}
+	screenshot(t, ctx, "recover-switch")
+	run(chromedp.Click(chromedp.ID("pay-button")))
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("waiting-for"))); err != nil {
+		said, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("result")))
+		t.Fatalf("after paying with another operator: %v; the page says %q", err, said)
+	}
+	third := latest()
+	if third.ID == second.ID || third.OperatorCode != "ORANGE_SEN" || third.Phone != "+221761234567" {
+		t.Fatalf("after the switch: %+v; want Orange Money to the same number", third)
+	}
 }

@@ -51,6 +51,22 @@ type pageData struct {
 	// Expired: the session's expiry has passed and it takes no payment
 	// (a payment waiting at the expiry is still followed).
 	Expired bool
+	// Resend: the last try's request can be sent again as it was (after
+	// a failure, or once the wait's countdown is over).
+	Resend bool
+	// Exhausted: the session took all the tries it takes.
+	Exhausted bool
+	// ReturnURL is the way back to the merchant (cancel_url) offered, not
+	// taken, while a failed live payment can be tried again.
+	ReturnURL string
+}
+
+// pageReasons are the texts of the service's refusals the page words in
+// the customer's language (by the refusal's reason); others are shown as
+// the service says them.
+var pageReasons = map[string]string{
+	"session_expired": "session_expired", "attempts_exhausted": "attempts_exhausted",
+	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open",
 }
 
 // receipt is what a customer keeps of a payment.
@@ -93,7 +109,7 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	limit := httpx.LimitSandbox
-	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") {
+	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") || r.PostForm.Has("resend") || r.PostForm.Has("switch") {
 		limit = httpx.LimitInitiate // a payment counts as /checkout/initiate does
 	}
 	if err := s.LimitByIP(w, r, limit); err != nil {
@@ -108,6 +124,15 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode"), Holder: formHolder(r.PostForm)})
 	} else if r.PostForm.Has("otp") {
 		_, _, err = s.Checkout.SubmitCode(r.Context(), r.PathValue("id"), r.PostForm.Get("otp"))
+	} else if r.PostForm.Has("resend") {
+		_, err = s.Checkout.Resend(r.Context(), r.PathValue("id"))
+	} else if r.PostForm.Has("switch") {
+		// The wait ends (when the aggregator says the request has): the
+		// page opens on the methods, with the number kept.
+		if _, err = s.Checkout.Release(r.Context(), r.PathValue("id")); err == nil {
+			http.Redirect(w, r, s.PayURL+"/"+r.PathValue("id")+"#pay", http.StatusSeeOther)
+			return nil
+		}
 	} else if r.PostForm.Has("issue") {
 		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
 	}
@@ -187,13 +212,16 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			d.Phone = r.PostForm.Get("phone")
 		case waiting != nil:
 			d.WaitingFor, d.Waited = waitingFor(d.Methods, waiting), max(0, int(s.now().Sub(waiting.CreatedAt)/time.Second))
+			d.Resend = checkout.Resendable(waiting) && len(attempts) < checkout.MaxAttempts
+		case len(attempts) >= checkout.MaxAttempts:
+			d.Exhausted = true
 		case last != nil && last.Status == cauri.AttemptFailed:
 			// Another try starts from the last one: its method, its number,
 			// and why it failed.
 			if i := methodOf(d.Methods, last); i >= 0 {
 				keepChoice(d.Methods, d.Methods[i].Value)
 			}
-			d.Phone, d.LastFailure = last.Phone, t["last_failed"]
+			d.Phone, d.LastFailure, d.Resend = last.Phone, t["last_failed"], checkout.Resendable(last)
 			if last.Reason != "" {
 				d.LastFailure += " " + last.Reason
 			}
@@ -217,12 +245,20 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		d.RedirectURL = sess.SuccessURL
 	case cauri.SessionFailed, cauri.SessionCancelled:
 		d.RedirectURL = sess.CancelURL
+		if sess.Status == cauri.SessionFailed && len(d.Methods) > 0 && !d.Exhausted {
+			// A live payment that failed (a request the customer missed)
+			// can be tried again: the customer stays, with a way back.
+			d.RedirectURL, d.ReturnURL = "", sess.CancelURL
+		}
 	}
 	if d.Expired {
 		d.RedirectURL = sess.CancelURL
 	}
 	if refused != nil {
 		d.Error = cauri.ErrorMessage(refused)
+		if k, ok := pageReasons[cauri.ErrorReason(refused)]; ok {
+			d.Error = t[k]
+		}
 		w.WriteHeader(httpx.Status(refused))
 	}
 	return s.pages.ExecuteTemplate(w, "checkout.html", d)
