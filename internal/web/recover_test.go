@@ -13,6 +13,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/chromedp"
@@ -231,6 +232,25 @@ func TestRecoverOnPage(t *testing.T) {
 		if all = attempts(id); len(all) != 3 || all[0].OperatorCode != "ORANGE_SEN" || all[0].Phone != "+221761234567" {
 			t.Fatalf("after the switch: %+v; want Orange Money to the same number", all[0])
 		}
+		// Five attempts in all: then the page says so and offers no more tries.
+		for len(all) < checkout.MaxAttempts {
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+all[0].Reference+"?status=FAILED")
+			e.clock.Add(checkout.ResendInterval)
+			if code, _, body := post(id, url.Values{"resend": {"1"}}, "en"); code != http.StatusSeeOther {
+				t.Fatalf("resend %d = %d:\n%s", len(all)+1, code, body)
+			}
+			all = attempts(id)
+		}
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+all[0].Reference+"?status=FAILED")
+		e.clock.Add(checkout.ResendInterval)
+		page = e.do("GET", "/pay/"+id, nil, "Accept-Language", "fr").raw
+		if !strings.Contains(page, `id="exhausted"`) || !strings.Contains(page, "tenté trop de fois") || strings.Contains(page, `id="pay-button"`) ||
+			strings.Contains(page, `id="resend"`) {
+			t.Fatalf("the page after %d attempts still offers a try, or does not say why:\n%s", checkout.MaxAttempts, page)
+		}
+		if code, _, body := post(id, url.Values{"resend": {"1"}}, "en"); code != http.StatusConflict || !strings.Contains(body, "tried too many times") {
+			t.Fatalf("a sixth try = %d; want 409 saying so:\n%s", code, body)
+		}
 	})
 }
 
@@ -309,4 +329,37 @@ func TestBrowser_Recover(t *testing.T) {
 	if third.ID == second.ID || third.OperatorCode != "ORANGE_SEN" || third.Phone != "+221761234567" {
 		t.Fatalf("after the switch: %+v; want Orange Money to the same number", third)
 	}
+}
+
+// TestBrowser_Instructions: on a phone, the aggregator's instructions lead
+// the waiting screen, the USSD code they name a tap away (Paystack's
+// voucher for Telecel Ghana: "Dial *110#").
+func TestBrowser_Instructions(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Ama", true)
+	sim := &paystack.Simulator{SecretKey: "sk_live_sim"}
+	g, _ := e.addGateway(ws, "paystack", sim, map[string]string{"secret_key": "sk_live_sim"}, "GH")
+	ctx := phone(t)
+	id := e.mustSession(keys["live_public"], `{"amount": 40, "currency": "GHS", "customer_email": "ama@example.com"}`)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(e.url+"/pay/"+id),
+		chromedp.WaitVisible(chromedp.ID("pay-button")),
+		chromedp.Click(chromedp.CSS(`input[name=method][value="`+g.ID+`|vod"]`)),
+		chromedp.SendKeys(chromedp.ID("phone"), "020 123 4567"),
+		chromedp.Click(chromedp.ID("pay-button")),
+		chromedp.WaitVisible(chromedp.CSS(`#instructions a.dial`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function () {
+		var i = document.getElementById("instructions"), a = i.querySelector("a.dial"), r = i.getBoundingClientRect();
+		return [i.textContent, a.textContent, a.getAttribute("href"), String(r.top < innerHeight / 2)];
+	})()`))
+	if err != nil || len(got) != 4 {
+		t.Fatalf("reading the instructions: %v, %v", got, err)
+	}
+	if !strings.HasPrefix(got[0], "Dial *110# and choose") || got[1] != "*110#" || got[2] != "tel:*110%23" || got[3] != "true" {
+		t.Fatalf("instructions %q, code %q, address %q, in the top half %s; want Paystack's words with *110# to dial, at the top", got[0], got[1], got[2], got[3])
+	}
+	screenshot(t, ctx, "recover-instructions")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -31,8 +32,11 @@ type pageData struct {
 	Waiting     bool         // a live payment waits for the customer's confirmation
 	ContinueURL string       // the aggregator's page where the waiting payment goes on
 	NeedsCode   bool         // the waiting payment asks for the code the aggregator sent
-	// Instructions are the aggregator's words for the waiting payment.
+	// Instructions are the aggregator's words for the waiting payment;
+	// Steps, the same split around the USSD codes they name, which the
+	// page makes dialable.
 	Instructions string
+	Steps        []instructionPart
 	// AskHolder: a card holder's name and e-mail are asked with their
 	// address (a link's page asks every payer's already).
 	AskHolder bool
@@ -190,6 +194,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		}
 		if waiting != nil {
 			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, waiting.RedirectURL, waiting.NeedsCode, waiting.Instructions
+			d.Steps = instructionParts(waiting.Instructions)
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {
@@ -262,6 +267,39 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		w.WriteHeader(httpx.Status(refused))
 	}
 	return s.pages.ExecuteTemplate(w, "checkout.html", d)
+}
+
+// instructionPart is a piece of an aggregator's instructions: words, or a
+// USSD code to dial (*110#, *144*82#) with its tel: address.
+type instructionPart struct {
+	Text string
+	Dial string
+	Href template.URL
+}
+
+// ussdCode is a USSD code as instructions write it: a star or a hash,
+// digits, stars or hashes with at least one digit, and the closing hash.
+var ussdCode = regexp.MustCompile(`[*#][0-9*#]*[0-9][0-9*]*#`)
+
+// instructionParts splits an aggregator's instructions around the USSD
+// codes they name, so that a tap dials one. Only the aggregator's own
+// words are shown: a code the aggregator did not give is never added.
+func instructionParts(s string) []instructionPart {
+	var out []instructionPart
+	last := 0
+	for _, m := range ussdCode.FindAllStringIndex(s, -1) {
+		if m[0] > last {
+			out = append(out, instructionPart{Text: s[last:m[0]]})
+		}
+		code := s[m[0]:m[1]]
+		// A tel: address carries "#" escaped, or the dialler stops at it.
+		out = append(out, instructionPart{Dial: code, Href: template.URL("tel:" + strings.ReplaceAll(code, "#", "%23"))})
+		last = m[1]
+	}
+	if last < len(s) {
+		out = append(out, instructionPart{Text: s[last:]})
+	}
+	return out
 }
 
 // pageMethods is one choice per operator and country (the service picks the
