@@ -45,6 +45,25 @@ type Session struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	CompletedAt   *time.Time
+	// ExpiresAt is when the session stops taking payments: a PENDING
+	// session with no payment waiting is then cancelled.
+	ExpiresAt time.Time
+}
+
+// Session lifetimes: the default (as Stripe's checkout sessions expire
+// after 24 hours), and the bounds of an expires_at given on creation: a
+// Mobile Money push needs minutes, and a session is one customer's
+// payment, not a standing offer (that is a payment link).
+const (
+	SessionLifetime    = 24 * time.Hour
+	MinSessionLifetime = 5 * time.Minute
+	MaxSessionLifetime = 30 * 24 * time.Hour
+)
+
+// Expired reports whether the session's expiry has passed at now: it
+// takes no new payment (a payment already waiting may still succeed).
+func (s *Session) Expired(now time.Time) bool {
+	return !s.ExpiresAt.IsZero() && !now.Before(s.ExpiresAt)
 }
 
 // Paid reports whether the payment succeeded.
@@ -78,6 +97,7 @@ type SessionObject struct {
 	CreatedAt     string            `json:"created_at"`
 	UpdatedAt     string            `json:"updated_at"`
 	CompletedAt   *string           `json:"completed_at"`
+	ExpiresAt     string            `json:"expires_at"`
 }
 
 // TimeFormat is the format of every timestamp in the API: ISO 8601 in UTC
@@ -98,7 +118,7 @@ func (s *Session) Object(payURL string) SessionObject {
 		Description: nullable(s.Description), SuccessURL: nullable(s.SuccessURL), CancelURL: nullable(s.CancelURL),
 		MerchantName: nullable(s.MerchantName), MerchantLogo: nullable(s.MerchantLogo), Metadata: md,
 		Provider: nullable(s.Provider), CreatedAt: s.CreatedAt.UTC().Format(TimeFormat),
-		UpdatedAt: s.UpdatedAt.UTC().Format(TimeFormat),
+		UpdatedAt: s.UpdatedAt.UTC().Format(TimeFormat), ExpiresAt: s.ExpiresAt.UTC().Format(TimeFormat),
 	}
 	o.CompletedAt = formatTime(s.CompletedAt)
 	return o

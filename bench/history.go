@@ -653,7 +653,7 @@ type rowsOf func(l *loader, s source, cte string) string
 
 var sessionColumns = `id, workspace_id, livemode, status, amount, currency, customer_name, customer_email,
 	customer_phone, description, success_url, cancel_url, merchant_name, merchant_logo, metadata, provider,
-	created_at, updated_at, completed_at, link_id`
+	created_at, updated_at, completed_at, link_id, expires_at`
 
 func sessionRows(l *loader, s source, cte string) string {
 	return `SELECT ` + l.id("cs_", s.tag, "i") + ` AS id, ` + s.ws("i") + ` AS workspace_id, TRUE AS livemode, status, amount,
@@ -663,7 +663,8 @@ func sessionRows(l *loader, s source, cte string) string {
 		'{"order_id":"' || ` + text("i") + ` || '"}' AS metadata,
 		CASE WHEN status IN ('SUCCESS', 'FAILED') THEN 'pawapay' ELSE '' END AS provider,
 		t AS created_at, CASE WHEN status = 'PENDING' THEN t ELSE t + 60000000 END AS updated_at,
-		CASE WHEN status = 'PENDING' THEN CAST(NULL AS BIGINT) ELSE t + 60000000 END AS completed_at, '' AS link_id
+		CASE WHEN status = 'PENDING' THEN CAST(NULL AS BIGINT) ELSE t + 60000000 END AS completed_at, '' AS link_id,
+		t + 86400000000 AS expires_at
 		FROM ` + l.sessionsOf(s, cte)
 }
 

@@ -1427,6 +1427,16 @@ type CreateSessionRequest struct {
 	CustomerPhone *string `json:"customer_phone,omitempty"`
 	Description   *string `json:"description,omitempty"`
 
+	// ExpiresAt RFC 3339; at least 5 minutes and at most 30 days away. Default: 24 hours
+	// after creation. After it the session takes no new payment, and a PENDING
+	// session with no payment waiting becomes CANCELLED (`payment.cancelled`);
+	// a payment already waiting on the customer's phone at that moment is still
+	// followed to its outcome.
+	//
+	//
+	// Examples: 2026-12-31T23:59:59Z
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+
 	// MerchantLogo An absolute http or https URL.
 	MerchantLogo *HTTPURL `json:"merchant_logo,omitempty"`
 
@@ -2109,6 +2119,9 @@ type Session struct {
 	CustomerPhone *string `json:"customer_phone"`
 	Description   *string `json:"description"`
 
+	// ExpiresAt When the session stops taking payments (the request's `expires_at`, or 24 hours after creation); ISO 8601 in UTC with milliseconds.
+	ExpiresAt time.Time `json:"expires_at"`
+
 	// Id `cs_` and 32 random characters.
 	Id string `json:"id"`
 
@@ -2775,6 +2788,12 @@ type SimulateOnCheckoutPageFormdataBody struct {
 	// Method `gatewayId|code` of the chosen method.
 	Method *string `form:"method,omitempty" json:"method,omitempty"`
 	Phone  *string `form:"phone,omitempty" json:"phone,omitempty"`
+
+	// Resend Present (any value): send the last request again.
+	Resend *string `form:"resend,omitempty" json:"resend,omitempty"`
+
+	// Switch Present (any value): end the wait and choose another operator.
+	Switch *string `form:"switch,omitempty" json:"switch,omitempty"`
 }
 
 // CreateCheckoutSessionParams defines parameters for CreateCheckoutSession.

@@ -69,17 +69,20 @@ func (s *Service) gateways(ctx context.Context, sess *cauri.Session) ([]*cauri.G
 // CreateParams is a create request as the merchant sent it. Amount is the
 // JSON number's text, so that no float ever holds money.
 type CreateParams struct {
-	Amount         string
-	Currency       string
-	CustomerName   string
-	CustomerEmail  string
-	CustomerPhone  string
-	Description    string
-	SuccessURL     string
-	CancelURL      string
-	MerchantName   string
-	MerchantLogo   string
-	Metadata       map[string]string
+	Amount        string
+	Currency      string
+	CustomerName  string
+	CustomerEmail string
+	CustomerPhone string
+	Description   string
+	SuccessURL    string
+	CancelURL     string
+	MerchantName  string
+	MerchantLogo  string
+	Metadata      map[string]string
+	// ExpiresAt is the RFC 3339 text of expires_at; "": the default,
+	// cauri.SessionLifetime after creation.
+	ExpiresAt      string
 	IdempotencyKey string
 }
 
@@ -106,7 +109,13 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 		if err := cauri.CheckIdempotencyKey(p.IdempotencyKey); err != nil {
 			return nil, false, err
 		}
-		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess)}
+		// An expiry left to its default is not part of the request: a
+		// replay a minute later is the same request.
+		explicit := ""
+		if p.ExpiresAt != "" {
+			explicit = sess.ExpiresAt.Format(time.RFC3339Nano)
+		}
+		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess, explicit)}
 	}
 	created, replayed, err := s.Store.CreateSession(ctx, sess, idem)
 	if errors.Is(err, store.ErrIdempotencyMismatch) {
@@ -174,7 +183,35 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 	for k, v := range p.Metadata {
 		sess.Metadata[k] = v
 	}
+	if sess.ExpiresAt, err = sessionExpiry(p.ExpiresAt, sess.CreatedAt); err != nil {
+		return nil, err
+	}
 	return sess, nil
+}
+
+// sessionExpiry reads a session's expires_at: RFC 3339, between
+// cauri.MinSessionLifetime and cauri.MaxSessionLifetime after now;
+// cauri.SessionLifetime after now when v is "".
+func sessionExpiry(v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return now.Add(cauri.SessionLifetime), nil
+	}
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %q is not an RFC 3339 date and time (for example 2026-12-31T23:59:59Z)", cauri.Printable(v))
+	}
+	t = t.UTC().Truncate(time.Microsecond) // as stored
+	switch {
+	case !t.After(now):
+		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is not in the future", t.Format(time.RFC3339))
+	case t.Sub(now) < cauri.MinSessionLifetime:
+		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is less than %d minutes away; the earliest is %s (a customer needs time to approve a payment)",
+			t.Format(time.RFC3339), int(cauri.MinSessionLifetime/time.Minute), now.Add(cauri.MinSessionLifetime).Format(time.RFC3339))
+	case t.Sub(now) > cauri.MaxSessionLifetime:
+		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is more than %d days away; the furthest is %s (for a standing offer, use a payment link)",
+			t.Format(time.RFC3339), int(cauri.MaxSessionLifetime/(24*time.Hour)), now.Add(cauri.MaxSessionLifetime).Format(time.RFC3339))
+	}
+	return t, nil
 }
 
 // checkMetadata holds a merchant's metadata (a session's, a link's) to
@@ -223,9 +260,13 @@ func httpURL(field, s string) (string, error) {
 
 // fingerprint identifies a request by its normalised parameters, so that a
 // replay with other whitespace or key order is still the same request.
-func fingerprint(s *cauri.Session) string {
-	b, _ := json.Marshal([]any{s.Livemode, s.Amount, s.Currency, s.CustomerName, s.CustomerEmail, s.CustomerPhone,
-		s.Description, s.SuccessURL, s.CancelURL, s.MerchantName, s.MerchantLogo, s.Metadata})
+func fingerprint(s *cauri.Session, expiresAt string) string {
+	fields := []any{s.Livemode, s.Amount, s.Currency, s.CustomerName, s.CustomerEmail, s.CustomerPhone,
+		s.Description, s.SuccessURL, s.CancelURL, s.MerchantName, s.MerchantLogo, s.Metadata}
+	if expiresAt != "" {
+		fields = append(fields, expiresAt) // left out otherwise: keys stored before expires_at keep their fingerprint
+	}
+	b, _ := json.Marshal(fields)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -274,6 +315,9 @@ func (s *Service) SettleSandbox(ctx context.Context, id, issue string) (*cauri.S
 			return nil, cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
 		}
 		now := s.Now().UTC()
+		if sess.Expired(now) {
+			return nil, expired(sess)
+		}
 		sess.Status = cauri.SessionFailed
 		if issue == IssueSuccess {
 			sess.Status = cauri.SessionSuccess

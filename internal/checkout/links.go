@@ -254,8 +254,10 @@ func wrongNumber() error {
 	return cauri.Reasonf(cauri.EInvalid, "link_phone", "This payment link can only be paid from the phone number it was made for")
 }
 
-// admitLinkPayment is the admission of a new payment attempt: payOnce, and
-// for a session created through a link, the link's limit and number, judged
+// admitAttempt is the admission of a new payment attempt a at now:
+// payOnce; for the first gateway of a try (not a failover, which goes on
+// with a try already admitted), the session's tries (tries); and for a
+// session created through a link, the link's limit and number, judged
 // under the link's lock on its use (the link's active state and expiry
 // apply to new payers, on its page: a session already created is paid as
 // any other).
@@ -264,10 +266,18 @@ func wrongNumber() error {
 // the customer's money has moved and cannot be refused. A payment under
 // way holds its place until it ends, so at most max_payments can ever
 // succeed; one that fails frees its place.
-func admitLinkPayment(a *cauri.PaymentAttempt) func(*cauri.Session, bool, *store.LinkUse) error {
-	return func(sess *cauri.Session, waiting bool, u *store.LinkUse) error {
-		if err := payOnce(sess, waiting); err != nil || u == nil {
+func admitAttempt(a *cauri.PaymentAttempt, now time.Time, first bool) func(*cauri.Session, store.Prior, *store.LinkUse) error {
+	return func(sess *cauri.Session, prior store.Prior, u *store.LinkUse) error {
+		if err := payOnce(sess, prior.Waiting, now); err != nil {
 			return err
+		}
+		if first {
+			if err := tries(prior, a, now); err != nil {
+				return err
+			}
+		}
+		if u == nil {
+			return nil
 		}
 		l := u.Link
 		if l.Phone != "" && (a.Country == "" || a.Phone != l.Phone) {
@@ -303,7 +313,7 @@ func (s *Service) PayLink(ctx context.Context, slug string, p LinkPayment) (*cau
 		return nil, err
 	}
 	// Read here so that a link that takes no payment creates no session;
-	// the limit itself is held when the payment starts (admitLinkPayment).
+	// the limit itself is held when the payment starts (admitAttempt).
 	state, err := s.LinkState(ctx, l)
 	if err != nil {
 		return nil, err

@@ -84,6 +84,9 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	if !sess.Status.Payable() {
 		return nil, cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
 	}
+	if sess.Expired(s.Now()) {
+		return nil, expired(sess)
+	}
 	methods, err := s.Methods(ctx, sess, "")
 	if err != nil {
 		return nil, err
@@ -155,7 +158,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 		if i > 0 {
 			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
 		}
-		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p, reason)
+		a, err := s.attempt(ctx, sess, g, chosen.Flag, operator, e164, p, reason, i == 0)
 		if err == nil || !gateway.IsTransient(err) && cauri.ErrorCode(err) != cauri.EInternal {
 			return a, err // started, refused by the aggregator, or refused here
 		}
@@ -197,7 +200,10 @@ func (s *Service) rank(gateways []*cauri.Gateway, c routing.Context) ([]*cauri.G
 //     (pawaPay), then its status is read; only "not found" moves on;
 //   - no answer came (a timeout): it may still be processed, so it stays
 //     pending and the reconciler learns its outcome. Never a failover.
-func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string) (*cauri.PaymentAttempt, error) {
+//
+// first: the try's first gateway, held to the session's tries' limits
+// (a failover goes on with the same try).
+func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gateway, country, operator, phone string, p Payment, reason string, first bool) (*cauri.PaymentAttempt, error) {
 	// A customer who leaves mid-call must not cut the initiation short: its
 	// outcome and initiated_at must be recorded, or the payment could never
 	// be checked. The aggregator calls have their own timeouts.
@@ -214,7 +220,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 		Operator: operator, OperatorCode: code, Phone: phone, Status: cauri.AttemptPending, CreatedAt: now, UpdatedAt: now,
 		RouteReason: reason,
 	}
-	if err := s.Store.StartAttempt(ctx, a, admitLinkPayment(a), s.reopened); err != nil {
+	if err := s.Store.StartAttempt(ctx, a, admitAttempt(a, now, first), s.reopened); err != nil {
 		return nil, err
 	}
 	conn, err := s.connector(ctx, g)
@@ -321,17 +327,25 @@ func isIdempotent(c gateway.Connector) bool {
 	return ok && ic.IdempotentCollect()
 }
 
-// payOnce admits a new attempt of a session that can still be paid and
-// has no other attempt pending: both could succeed, and the customer would
-// pay twice.
-func payOnce(sess *cauri.Session, waiting bool) error {
+// payOnce admits, at now, a new attempt of a session that can still be
+// paid, has not expired and has no other attempt pending: both could
+// succeed, and the customer would pay twice.
+func payOnce(sess *cauri.Session, waiting bool, now time.Time) error {
 	switch {
 	case !sess.Status.Payable():
 		return cauri.Errorf(cauri.EConflict, "Session is %s and can no longer be paid", sess.Status)
+	case sess.Expired(now):
+		return expired(sess)
 	case waiting:
 		return cauri.Errorf(cauri.EConflict, "A payment is already waiting for the customer's confirmation; confirm it on the phone or wait for it to end")
 	}
 	return nil
+}
+
+// expired is the refusal of a payment of a session past its expiry.
+func expired(sess *cauri.Session) error {
+	return cauri.Reasonf(cauri.EConflict, "session_expired", "This payment expired at %s and can no longer be paid; ask the merchant for a new one",
+		sess.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
 // reopened is the event of a failed session made pending again by a new try.
@@ -624,7 +638,7 @@ func (s *Service) Probe(ctx context.Context, provider string) error {
 
 // Reconcile is the background pass that no lost callback escapes: it asks
 // the aggregators about pending attempts (with backoff), and cancels the
-// sessions abandoned for movement.SessionLifetime with no payment waiting
+// PENDING sessions whose expiry has passed with no payment waiting
 // (payment.cancelled). It returns how many attempts it checked.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	now := s.Now().UTC()
@@ -644,12 +658,12 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 		_, err := s.check(ctx, a)
 		s.Failures.Record(ctx, movement.Payment, "check", a.ID, err)
 	}
-	abandoned, err := s.Store.AbandonedSessions(ctx, now.Add(-movement.SessionLifetime), movement.ReconcileBatch)
+	ended, err := s.Store.ExpiredSessions(ctx, now, movement.ReconcileBatch)
 	if err != nil {
 		return checked, err
 	}
-	for _, id := range abandoned {
-		_, err := s.cancel(ctx, id, now.Add(-movement.SessionLifetime), now)
+	for _, id := range ended {
+		_, err := s.cancel(ctx, id, true, now)
 		s.Failures.Record(ctx, movement.Payment, "cancel", id, err)
 	}
 	return checked, nil
@@ -661,7 +675,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 // confirming it, and the aggregator's answer decides.
 func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session, error) {
 	now := s.Now().UTC()
-	done, err := s.cancel(ctx, sessionID, time.Time{}, now)
+	done, err := s.cancel(ctx, sessionID, false, now)
 	if err != nil {
 		return nil, err
 	}
@@ -675,11 +689,14 @@ func (s *Service) Cancel(ctx context.Context, sessionID string) (*cauri.Session,
 	return nil, cauri.Errorf(cauri.EConflict, "A payment is waiting for confirmation on the phone: it cannot be cancelled now")
 }
 
-// cancel cancels a session created before createdBefore (zero: whenever)
-// if it is PENDING with nothing waiting, with its payment.cancelled event.
-func (s *Service) cancel(ctx context.Context, id string, createdBefore, now time.Time) (bool, error) {
+// cancel cancels a session (when onExpiry, only one whose expiry has
+// passed at now) if it is PENDING with nothing waiting, with its
+// payment.cancelled event. As Stripe expires a session only when no
+// payment is in progress, a payment waiting at the expiry keeps it: its
+// outcome settles it, and it takes no new payment.
+func (s *Service) cancel(ctx context.Context, id string, onExpiry bool, now time.Time) (bool, error) {
 	done, err := s.Store.CancelSession(ctx, id, func(sess *cauri.Session, waiting bool) *cauri.Event {
-		if sess.Status != cauri.SessionPending || !createdBefore.IsZero() && !sess.CreatedAt.Before(createdBefore) || waiting {
+		if sess.Status != cauri.SessionPending || onExpiry && !sess.Expired(now) || waiting {
 			return nil
 		}
 		sess.Status, sess.UpdatedAt = cauri.SessionCancelled, now

@@ -13,7 +13,6 @@ import (
 // through. Each method is one transaction; the rules are the caller's
 // (the admit, cancel and update funcs run inside it).
 type Store interface {
-	AbandonedSessions(ctx context.Context, cutoff time.Time, limit int) ([]string, error)
 	AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) (int64, error)
 	AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.PaymentAttempt, error)
 	AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.PaymentAttempt, error)
@@ -24,6 +23,7 @@ type Store interface {
 	CreateLink(ctx context.Context, l *cauri.PaymentLink) error
 	CreateSession(ctx context.Context, sess *cauri.Session, idem *store.Idempotency) (_ *cauri.Session, replayed bool, err error)
 	DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.PaymentAttempt, error)
+	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]string, error)
 	GatewayByID(ctx context.Context, id string) (*cauri.Gateway, error)
 	Gateways(ctx context.Context, workspaceID string) ([]*cauri.Gateway, error)
 	Link(ctx context.Context, workspaceID, id string) (*cauri.PaymentLink, error)
@@ -37,7 +37,7 @@ type Store interface {
 	Session(ctx context.Context, id string) (*cauri.Session, error)
 	SetNextAction(ctx context.Context, id string, next cauri.NextAction) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
-	StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool, link *store.LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error
+	StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, prior store.Prior, link *store.LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error
 	UpdateLink(ctx context.Context, workspaceID, id string, change func(*cauri.PaymentLink) error) (*cauri.PaymentLink, error)
 	UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.PaymentAttempt) (*cauri.Event, error)) (*cauri.Session, error)
 	UpdateSession(ctx context.Context, id string, fn func(*cauri.Session, *cauri.Workspace) (*cauri.Event, error)) (*cauri.Session, error)

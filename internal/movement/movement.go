@@ -46,10 +46,6 @@ const (
 	// NotFoundIsFinal: an aggregator that still does not know a movement
 	// this long after its initiation call returned never received it.
 	NotFoundIsFinal = 2 * time.Minute
-	// SessionLifetime: a session with no payment waiting is cancelled this
-	// long after its creation (as Stripe's checkout sessions expire after
-	// 24 hours).
-	SessionLifetime = 24 * time.Hour
 	// ReconcileBatch is how many movements one reconciler pass takes of
 	// each kind.
 	ReconcileBatch = 100

@@ -26,33 +26,48 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.PaymentAttempt, er
 	return &a, nil
 }
 
+// Prior is what a session's earlier attempts tell the admission of a new
+// one, read under the session's lock.
+type Prior struct {
+	Waiting bool                  // one of them is pending
+	Count   int                   // how many there are
+	Latest  *cauri.PaymentAttempt // the newest; nil when there is none
+}
+
 // StartAttempt records a new attempt, pending, under the session's lock,
 // if admit (the caller's rule, nil: any) admits it, given the session,
-// whether another of its attempts is pending and, for a session created
-// through a payment link, the link's use read under the link's lock (nil
-// otherwise): concurrent payments of one link are admitted one at a time,
-// across nodes.
+// what its earlier attempts tell (read under the same lock, so that
+// concurrent requests are judged one after the other, across nodes) and,
+// for a session created through a payment link, the link's use read under
+// the link's lock (nil otherwise): concurrent payments of one link are
+// admitted one at a time, across nodes.
 //
 // When the session had FAILED, it becomes PENDING again and the event
 // reopen returns is written with it.
-func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, waiting bool, link *LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error {
+func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, prior Prior, link *LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error {
 	return s.tx(ctx, func(t *tx) error {
 		sess, err := scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), a.SessionID))
 		if err != nil {
 			return notFound(err, "Session %s not found", printable(a.SessionID))
 		}
-		var pending string
-		err = t.queryRow(ctx, `SELECT id FROM payment_attempts WHERE session_id = ? AND status = ?`, a.SessionID, string(cauri.AttemptPending)).Scan(&pending)
-		if err != nil && err != sql.ErrNoRows {
+		earlier, err := queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts WHERE session_id = ?
+			ORDER BY created_at DESC, id DESC`, a.SessionID)
+		if err != nil {
 			return err
 		}
-		waiting := err == nil
+		prior := Prior{Count: len(earlier)}
+		for i, e := range earlier {
+			if i == 0 {
+				prior.Latest = e
+			}
+			prior.Waiting = prior.Waiting || e.Status == cauri.AttemptPending
+		}
 		link, err := s.linkForAttempt(ctx, t, sess)
 		if err != nil {
 			return err
 		}
 		if admit != nil {
-			if err := admit(sess, waiting, link); err != nil {
+			if err := admit(sess, prior, link); err != nil {
 				return err
 			}
 		}
@@ -240,17 +255,17 @@ func (s *Store) AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) 
 		micros(now), string(cauri.AttemptPending), micros(cutoff))
 }
 
-// AbandonedSessions lists up to limit sessions still PENDING, created
-// before cutoff, with no payment waiting.
-func (s *Store) AbandonedSessions(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+// ExpiredSessions lists up to limit sessions still PENDING whose expiry
+// is at or before now, with no payment waiting, the longest expired first.
+func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var out []string
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
 			var id string
 			return id, row.Scan(&id)
-		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND created_at < ?
+		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND expires_at <= ?
 			AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)
-			ORDER BY created_at LIMIT ?`, micros(cutoff), string(cauri.AttemptPending), limit)
+			ORDER BY expires_at LIMIT ?`, micros(now), string(cauri.AttemptPending), limit)
 		return err
 	})
 	return out, err

@@ -152,8 +152,8 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			}, ""},
 			// The reconcilers' passes, every 10 seconds on every node: their
 			// cost follows what is pending, not the history (issue 24).
-			{"reconciler: abandoned sessions", func(ctx context.Context) error {
-				_, err := s.AbandonedSessions(ctx, now.Add(-24*time.Hour), 100)
+			{"reconciler: expired sessions", func(ctx context.Context) error {
+				_, err := s.ExpiredSessions(ctx, now, 100)
 				return err
 			}, ""},
 			{"reconciler: orphan attempts", func(ctx context.Context) error {

@@ -11,16 +11,16 @@ import (
 
 const sessionColumns = `id, workspace_id, livemode, status, amount, currency, customer_name, customer_email,
 	customer_phone, description, success_url, cancel_url, merchant_name, merchant_logo, metadata, provider,
-	created_at, updated_at, completed_at, link_id`
+	created_at, updated_at, completed_at, link_id, expires_at`
 
 func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 	var s cauri.Session
 	var status, cur, md string
-	var created, updated int64
+	var created, updated, expires int64
 	var completed sql.NullInt64
 	if err := row.Scan(&s.ID, &s.WorkspaceID, &s.Livemode, &status, &s.Amount, &cur, &s.CustomerName, &s.CustomerEmail,
 		&s.CustomerPhone, &s.Description, &s.SuccessURL, &s.CancelURL, &s.MerchantName, &s.MerchantLogo, &md, &s.Provider,
-		&created, &updated, &completed, &s.LinkID); err != nil {
+		&created, &updated, &completed, &s.LinkID, &expires); err != nil {
 		return nil, err
 	}
 	s.Status, s.Currency = cauri.SessionStatus(status), cauri.Currency(cur)
@@ -28,6 +28,7 @@ func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 		return nil, err
 	}
 	s.CreatedAt, s.UpdatedAt, s.CompletedAt = fromMicros(created), fromMicros(updated), fromNullMicros(completed)
+	s.ExpiresAt = fromMicros(expires)
 	return &s, nil
 }
 
@@ -55,11 +56,11 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 				return err
 			}
 		}
-		_, err := t.exec(ctx, `INSERT INTO checkout_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := t.exec(ctx, `INSERT INTO checkout_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.WorkspaceID, sess.Livemode, string(sess.Status), sess.Amount, string(sess.Currency), sess.CustomerName,
 			sess.CustomerEmail, sess.CustomerPhone, sess.Description, sess.SuccessURL, sess.CancelURL, sess.MerchantName,
 			sess.MerchantLogo, string(md), sess.Provider, micros(sess.CreatedAt), micros(sess.UpdatedAt), nullMicros(sess.CompletedAt),
-			sess.LinkID)
+			sess.LinkID, micros(sess.ExpiresAt))
 		t.countSession(sess, sess.Status, 1)
 		return err
 	})

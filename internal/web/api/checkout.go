@@ -21,6 +21,7 @@ type createSessionRequest struct {
 	Metadata      json.RawMessage `json:"metadata"`
 	MerchantName  string          `json:"merchant_name"`
 	MerchantLogo  string          `json:"merchant_logo"`
+	ExpiresAt     string          `json:"expires_at"`
 }
 
 // createSession is POST /v1/checkout/sessions: 201 with a new session, or
@@ -41,7 +42,7 @@ func (s *API) createSession(w http.ResponseWriter, r *http.Request, c *caller) e
 	sess, replayed, err := s.Checkout.Create(r.Context(), c.ws, c.key.Live, checkout.CreateParams{
 		Amount: amount, Currency: req.Currency, CustomerName: req.CustomerName, CustomerEmail: req.CustomerEmail,
 		CustomerPhone: req.CustomerPhone, Description: req.Description, SuccessURL: req.SuccessURL, CancelURL: req.CancelURL,
-		MerchantName: req.MerchantName, MerchantLogo: req.MerchantLogo, Metadata: metadata,
+		MerchantName: req.MerchantName, MerchantLogo: req.MerchantLogo, Metadata: metadata, ExpiresAt: req.ExpiresAt,
 		IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})
 	if err != nil {

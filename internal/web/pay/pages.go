@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -31,8 +32,11 @@ type pageData struct {
 	Waiting     bool         // a live payment waits for the customer's confirmation
 	ContinueURL string       // the aggregator's page where the waiting payment goes on
 	NeedsCode   bool         // the waiting payment asks for the code the aggregator sent
-	// Instructions are the aggregator's words for the waiting payment.
+	// Instructions are the aggregator's words for the waiting payment;
+	// Steps, the same split around the USSD codes they name, which the
+	// page makes dialable.
 	Instructions string
+	Steps        []instructionPart
 	// AskHolder: a card holder's name and e-mail are asked with their
 	// address (a link's page asks every payer's already).
 	AskHolder bool
@@ -48,6 +52,25 @@ type pageData struct {
 	LastFailure string
 	// Receipt is a paid session's proof of payment.
 	Receipt *receipt
+	// Expired: the session's expiry has passed and it takes no payment
+	// (a payment waiting at the expiry is still followed).
+	Expired bool
+	// Resend: the last try's request can be sent again as it was (after
+	// a failure, or once the wait's countdown is over).
+	Resend bool
+	// Exhausted: the session took all the tries it takes.
+	Exhausted bool
+	// ReturnURL is the way back to the merchant (cancel_url) offered, not
+	// taken, while a failed live payment can be tried again.
+	ReturnURL string
+}
+
+// pageReasons are the texts of the service's refusals the page words in
+// the customer's language (by the refusal's reason); others are shown as
+// the service says them.
+var pageReasons = map[string]string{
+	"session_expired": "session_expired", "attempts_exhausted": "attempts_exhausted",
+	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open",
 }
 
 // receipt is what a customer keeps of a payment.
@@ -90,7 +113,7 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 		return s.renderCheckout(w, r, cauri.Errorf(cauri.EInvalid, "Invalid form"))
 	}
 	limit := httpx.LimitSandbox
-	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") {
+	if r.PostForm.Get("method") != "" || r.PostForm.Has("cancel") || r.PostForm.Has("otp") || r.PostForm.Has("resend") || r.PostForm.Has("switch") {
 		limit = httpx.LimitInitiate // a payment counts as /checkout/initiate does
 	}
 	if err := s.LimitByIP(w, r, limit); err != nil {
@@ -105,6 +128,15 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 			Phone: r.PostForm.Get("phone"), AuthCode: r.PostForm.Get("authcode"), Holder: formHolder(r.PostForm)})
 	} else if r.PostForm.Has("otp") {
 		_, _, err = s.Checkout.SubmitCode(r.Context(), r.PathValue("id"), r.PostForm.Get("otp"))
+	} else if r.PostForm.Has("resend") {
+		_, err = s.Checkout.Resend(r.Context(), r.PathValue("id"))
+	} else if r.PostForm.Has("switch") {
+		// The wait ends (when the aggregator says the request has): the
+		// page opens on the methods, with the number kept.
+		if _, err = s.Checkout.Release(r.Context(), r.PathValue("id")); err == nil {
+			http.Redirect(w, r, s.PayURL+"/"+r.PathValue("id")+"#pay", http.StatusSeeOther)
+			return nil
+		}
 	} else if r.PostForm.Has("issue") {
 		_, err = s.settle(r, r.PathValue("id"), r.PostForm.Get("issue"))
 	}
@@ -145,13 +177,24 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	if d.Merchant == "" {
 		d.Merchant = ws.Name
 	}
-	if sess.Livemode && sess.Status.Payable() {
+	if sess.Status == cauri.SessionCancelled && sess.Expired(sess.UpdatedAt) {
+		d.Expired = true // cancelled by its expiry, or after it
+	}
+	if sess.Status.Payable() && sess.Expired(s.now()) {
+		waiting, err := s.Checkout.Waiting(r.Context(), sess)
+		if err != nil {
+			return err
+		}
+		d.Expired = waiting == nil
+	}
+	if sess.Livemode && sess.Status.Payable() && !d.Expired {
 		waiting, err := s.Checkout.Waiting(r.Context(), sess)
 		if err != nil {
 			return err
 		}
 		if waiting != nil {
 			d.Waiting, d.ContinueURL, d.NeedsCode, d.Instructions = true, waiting.RedirectURL, waiting.NeedsCode, waiting.Instructions
+			d.Steps = instructionParts(waiting.Instructions)
 		}
 		methods, err := s.Checkout.Methods(r.Context(), sess, "")
 		if err != nil {
@@ -174,13 +217,16 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			d.Phone = r.PostForm.Get("phone")
 		case waiting != nil:
 			d.WaitingFor, d.Waited = waitingFor(d.Methods, waiting), max(0, int(s.now().Sub(waiting.CreatedAt)/time.Second))
+			d.Resend = checkout.Resendable(waiting) && len(attempts) < checkout.MaxAttempts
+		case len(attempts) >= checkout.MaxAttempts:
+			d.Exhausted = true
 		case last != nil && last.Status == cauri.AttemptFailed:
 			// Another try starts from the last one: its method, its number,
 			// and why it failed.
 			if i := methodOf(d.Methods, last); i >= 0 {
 				keepChoice(d.Methods, d.Methods[i].Value)
 			}
-			d.Phone, d.LastFailure = last.Phone, t["last_failed"]
+			d.Phone, d.LastFailure, d.Resend = last.Phone, t["last_failed"], checkout.Resendable(last)
 			if last.Reason != "" {
 				d.LastFailure += " " + last.Reason
 			}
@@ -204,12 +250,56 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		d.RedirectURL = sess.SuccessURL
 	case cauri.SessionFailed, cauri.SessionCancelled:
 		d.RedirectURL = sess.CancelURL
+		if sess.Status == cauri.SessionFailed && len(d.Methods) > 0 && !d.Exhausted {
+			// A live payment that failed (a request the customer missed)
+			// can be tried again: the customer stays, with a way back.
+			d.RedirectURL, d.ReturnURL = "", sess.CancelURL
+		}
+	}
+	if d.Expired {
+		d.RedirectURL = sess.CancelURL
 	}
 	if refused != nil {
 		d.Error = cauri.ErrorMessage(refused)
+		if k, ok := pageReasons[cauri.ErrorReason(refused)]; ok {
+			d.Error = t[k]
+		}
 		w.WriteHeader(httpx.Status(refused))
 	}
 	return s.pages.ExecuteTemplate(w, "checkout.html", d)
+}
+
+// instructionPart is a piece of an aggregator's instructions: words, or a
+// USSD code to dial (*110#, *144*82#) with its tel: address.
+type instructionPart struct {
+	Text string
+	Dial string
+	Href template.URL
+}
+
+// ussdCode is a USSD code as instructions write it: a star or a hash,
+// digits, stars or hashes with at least one digit, and the closing hash.
+var ussdCode = regexp.MustCompile(`[*#][0-9*#]*[0-9][0-9*]*#`)
+
+// instructionParts splits an aggregator's instructions around the USSD
+// codes they name, so that a tap dials one. Only the aggregator's own
+// words are shown: a code the aggregator did not give is never added.
+func instructionParts(s string) []instructionPart {
+	var out []instructionPart
+	last := 0
+	for _, m := range ussdCode.FindAllStringIndex(s, -1) {
+		if m[0] > last {
+			out = append(out, instructionPart{Text: s[last:m[0]]})
+		}
+		code := s[m[0]:m[1]]
+		// A tel: address carries "#" escaped, or the dialler stops at it.
+		out = append(out, instructionPart{Dial: code, Href: template.URL("tel:" + strings.ReplaceAll(code, "#", "%23"))})
+		last = m[1]
+	}
+	if last < len(s) {
+		out = append(out, instructionPart{Text: s[last:]})
+	}
+	return out
 }
 
 // pageMethods is one choice per operator and country (the service picks the

@@ -23,6 +23,8 @@ type Checkout interface {
 	SettleSandbox(ctx context.Context, id, issue string) (*cauri.Session, error)
 	SubmitCode(ctx context.Context, sessionID, code string) (*cauri.Session, *cauri.PaymentAttempt, error)
 	Refresh(ctx context.Context, sessionID string) (*cauri.Session, error)
+	Release(ctx context.Context, sessionID string) (*cauri.PaymentAttempt, error)
+	Resend(ctx context.Context, sessionID string) (*cauri.PaymentAttempt, error)
 	Waiting(ctx context.Context, sess *cauri.Session) (*cauri.PaymentAttempt, error)
 	Attempts(ctx context.Context, sess *cauri.Session) ([]*cauri.PaymentAttempt, error)
 }

@@ -25,7 +25,7 @@ document.addEventListener("DOMContentLoaded", function () {
         body: JSON.stringify({ transactionId: form.dataset.session, issue: button.value })
       }).then(function (res) {
         return res.json().then(function (body) {
-          if (res.ok) { window.location.replace(window.location.href); return; }
+          if (res.ok) { again(); return; }
           result.textContent = body.message || res.statusText;
           buttons.forEach(function (b) { b.disabled = false; });
         });
@@ -59,7 +59,7 @@ function live() {
         var next = r.body.nextAction;
         if (r.ok && r.body.status === "PENDING" && (!next || next.type === step)) { follow(id, step); return; }
         if (next && next.type === "redirect") { window.location.assign(next.url); return; }
-        window.location.replace(window.location.href);
+        again();
       }).catch(function () { follow(id, step); });
     }, 3000);
   }
@@ -113,24 +113,32 @@ function live() {
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
       var next = r.body.nextAction || { type: "approve" };
       if (next.type === "redirect") { window.location.assign(next.url); return; } // the aggregator's page
-      window.location.replace(window.location.href); // the page shows the step: who it waits for, or what to do
+      again(); // the page shows the step: who it waits for, or what to do
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
 }
 
 // countdown counts the first minute of a payment's wait down on its help
 // line ("a request should appear within n s"), then shows what to do when
-// none came. Without the script, the help shows at once.
+// none came: send the request again, or pay with another operator.
+// Without the script, the help and those buttons show at once.
 function countdown() {
   var help = document.getElementById("no-prompt");
   if (!help || !help.dataset.waited) return;
+  var recover = document.getElementById("recover");
   // Counted from the page's load and the wait the service measured, not
   // from a date: the phone's clock may be off.
   var loaded = Date.now(), waited = Number(help.dataset.waited), text = help.textContent, wait = 60;
   function tick() {
     var left = Math.ceil(wait - waited - (Date.now() - loaded) / 1000);
-    if (left > 0) { help.textContent = help.dataset.countdown.replace("{n}", left); setTimeout(tick, 1000); return; }
+    if (left > 0) {
+      help.textContent = help.dataset.countdown.replace("{n}", left);
+      if (recover) recover.hidden = true;
+      setTimeout(tick, 1000);
+      return;
+    }
     help.textContent = text;
+    if (recover) recover.hidden = false;
   }
   tick();
 }
@@ -162,7 +170,14 @@ function codeForm(post) {
         button.disabled = false;
         return;
       }
-      window.location.replace(window.location.href);
+      again();
     }).catch(function () { result.textContent = form.dataset.network; button.disabled = false; });
   });
+}
+
+// again shows the page again, as the server renders it now. The address
+// may end in "#pay" (the way to another operator): without it, a reload
+// and not a jump within the page.
+function again() {
+  window.location.replace(window.location.href.split("#")[0]);
 }
