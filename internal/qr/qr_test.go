@@ -9,26 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	zxqr "github.com/makiuchi-d/gozxing/qrcode"
+	"github.com/cauri-pay/cauri/internal/qr/qrtest"
 )
 
 const link = "https://pay.example.com/pay/l/abcdefghijklmnop"
-
-// decode reads the text of the QR code in img with a decoder of its own
-// (ZXing's port), not the encoder's.
-func decode(t *testing.T, img image.Image) string {
-	t.Helper()
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return res.GetText()
-}
 
 func TestPNG(t *testing.T) {
 	b, err := PNG(link)
@@ -42,7 +26,7 @@ func TestPNG(t *testing.T) {
 	if got := img.Bounds().Size(); got != image.Pt(PNGSize, PNGSize) {
 		t.Fatalf("size = %v; want %d a side", got, PNGSize)
 	}
-	if got := decode(t, img); got != link {
+	if got := qrtest.Decode(t, img); got != link {
 		t.Fatalf("decoded %q; want %q", got, link)
 	}
 }
@@ -84,7 +68,7 @@ func TestSVG(t *testing.T) {
 			}
 		}
 	}
-	if got := decode(t, img); got != link {
+	if got := qrtest.Decode(t, img); got != link {
 		t.Fatalf("decoded %q; want %q", got, link)
 	}
 }

@@ -19,12 +19,11 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/qr"
+	"github.com/cauri-pay/cauri/internal/qr/qrtest"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-	"github.com/makiuchi-d/gozxing"
-	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 )
 
 func TestPaymentLinks_API(t *testing.T) {
@@ -416,7 +415,7 @@ func TestPaymentLinks_QR(t *testing.T) {
 		if err != nil || img.Bounds().Dx() != qr.PNGSize || img.Bounds().Dy() != qr.PNGSize {
 			t.Fatalf("png image = %v, %v", img, err)
 		}
-		if got := decodeQR(t, img); got != l.str("url") {
+		if got := qrtest.Decode(t, img); got != l.str("url") {
 			t.Fatalf("the PNG code reads %q; want %q", got, l.str("url"))
 		}
 		svg := e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr", nil, live...)
@@ -427,19 +426,6 @@ func TestPaymentLinks_QR(t *testing.T) {
 		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr?format=gif", nil, live...), 400, "format must be svg or png")
 		wantError(t, e.do("GET", "/v1/payment-links/"+l.str("id")+"/qr", nil, bearer(keys["live_public"])...), 401, "secret key")
 	})
-}
-
-func decodeQR(t *testing.T, img image.Image) string {
-	t.Helper()
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
-	if err != nil {
-		t.Fatalf("decode the QR code: %v", err)
-	}
-	return res.GetText()
 }
 
 // TestPaymentLinks_Client: the Go client's link calls against the server.
