@@ -20,18 +20,7 @@ type createRefundRequest struct {
 // refundCodes gives every error of a refund route the body's "code", in
 // the transfers' style, when it has none yet.
 func refundCodes(h httpx.Handler) httpx.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		err := h(w, r)
-		if err == nil || cauri.ErrorReason(err) != "" {
-			return err
-		}
-		code := cauri.ErrorCode(err)
-		reason, ok := refundReasons[[2]string{code, cauri.ErrorEntity(err)}]
-		if !ok {
-			reason = transferReasons[[2]string{code, ""}]
-		}
-		return &cauri.Error{Code: code, Reason: reason, Message: cauri.ErrorMessage(err), Entity: cauri.ErrorEntity(err), Cause: err}
-	}
+	return func(w http.ResponseWriter, r *http.Request) error { return withCode(h(w, r), refundReasons) }
 }
 
 // refundReasons is the code of a refund route's error that has none of its

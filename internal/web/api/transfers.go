@@ -33,12 +33,17 @@ func transferCodes(h httpx.Handler) httpx.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error { return withTransferCode(h(w, r)) }
 }
 
-func withTransferCode(err error) error {
+func withTransferCode(err error) error { return withCode(err, transferReasons) }
+
+// withCode gives err the body's "code" when it has none yet: the route's
+// own for its kind and the kind of object it is about (own), else the
+// transfers' for its kind alone.
+func withCode(err error, own map[[2]string]string) error {
 	if err == nil || cauri.ErrorReason(err) != "" {
 		return err
 	}
 	code := cauri.ErrorCode(err)
-	reason, ok := transferReasons[[2]string{code, cauri.ErrorEntity(err)}]
+	reason, ok := own[[2]string{code, cauri.ErrorEntity(err)}]
 	if !ok {
 		reason = transferReasons[[2]string{code, ""}]
 	}
