@@ -37,6 +37,11 @@ func (s *Store) PurgeEventLog(ctx context.Context, cutoff time.Time) (int64, err
 	}
 }
 
+// endedDeliveries deletes a batch of a workspace's deliveries of one mode
+// that ended before a time.
+const endedDeliveries = `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ?
+	AND created_at < ? AND status <> 'pending' LIMIT ?)`
+
 // purgeEventLogOf is PurgeEventLog for some workspaces.
 func (s *Store) purgeEventLogOf(ctx context.Context, workspaces []string, cutoff time.Time) (int64, error) {
 	var n int64
@@ -45,10 +50,8 @@ func (s *Store) purgeEventLogOf(ctx context.Context, workspaces []string, cutoff
 			q    string
 			args []any
 		}{
-			{`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ?
-				AND created_at < ? AND status <> 'pending' LIMIT ?)`, []any{ws, true, micros(cutoff), purgeBatch}},
-			{`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ?
-				AND created_at < ? AND status <> 'pending' LIMIT ?)`, []any{ws, false, micros(cutoff), purgeBatch}},
+			{endedDeliveries, []any{ws, true, micros(cutoff), purgeBatch}},
+			{endedDeliveries, []any{ws, false, micros(cutoff), purgeBatch}}, // each mode along the list's index
 			{`DELETE FROM events WHERE id IN (SELECT e.id FROM events e WHERE e.workspace_id = ? AND e.created_at < ?
 				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.livemode = e.livemode
 					AND d.status = 'pending' AND d.event_id = e.id) LIMIT ?)`, []any{ws, micros(cutoff), purgeBatch}},

@@ -197,15 +197,7 @@ var purgeBatch = 1000
 // PurgeIdempotencyKeys deletes the keys created before cutoff and returns
 // how many went.
 func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
-	var n int64
-	err := s.tx(ctx, func(t *tx) error {
-		res, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, micros(cutoff))
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
-		return err
-	})
-	return n, err
+	return s.update(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, micros(cutoff))
 }
 
 // saveSessionStatus writes a session's new status (it was was) with the
