@@ -146,6 +146,9 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	return *c, nil
 }
 
+// maxAgeDays bounds an age in days: beyond it the duration would wrap.
+const maxAgeDays = 100 * 366
+
 // ParseAge reads an age as days ("90d") or a Go duration ("2160h"); "0"
 // is zero. It must not be negative.
 func ParseAge(s string) (time.Duration, error) {
@@ -155,7 +158,7 @@ func ParseAge(s string) (time.Duration, error) {
 	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxAgeDays {
 			return 0, fmt.Errorf("%q is not a number of days", s)
 		}
 		return time.Duration(n) * 24 * time.Hour, nil

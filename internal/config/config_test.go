@@ -74,6 +74,7 @@ func TestConfig_Invalid(t *testing.T) {
 		{"CAURI_EVENT_RETENTION": "7d"}, // shorter than a delivery's retries may last
 		{"CAURI_EVENT_RETENTION": "-30d"},
 		{"CAURI_EVENT_RETENTION": "a year"},
+		{"CAURI_EVENT_RETENTION": "213535d"}, // would wrap to 31 days
 	} {
 		if _, err := load(t, env); err == nil {
 			t.Errorf("load(%v) succeeded; want an error", env)
