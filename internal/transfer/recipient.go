@@ -131,7 +131,7 @@ func (s *Service) checkName(ctx context.Context, ws *cauri.Workspace, tr *cauri.
 	}
 	name, provider, unavailable := s.lookupName(ctx, d)
 	switch {
-	case unavailable != "":
+	case unavailable != "", len(nameWords(name)) == 0: // no name, or none to compare (a title alone)
 		tr.RecipientNameCheck = cauri.NameCheckUnavailable
 	case NamesDiffer(tr.RecipientName, name):
 		return invalid("nom_different", "The account %s at %s is not in the name of %q (%s tells another name); nothing was sent",
