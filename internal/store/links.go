@@ -133,20 +133,21 @@ type LinkUse struct {
 	InFlight  int
 }
 
-// linkUse counts a link's sessions that succeeded, and those, other than
-// except, with a pending attempt. A session with a pending attempt is
-// PENDING (a session has one pending attempt at most, and only the end of
-// that attempt moves it to another status), so only the link's PENDING
-// sessions are looked at.
+// linkUse counts a link's sessions that were paid (SUCCESS, or REFUNDED
+// since: the link was used), and those, other than except, with a pending
+// attempt. A session with a pending attempt is PENDING (a session has one
+// pending attempt at most, and only the end of that attempt moves it to
+// another status), so only the link's PENDING sessions are looked at. Both
+// are counted in one statement, so in one snapshot: a payment that ends
+// between two statements would be counted by neither.
 func (t *tx) linkUse(ctx context.Context, l *cauri.PaymentLink, except string) (*LinkUse, error) {
 	u := &LinkUse{Link: l}
-	if err := t.queryRow(ctx, `SELECT COUNT(*) FROM checkout_sessions WHERE link_id = ? AND status = ?`,
-		l.ID, string(cauri.SessionSuccess)).Scan(&u.Completed); err != nil {
-		return nil, err
-	}
-	err := t.queryRow(ctx, `SELECT COUNT(*) FROM checkout_sessions s WHERE s.link_id = ? AND s.status = ? AND s.id <> ?
-		AND EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)`,
-		l.ID, string(cauri.SessionPending), except, string(cauri.AttemptPending)).Scan(&u.InFlight)
+	err := t.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM checkout_sessions WHERE link_id = ? AND status IN (?, ?)),
+		(SELECT COUNT(*) FROM checkout_sessions s WHERE s.link_id = ? AND s.status = ? AND s.id <> ?
+			AND EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?))`,
+		l.ID, string(cauri.SessionSuccess), string(cauri.SessionRefunded),
+		l.ID, string(cauri.SessionPending), except, string(cauri.AttemptPending)).Scan(&u.Completed, &u.InFlight)
 	return u, err
 }
 
