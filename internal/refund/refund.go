@@ -61,6 +61,7 @@ type Transfers interface {
 	Validate(ctx context.Context, ws *cauri.Workspace, p transfer.Params) (*cauri.Transfer, error)
 	Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Transfer, key string) (*cauri.Transfer, bool, error)
 	Get(ctx context.Context, workspaceID, id string) (*cauri.Transfer, error)
+	ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p transfer.Params) (*cauri.Transfer, error)
 }
 
 var _ Transfers = (*transfer.Service)(nil)
@@ -340,6 +341,32 @@ func (s *Service) finish(ctx context.Context, id string, status cauri.RefundStat
 	return r, refundNotFound(err, id)
 }
 
+// repay makes (or, under the refund's key, finds) the transfer of a
+// refund by payout whose first try ended unrecorded or in an error.
+func (s *Service) repay(ctx context.Context, r *cauri.Refund) error {
+	ws, err := s.Store.Workspace(ctx, r.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	a, err := s.attempt(ctx, r)
+	if err != nil {
+		return err
+	}
+	_, err = s.payout(ctx, ws, r, a)
+	return err
+}
+
+// surelyNoTransfer reports whether a transfer's refusal leaves no transfer
+// behind: a check that refused it (invalid, forbidden, the daily cap, a
+// gateway gone), never an internal error or a key still in use.
+func surelyNoTransfer(err error) bool {
+	switch cauri.ErrorCode(err) {
+	case cauri.EInvalid, cauri.EForbidden, cauri.ERateLimited, cauri.ENotFound, cauri.EUnprocessable:
+		return true
+	}
+	return false
+}
+
 // payoutParams is the transfer that pays a refund back: to the number
 // and operator that paid, in the payment's country, named as the customer.
 func payoutParams(sess *cauri.Session, a *cauri.PaymentAttempt, amount int64) transfer.Params {
@@ -358,13 +385,27 @@ func (s *Service) payout(ctx context.Context, ws *cauri.Workspace, r *cauri.Refu
 	if err != nil {
 		return nil, err
 	}
-	tr, err := s.Transfers.Validate(ctx, ws, payoutParams(sess, a, r.Amount))
-	var made *cauri.Transfer
-	if err == nil {
-		made, _, err = s.Transfers.Create(ctx, ws, tr, "refund:"+r.ID)
+	// The transfer the refund's key already made (before a crash, or
+	// before an error that followed its commit) is followed, whatever the
+	// routes say now; only then is one validated and made.
+	key, p := "refund:"+r.ID, payoutParams(sess, a, r.Amount)
+	made, err := s.Transfers.ReplayRequest(ctx, ws, key, p)
+	if err == nil && made == nil {
+		var tr *cauri.Transfer
+		if tr, err = s.Transfers.Validate(ctx, ws, p); err == nil {
+			made, _, err = s.Transfers.Create(ctx, ws, tr, key)
+		}
+		if err != nil && cauri.ErrorReason(err) == "solde_insuffisant" {
+			made, _ = s.Transfers.Get(ctx, ws.ID, tr.ID) // kept, failed
+		}
 	}
-	if err != nil && cauri.ErrorReason(err) == "solde_insuffisant" {
-		made, _ = s.Transfers.Get(ctx, ws.ID, tr.ID) // kept, failed
+	if made == nil && !surelyNoTransfer(err) {
+		// An internal error may follow a transfer's commit, or its payout:
+		// the refund stays pending, holding its amount, and the
+		// reconciler re-drives it under the same key (which finds that
+		// transfer, or makes it once).
+		s.Failures.Record(ctx, movement.Refund, "payout", r.ID, err)
+		return nil, err
 	}
 	// The transfer's error answers, worded for the refund: it is kept
 	// failed, and a new refund may be asked.
@@ -489,7 +530,10 @@ func (s *Service) check(ctx context.Context, r *cauri.Refund) error {
 		return err
 	case r.Method == cauri.RefundByPayout:
 		if r.TransferID == "" {
-			return nil // its transfer is being made; an orphan is re-driven
+			if r.InitiatedAt == nil {
+				return nil // its transfer is being made; an orphan is re-driven
+			}
+			return s.repay(ctx, r) // adopted, then its payout ended in an error
 		}
 		tr, err := s.Transfers.Get(ctx, r.WorkspaceID, r.TransferID)
 		if err == nil {
@@ -551,16 +595,7 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 		if r.Provider == Sandbox {
 			return s.check(ctx, r)
 		}
-		ws, err := s.Store.Workspace(ctx, r.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		a, err := s.attempt(ctx, r)
-		if err != nil {
-			return err
-		}
-		_, err = s.payout(ctx, ws, r, a)
-		return err
+		return s.repay(ctx, r)
 	}
 	refunder, err := s.refunder(ctx, r.GatewayID)
 	if err != nil {

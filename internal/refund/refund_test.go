@@ -594,3 +594,51 @@ func TestReconcile_OrphanNeverResentWithoutKey(t *testing.T) {
 		}
 	})
 }
+
+// lostAfterPayout is the transfer service with an error after its payout:
+// the transfer is made and sent, and the caller hears of a failure (a
+// store error after the call, a crash's half).
+type lostAfterPayout struct{ *transfer.Service }
+
+func (l lostAfterPayout) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Transfer, key string) (*cauri.Transfer, bool, error) {
+	if _, _, err := l.Service.Create(ctx, ws, tr, key); err != nil {
+		return nil, false, err
+	}
+	return nil, false, cauri.Errorf(cauri.EInternal, "the transfer's end could not be read")
+}
+
+// TestPayout_ErrorAfterTheTransfer: a refund by payout whose transfer was
+// made although its creation answered an error stays pending, holding its
+// amount (no second refund can be asked for it), and the reconciler links
+// it to that transfer, under the refund's key, without making another.
+func TestPayout_ErrorAfterTheTransfer(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, noRefunds)
+		sess := f.paid("5000", "+221771234567")
+		f.s.Transfers = lostAfterPayout{f.transfers}
+		if _, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Method: "payout"}, ""); cauri.ErrorCode(err) != cauri.EInternal {
+			t.Fatalf("create = %v; want the internal error", err)
+		}
+		refunds, _, err := f.s.OfSession(ctx, sess)
+		if err != nil || len(refunds) != 1 || refunds[0].Status != cauri.RefundPending {
+			t.Fatalf("refunds = %+v, %v; want one pending", refunds, err)
+		}
+		_, _, err = f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Method: "payout"}, "")
+		wantReason(t, err, cauri.EInvalid, "refund_exceeds_payment")
+
+		f.s.Transfers = f.transfers
+		f.clk.Add(movement.InitiationDeadline + time.Second)
+		if _, err := f.s.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		transfers, err := f.transfers.List(ctx, f.ws.ID, "", 10)
+		if err != nil || len(transfers) != 1 {
+			t.Fatalf("transfers = %d, %v; want the one made", len(transfers), err)
+		}
+		got, _ := f.s.Get(ctx, f.ws, true, refunds[0].ID)
+		if got.TransferID != transfers[0].ID {
+			t.Fatalf("refund after the reconciler = %+v; want it linked to %s", got, transfers[0].ID)
+		}
+	})
+}
