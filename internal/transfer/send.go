@@ -27,19 +27,20 @@ func Allowed(ws *cauri.Workspace, keyLive, creating bool) error {
 	return nil
 }
 
-// Send is one transfer request from validation to payout: the request is
-// validated; a replay of its idempotency key is answered whatever the
-// limits (replayed true), without looking the recipient's name up again;
-// otherwise it takes a turn from limit (the per-minute limit; nil: none),
-// its recipient's name is checked when asked (nom_different: nothing is
-// written, the key stays free), and it is created and paid out.
+// Send is one transfer request from validation to payout. A replay of its
+// idempotency key is answered first (replayed true), before validation and
+// whatever the limits or the workspace's gateways since: a transfer already
+// made is never refused on a resend (the merchant would pay it again by
+// other means). Otherwise the request is validated, takes a turn from limit
+// (nil: none), its recipient's name is checked when asked (nom_different:
+// nothing is written, the key stays free), and it is created and paid out.
 func (s *Service) Send(ctx context.Context, ws *cauri.Workspace, p Params, key string, limit func() error) (*cauri.Transfer, bool, error) {
+	if prev, err := s.ReplayRequest(ctx, ws, key, p); err != nil || prev != nil {
+		return prev, true, err
+	}
 	tr, err := s.Validate(ctx, ws, p)
 	if err != nil {
 		return nil, false, err
-	}
-	if prev, err := s.Replay(ctx, ws, key, tr); err != nil || prev != nil {
-		return prev, true, err
 	}
 	if limit != nil {
 		if err := limit(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/movement"
@@ -390,6 +391,80 @@ func TestTransfers_Batch(t *testing.T) {
 		}
 		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{}}, bearer(te.keys["live_secret"])...), 400, "invalid_body")
 		wantCode(t, te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": []any{wave}}, bearer(te.keys["test_secret"])...), 403, "test_mode")
+	})
+}
+
+// TestTransfers_BatchResentAfterChanges: a batch sent again after its
+// items were paid answers each paid item as a replay, whatever changed
+// since (the operator disabled on the gateway, transfers closed): refusing
+// it would tell the merchant it was not paid, and they would pay it again.
+// A new item in the resent batch is refused with the reason, and a batch
+// with nothing made answers the reason alone.
+func TestTransfers_BatchResentAfterChanges(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		te := newTransferEnv(t, st)
+		items := []any{wave, with(wave, "phone", "+221770000002")}
+		send := func(items []any, key string) response {
+			return te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": items}, append(bearer(te.keys["live_secret"]), "Idempotency-Key", key)...)
+		}
+		if r := send(items, "payroll-12"); r.status != 200 || r.body["created"] != 2.0 {
+			t.Fatalf("batch = %d %s", r.status, r.raw)
+		}
+		paid := te.sim.Payouts()
+		if _, err := st.SetGatewayOperator(ctx, te.ws.ID, te.g.ID, "SN", "wave", false, te.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if r := send(items, "payroll-12"); r.status != 200 || r.body["replayed"] != 2.0 || r.body["refused"] != 0.0 {
+			t.Fatalf("the batch again, Wave disabled since = %d %s; want both items replayed", r.status, r.raw)
+		}
+		if _, err := st.SetGatewayOperator(ctx, te.ws.ID, te.g.ID, "SN", "wave", true, te.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		st.SetTransfersClosed(ctx, te.ws.ID, true, te.clock.Now())
+		r := send(append(items, with(wave, "phone", "+221770000003")), "payroll-12")
+		if r.status != 200 || r.body["replayed"] != 2.0 || r.body["refused"] != 1.0 {
+			t.Fatalf("the batch again with a new item, transfers closed since = %d %s", r.status, r.raw)
+		}
+		if it := r.body["data"].([]any)[2].(map[string]any); it["status"] != 403.0 || it["code"] != "transferts_inactifs" {
+			t.Fatalf("the new item = %v; want 403 transferts_inactifs", it)
+		}
+		wantCode(t, send(items, "payroll-13"), 403, "transferts_inactifs")
+		if te.sim.Payouts() != paid {
+			t.Fatalf("%d payouts more; want none", te.sim.Payouts()-paid)
+		}
+	})
+}
+
+// TestTransfers_BatchNameChecksLimited: a batch's items asking a recipient
+// name check each take a turn of the name lookups' limit (30 a minute per
+// workspace), as POST /v1/transfers/recipient does: a batch cannot probe
+// more names than lookups may.
+func TestTransfers_BatchNameChecksLimited(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		te := newTransferEnv(t, st)
+		creds := map[string]string{"api_user": "0b0c2f36-0d6b-4a8b-9d36-2f7f3c1f2a10", "api_key": "momo-api-key", "collection_key": "col-sub-key",
+			"disbursement_key": "dis-sub-key"}
+		sim := &mtnmomo.Simulator{APIUser: creds["api_user"], APIKey: creds["api_key"], CollectionKey: creds["collection_key"], DisbursementKey: creds["disbursement_key"]}
+		te.addGateway(te.ws, "mtnmomo", sim, creds, "CI")
+		items := make([]any, 32)
+		for i := range items {
+			// A name MTN does not hold: refused nom_different, nothing paid.
+			items[i] = map[string]any{"amount": 2500, "country": "CI", "operator": "mtn_momo", "phone": "0505123456",
+				"recipient_name": "Fatou Traore", "recipient_name_check": true}
+		}
+		items[31] = wave // no check asked: not limited by it
+		r := te.do("POST", "/v1/transfers/batch", map[string]any{"transfers": items}, append(bearer(te.keys["live_secret"]), "Idempotency-Key", "names-1")...)
+		if r.status != 200 {
+			t.Fatalf("batch = %d %s", r.status, r.raw)
+		}
+		codes := map[any]int{}
+		for _, raw := range r.body["data"].([]any) {
+			codes[raw.(map[string]any)["code"]]++
+		}
+		if codes["nom_different"] != 30 || codes["rate_limited"] != 1 || codes[nil] != 1 || sim.NameLookups() != 30 {
+			t.Fatalf("codes = %v, %d lookups; want 30 nom_different, 1 rate_limited, the Wave item sent, 30 lookups", codes, sim.NameLookups())
+		}
 	})
 }
 

@@ -70,18 +70,20 @@ func (s *API) createTransfer(w http.ResponseWriter, r *http.Request, c *caller) 
 	if key == "" {
 		key = req.IdempotencyKey
 	}
-	if decodeErr == nil && c.key.Live && cauri.CheckIdempotencyKey(key) == nil &&
-		(r.Header.Get("Idempotency-Key") == "" || req.IdempotencyKey == "" || key == req.IdempotencyKey) {
-		prev, err := s.Transfers.ReplayRequest(r.Context(), c.ws, key, s.transferParams(req))
-		if err != nil || prev != nil {
-			if err == nil {
+	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
+		// Refused now, a replay is still answered (Send replays first too).
+		if decodeErr == nil && c.key.Live && cauri.CheckIdempotencyKey(key) == nil &&
+			(r.Header.Get("Idempotency-Key") == "" || req.IdempotencyKey == "" || key == req.IdempotencyKey) {
+			prev, rerr := s.Transfers.ReplayRequest(r.Context(), c.ws, key, s.transferParams(req))
+			if rerr != nil {
+				return rerr
+			}
+			if prev != nil {
 				w.Header().Set("Idempotent-Replayed", "true")
 				httpx.WriteJSON(w, http.StatusOK, prev.Object())
+				return nil
 			}
-			return err
 		}
-	}
-	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
 		return err
 	}
 	if decodeErr != nil {
@@ -248,9 +250,17 @@ type batchResponse struct {
 // docs/transfers.md): up to transfer.MaxBatch transfers, each validated, limited by
 // the daily cap and idempotent on its own, answered item by item. The
 // batch takes one turn of the per-minute limit.
+//
+// Resending a batch must answer what its first sending did: each item's
+// transfer, found by its key, is replayed before anything else is judged
+// (its fields against the gateways, a name check, the workspace's state),
+// as a single transfer's is. With transfers closed since (a live key), the
+// items already made are replayed and the others refused with the reason;
+// a batch without any made answers that reason alone.
 func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := transfer.Allowed(c.ws, c.key.Live, true); err != nil {
-		return err
+	refused := transfer.Allowed(c.ws, c.key.Live, true)
+	if refused != nil && !c.key.Live {
+		return refused
 	}
 	var req batchRequest
 	if err := httpx.DecodeJSON(w, r, &req); err != nil {
@@ -267,12 +277,14 @@ func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *cal
 	}
 	// Up to 500 payouts, 8 at a time, may outlast the server's write timeout.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(batchDeadline))
-	if err := s.Limit(w, r, httpx.LimitTransfers, "per workspace", c.ws.ID, "rate_limited"); err != nil {
-		return err
+	if refused == nil {
+		if err := s.Limit(w, r, httpx.LimitTransfers, "per workspace", c.ws.ID, "rate_limited"); err != nil {
+			return err
+		}
 	}
 	out := batchResponse{Object: "transfer_batch", Count: len(req.Transfers), Data: make([]batchItem, len(req.Transfers))}
 	skipped := transfer.Batch(len(req.Transfers), s.Draining, func(i int) {
-		out.Data[i] = s.batchOne(r, c, i, req.Transfers[i], batchKey)
+		out.Data[i] = s.batchOne(r, c, i, req.Transfers[i], batchKey, refused)
 	})
 	for _, i := range skipped {
 		// The server is stopping: what is in flight ends, nothing more
@@ -291,13 +303,18 @@ func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *cal
 			out.Refused++
 		}
 	}
+	if refused != nil && out.Replayed == 0 {
+		return refused
+	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // batchOne is one item of a batch. Its key is its own idempotency_key or,
-// without one, the batch's Idempotency-Key with ":<index>".
-func (s *API) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, batchKey string) batchItem {
+// without one, the batch's Idempotency-Key with ":<index>". An item that is
+// not a replay is refused when the batch is (refused), and one asking a
+// recipient name check takes a turn of LimitRecipients, as a lookup does.
+func (s *API) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, batchKey string, refused error) batchItem {
 	it := batchItem{Index: i}
 	fail := func(err error) batchItem {
 		if cauri.ErrorCode(err) == cauri.EInternal {
@@ -319,7 +336,23 @@ func (s *API) batchOne(r *http.Request, c *caller, i int, raw json.RawMessage, b
 	if err := cauri.CheckIdempotencyKey(key); err != nil {
 		return fail(cauri.Reasonf(cauri.EInvalid, "invalid_body", "transfers[%d]: %s", i, cauri.ErrorMessage(err)))
 	}
-	tr, replayed, err := s.Transfers.Send(r.Context(), c.ws, s.transferParams(req), key, nil) // the batch took its turn
+	p := s.transferParams(req)
+	var tr *cauri.Transfer
+	replayed, err := true, error(nil)
+	if refused != nil {
+		if tr, err = s.Transfers.ReplayRequest(r.Context(), c.ws, key, p); err == nil && tr == nil {
+			err = refused
+		}
+	} else {
+		// The batch took its turn of LimitTransfers.
+		tr, replayed, err = s.Transfers.Send(r.Context(), c.ws, p, key, func() error {
+			if !req.RecipientNameCheck {
+				return nil
+			}
+			_, err := s.Take(r.Context(), httpx.LimitRecipients, "per workspace (recipient name checks)", c.ws.ID, "rate_limited")
+			return err
+		})
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -220,24 +220,34 @@ func (k *Kit) PerIP(l ratelimit.Limit, h Handler) Handler {
 // "per IP", "per workspace"); over it, the answer is 429 with Retry-After,
 // and reason as its code when given.
 func (k *Kit) Limit(w http.ResponseWriter, r *http.Request, l ratelimit.Limit, scope, key, reason string) error {
-	d, err := k.Limiter.Allow(r.Context(), l, key)
+	retryAfter, err := k.Take(r.Context(), l, scope, key, reason)
 	if err != nil {
-		k.Logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err, "limit", l.Name)
-		return nil
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	}
-	if !d.Allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-		per := "per " + l.Per.String()
-		switch l.Per {
-		case time.Minute:
-			per = "a minute"
-		case time.Hour:
-			per = "an hour"
-		}
-		return cauri.Reasonf(cauri.ERateLimited, reason, "Too many requests: at most %d %s %s; retry after %d seconds",
-			l.Count, per, scope, d.RetryAfterSeconds())
+	return err
+}
+
+// Take is Limit without a response to set Retry-After on (an item of a
+// batch): over the budget, the 429 error and the seconds to wait, which its
+// message says too.
+func (k *Kit) Take(ctx context.Context, l ratelimit.Limit, scope, key, reason string) (retryAfter int, err error) {
+	d, err := k.Limiter.Allow(ctx, l, key)
+	if err != nil {
+		k.Logger.WarnContext(ctx, "rate limiter failed; request let through", "err", err, "limit", l.Name)
+		return 0, nil
 	}
-	return nil
+	if d.Allowed {
+		return 0, nil
+	}
+	per := "per " + l.Per.String()
+	switch l.Per {
+	case time.Minute:
+		per = "a minute"
+	case time.Hour:
+		per = "an hour"
+	}
+	return d.RetryAfterSeconds(), cauri.Reasonf(cauri.ERateLimited, reason, "Too many requests: at most %d %s %s; retry after %d seconds",
+		l.Count, per, scope, d.RetryAfterSeconds())
 }
 
 // Refused counts a refused credential against its sender's address and
