@@ -286,18 +286,6 @@ func requestFingerprint(p Params) (string, bool) {
 		RecipientNameCheck: nameCheckAsked(p.CheckRecipientName)}), true
 }
 
-// Replay finds the transfer an idempotency key created (nil if none).
-func (s *Service) Replay(ctx context.Context, ws *cauri.Workspace, key string, tr *cauri.Transfer) (*cauri.Transfer, error) {
-	if key == "" {
-		return nil, nil
-	}
-	prev, err := s.Store.TransferByIdempotencyKey(ctx, ws.ID, true, &store.Idempotency{Key: key, Fingerprint: Fingerprint(tr)}, s.Now())
-	if errors.Is(err, store.ErrIdempotencyMismatch) {
-		return nil, cauri.KeyReused(key, "transfer")
-	}
-	return s.awaitFirst(ctx, prev, err)
-}
-
 // ReplayWait bounds how long a replay waits for the first request of its
 // key, still running (its payout call not returned), before answering 409
 // idempotency_key_in_use.
@@ -335,9 +323,10 @@ func (s *Service) awaitFirst(ctx context.Context, tr *cauri.Transfer, err error)
 	}
 }
 
-// ReplayRequest is Replay before validation: the transfer an idempotency
-// key created for this same request, whatever changed since in the
-// workspace (nil if none, or if the request is not valid on its face).
+// ReplayRequest finds the transfer an idempotency key created for this same
+// request, before validation: whatever changed since in the workspace (nil
+// if none, or if the request is not valid on its face; 422 when the key
+// was used for another request).
 func (s *Service) ReplayRequest(ctx context.Context, ws *cauri.Workspace, key string, p Params) (*cauri.Transfer, error) {
 	fp, ok := requestFingerprint(p)
 	if key == "" || !ok {
