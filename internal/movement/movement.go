@@ -88,23 +88,34 @@ const (
 
 // Send calls the aggregator and classifies its answer. An unreadable
 // answer is sent once more with the same reference when the connector
-// says a resend cannot move money twice (idempotent: pawaPay's ids).
+// says a resend cannot move money twice (idempotent: pawaPay's ids). The
+// first call reached the aggregator then, so a resend that does not (no
+// connection, a refusal before sending) leaves the first call's
+// classification, Unreadable: it may have started the movement, and only
+// the aggregator's status can tell.
 func Send(call func() (gateway.Status, error), idempotent bool) (gateway.Status, Sent, error) {
 	st, err := call()
-	e := gateway.ErrorOf(err)
-	if e != nil && e.Answered && idempotent {
-		st, err = call() // the same reference: at most one movement
-		e = gateway.ErrorOf(err)
+	sent := classify(err)
+	if sent == Unreadable && idempotent {
+		st2, err2 := call() // the same reference: at most one movement
+		if again := classify(err2); again != NotSent {
+			return st2, again, err2
+		}
 	}
+	return st, sent, err
+}
+
+func classify(err error) Sent {
+	e := gateway.ErrorOf(err)
 	switch {
 	case err == nil:
-		return st, Answered, nil
+		return Answered
 	case e == nil || !e.Transient || e.NotSent:
-		return st, NotSent, err
+		return NotSent
 	case e.Answered:
-		return st, Unreadable, err
+		return Unreadable
 	}
-	return st, NoAnswer, err
+	return NoAnswer
 }
 
 // Failures logs and counts what went wrong in a movement's lifecycle where

@@ -37,6 +37,14 @@ func TestSend(t *testing.T) {
 			idempotent: true, want: Answered, calls: 2},
 		{name: "UnreadableTwice", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
 			&gateway.Error{Transient: true, Answered: true, Message: "502"}}, idempotent: true, want: Unreadable, calls: 2},
+		// The first call reached the aggregator: a resend that could not
+		// connect, or that is refused, never makes the movement "not sent".
+		{name: "UnreadableThenNoConnection", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
+			&gateway.Error{Transient: true, NotSent: true, Message: "connection refused"}}, idempotent: true, want: Unreadable, calls: 2},
+		{name: "UnreadableThenRefusedCredentials", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
+			&gateway.Error{Message: "401"}}, idempotent: true, want: Unreadable, calls: 2},
+		{name: "UnreadableThenTimeout", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
+			&gateway.Error{Transient: true, Message: "timeout"}}, idempotent: true, want: NoAnswer, calls: 2},
 		{name: "TimeoutNeverResent", answers: []error{&gateway.Error{Transient: true, Message: "timeout"}, nil}, idempotent: true,
 			want: NoAnswer, calls: 1},
 	}
