@@ -284,9 +284,17 @@ func (s *Service) send(ctx context.Context, r *cauri.Refund, a *cauri.PaymentAtt
 	if sent == movement.NotSent {
 		return s.finish(ctx, r.ID, cauri.RefundFailed, "not_sent", "The refund could not be sent to "+r.Provider+": "+messageOf(err), "")
 	}
-	if merr := s.Store.MarkRefundInitiated(ctx, r.ID, s.Now().UTC(), st.ProviderRef, ""); merr != nil {
-		// Sent: the reconciler adopts a refund whose call end was not recorded.
-		s.Failures.Record(ctx, movement.Refund, "mark_initiated", r.ID, merr)
+	if merr := s.markInitiated(ctx, r.ID, st.ProviderRef, ""); merr != nil {
+		// Sent, and its end not recorded. The aggregator's id must not be
+		// lost (Paystack and Flutterwave can only be asked about a refund
+		// by it): an answer that ends the refund still ends it, with the
+		// id; otherwise the reconciler adopts it, and the log keeps the id
+		// for a person to find it.
+		s.Failures.Record(ctx, movement.Refund, "mark_initiated", r.ID,
+			fmt.Errorf("%w (the aggregator's id of this refund: %q)", merr, st.ProviderRef))
+		if err == nil && st.Outcome != gateway.Pending && st.Outcome != gateway.NotFound {
+			return s.record(ctx, r, st)
+		}
 		return r, nil
 	}
 	if err != nil {
@@ -294,6 +302,23 @@ func (s *Service) send(ctx context.Context, r *cauri.Refund, a *cauri.PaymentAtt
 		return s.get(ctx, r.WorkspaceID, r.ID) // it may have arrived: the status decides, later
 	}
 	return s.record(ctx, r, st)
+}
+
+// markInitiated records that a refund's call returned, with the
+// aggregator's id or the transfer's, trying the store three times: what
+// it records is what later checks ask the aggregator with.
+func (s *Service) markInitiated(ctx context.Context, id, providerRef, transferID string) (err error) {
+	for i, wait := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 0} {
+		if err = s.Store.MarkRefundInitiated(ctx, id, s.Now().UTC(), providerRef, transferID); err == nil || i == 2 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+	return err
 }
 
 // messageOf is a connector's error in words: never a secret (connectors
@@ -428,7 +453,7 @@ func (s *Service) payout(ctx context.Context, ws *cauri.Workspace, r *cauri.Refu
 		}
 		return nil, answer(err)
 	}
-	if merr := s.Store.MarkRefundInitiated(ctx, r.ID, s.Now().UTC(), "", made.ID); merr != nil {
+	if merr := s.markInitiated(ctx, r.ID, "", made.ID); merr != nil {
 		s.Failures.Record(ctx, movement.Refund, "mark_initiated", r.ID, merr)
 		return r, nil
 	}

@@ -3,6 +3,7 @@ package refund
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -639,6 +640,58 @@ func TestPayout_ErrorAfterTheTransfer(t *testing.T) {
 		got, _ := f.s.Get(ctx, f.ws, true, refunds[0].ID)
 		if got.TransferID != transfers[0].ID {
 			t.Fatalf("refund after the reconciler = %+v; want it linked to %s", got, transfers[0].ID)
+		}
+	})
+}
+
+// failingMark is the store failing MarkRefundInitiated the first fails
+// times (a database that dropped its connection).
+type failingMark struct {
+	*store.Store
+	fails int
+}
+
+func (f *failingMark) MarkRefundInitiated(ctx context.Context, id string, now time.Time, providerRef, transferID string) error {
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("connection reset by peer")
+	}
+	return f.Store.MarkRefundInitiated(ctx, id, now, providerRef, transferID)
+}
+
+// TestCreate_AggregatorIdKept: Paystack answers a refund, and the store
+// fails to record the call's end. A passing failure is tried again: the
+// refund keeps Paystack's id, the only one Paystack can be asked about it
+// with. A lasting one still records an answer that ends the refund (here a
+// refusal: the rest was refunded from Paystack's dashboard meanwhile),
+// instead of leaving it pending for ever, holding its amount.
+func TestCreate_AggregatorIdKept(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		_, _, simURL, sess, a := f.paystack("40")
+		f.s.Store = &failingMark{Store: st, fails: 2}
+		r, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "10"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, r.ID); got.ProviderRef == "" || got.Status != cauri.RefundPending || got.InitiatedAt == nil {
+			t.Fatalf("refund after two failed marks = %+v; want pending, initiated, with Paystack's id", got)
+		}
+		// The rest refunded from Paystack's dashboard (its API, directly).
+		req, _ := http.NewRequest(http.MethodPost, simURL+"/refund", strings.NewReader(`{"transaction":"`+a.Reference+`"}`))
+		req.Header.Set("Authorization", "Bearer sk_live_sim")
+		req.Header.Set("Content-Type", "application/json")
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("refund at Paystack = %v, %v", res, err)
+		}
+		f.s.Store = &failingMark{Store: st, fails: 3}
+		r, _, err = f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "5"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.s.Get(ctx, f.ws, true, r.ID); got.Status != cauri.RefundFailed || got.FailureCode != "rejected" {
+			t.Fatalf("refund refused, its mark lost = %+v; want failed, rejected", got)
 		}
 	})
 }
