@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -117,6 +118,24 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 		}
 		idem = &store.Idempotency{Key: p.IdempotencyKey, Fingerprint: fingerprint(sess, explicit)}
 	}
+	if err := expiryWithin(sess.ExpiresAt, sess.CreatedAt, cauri.MinSessionLifetime, cauri.MaxSessionLifetime,
+		fmt.Sprintf("%d days", int(cauri.MaxSessionLifetime/(24*time.Hour))), " (for a standing offer, use a payment link)"); err != nil {
+		// An expiry now too near (or past) may be a replay's: the retry of a
+		// request whose answer was lost gets its session, not a 400.
+		if idem == nil {
+			return nil, false, err
+		}
+		prev, rerr := s.Store.SessionByIdempotencyKey(ctx, ws.ID, sess.Livemode, idem, s.Now())
+		switch {
+		case errors.Is(rerr, store.ErrIdempotencyMismatch):
+			return nil, false, cauri.KeyReused(p.IdempotencyKey, "request")
+		case rerr != nil:
+			return nil, false, rerr
+		case prev == nil:
+			return nil, false, err
+		}
+		return prev, true, nil
+	}
 	created, replayed, err := s.Store.CreateSession(ctx, sess, idem)
 	if errors.Is(err, store.ErrIdempotencyMismatch) {
 		return nil, false, cauri.KeyReused(p.IdempotencyKey, "request")
@@ -189,29 +208,40 @@ func newSession(ws *cauri.Workspace, keyLive bool, p CreateParams, now time.Time
 	return sess, nil
 }
 
-// sessionExpiry reads a session's expires_at: RFC 3339, between
-// cauri.MinSessionLifetime and cauri.MaxSessionLifetime after now;
+// sessionExpiry reads a session's expires_at (RFC 3339; Create holds it to
+// cauri.MinSessionLifetime and cauri.MaxSessionLifetime after now):
 // cauri.SessionLifetime after now when v is "".
 func sessionExpiry(v string, now time.Time) (time.Time, error) {
 	if v == "" {
 		return now.Add(cauri.SessionLifetime), nil
 	}
+	return parseExpiry(v)
+}
+
+// parseExpiry reads an expires_at: RFC 3339, to the microsecond as stored.
+func parseExpiry(v string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
 	if err != nil {
 		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %q is not an RFC 3339 date and time (for example 2026-12-31T23:59:59Z)", cauri.Printable(v))
 	}
-	t = t.UTC().Truncate(time.Microsecond) // as stored
+	return t.UTC().Truncate(time.Microsecond), nil
+}
+
+// expiryWithin holds an expiry t to now: in the future, at least least
+// (0: any) and at most most (in words: far) away; advice follows the
+// refusal of one further away.
+func expiryWithin(t, now time.Time, least, most time.Duration, far, advice string) error {
 	switch {
 	case !t.After(now):
-		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is not in the future", t.Format(time.RFC3339))
-	case t.Sub(now) < cauri.MinSessionLifetime:
-		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is less than %d minutes away; the earliest is %s (a customer needs time to approve a payment)",
-			t.Format(time.RFC3339), int(cauri.MinSessionLifetime/time.Minute), now.Add(cauri.MinSessionLifetime).Format(time.RFC3339))
-	case t.Sub(now) > cauri.MaxSessionLifetime:
-		return time.Time{}, cauri.Errorf(cauri.EInvalid, "expires_at %s is more than %d days away; the furthest is %s (for a standing offer, use a payment link)",
-			t.Format(time.RFC3339), int(cauri.MaxSessionLifetime/(24*time.Hour)), now.Add(cauri.MaxSessionLifetime).Format(time.RFC3339))
+		return cauri.Errorf(cauri.EInvalid, "expires_at %s is not in the future", t.Format(time.RFC3339))
+	case t.Sub(now) < least:
+		return cauri.Errorf(cauri.EInvalid, "expires_at %s is less than %d minutes away; the earliest is %s (a customer needs time to approve a payment)",
+			t.Format(time.RFC3339), int(least/time.Minute), now.Add(least).Format(time.RFC3339))
+	case t.Sub(now) > most:
+		return cauri.Errorf(cauri.EInvalid, "expires_at %s is more than %s away; the furthest is %s%s",
+			t.Format(time.RFC3339), far, now.Add(most).Format(time.RFC3339), advice)
 	}
-	return t, nil
+	return nil
 }
 
 // checkMetadata holds a merchant's metadata (a session's, a link's) to

@@ -69,6 +69,28 @@ func TestCreate_ExpiresAt(t *testing.T) {
 			if _, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "1000", ExpiresAt: other, IdempotencyKey: "exp-2"}); cauri.ErrorCode(err) != cauri.EUnprocessable {
 				t.Fatalf("the key with another expiry: %v; want %s", err, cauri.EUnprocessable)
 			}
+			// Retried once its expiry is near or past (the first answer was
+			// lost), the request is answered its session, not a 400.
+			soon := clk.Now().Add(10 * time.Minute).Format(time.RFC3339)
+			made, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "1000", ExpiresAt: soon, IdempotencyKey: "exp-3"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk.Add(6 * time.Minute)
+			again, replayed, err = s.Create(ctx, ws, true, CreateParams{Amount: "1000", ExpiresAt: soon, IdempotencyKey: "exp-3"})
+			if err != nil || !replayed || again.ID != made.ID {
+				t.Fatalf("replay with its expiry 4 minutes away = %v, %v; want the session made", replayed, err)
+			}
+			clk.Add(10 * time.Minute)
+			if _, replayed, err = s.Create(ctx, ws, true, CreateParams{Amount: "1000", ExpiresAt: soon, IdempotencyKey: "exp-3"}); err != nil || !replayed {
+				t.Fatalf("replay with its expiry past = %v, %v; want the session made", replayed, err)
+			}
+			if _, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2000", ExpiresAt: soon, IdempotencyKey: "exp-3"}); cauri.ErrorCode(err) != cauri.EUnprocessable {
+				t.Fatalf("the key with another amount and a past expiry: %v; want %s", err, cauri.EUnprocessable)
+			}
+			if _, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "1000", ExpiresAt: soon, IdempotencyKey: "exp-4"}); cauri.ErrorCode(err) != cauri.EInvalid {
+				t.Fatalf("a new key with a past expiry: %v; want %s", err, cauri.EInvalid)
+			}
 		})
 	})
 }

@@ -120,17 +120,12 @@ func (s *Service) CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive b
 // linkExpiry reads a link's expires_at: RFC 3339, after now, within
 // MaxLinkLifetime.
 func linkExpiry(v string, now time.Time) (*time.Time, error) {
-	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
-	if err != nil {
-		return nil, cauri.Errorf(cauri.EInvalid, "expires_at %q is not an RFC 3339 date and time (for example 2026-12-31T23:59:59Z)", cauri.Printable(v))
+	t, err := parseExpiry(v)
+	if err == nil {
+		err = expiryWithin(t, now, 0, MaxLinkLifetime, "a year", "")
 	}
-	t = t.UTC().Truncate(time.Microsecond) // as stored
-	switch {
-	case !t.After(now):
-		return nil, cauri.Errorf(cauri.EInvalid, "expires_at %s is not in the future", t.Format(time.RFC3339))
-	case t.Sub(now) > MaxLinkLifetime:
-		return nil, cauri.Errorf(cauri.EInvalid, "expires_at %s is more than a year away; the furthest is %s", t.Format(time.RFC3339),
-			now.Add(MaxLinkLifetime).Format(time.RFC3339))
+	if err != nil {
+		return nil, err
 	}
 	return &t, nil
 }

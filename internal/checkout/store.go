@@ -22,6 +22,7 @@ type Store interface {
 	ClaimCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error)
 	CreateLink(ctx context.Context, l *cauri.PaymentLink) error
 	CreateSession(ctx context.Context, sess *cauri.Session, idem *store.Idempotency) (_ *cauri.Session, replayed bool, err error)
+	SessionByIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *store.Idempotency, now time.Time) (*cauri.Session, error)
 	DueAttempts(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.PaymentAttempt, error)
 	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]string, error)
 	GatewayByID(ctx context.Context, id string) (*cauri.Gateway, error)

@@ -257,6 +257,9 @@ func (s *Store) AdoptOrphanAttempts(ctx context.Context, cutoff, now time.Time) 
 
 // ExpiredSessions lists up to limit sessions still PENDING whose expiry
 // is at or before now, with no payment waiting, the longest expired first.
+// A session a node older than expires_at wrote during a rolling deploy has
+// 0 there: its expiry is its creation plus cauri.SessionLifetime, as that
+// node's rule was (scanSession reads it so too).
 func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var out []string
 	err := s.read(ctx, func(t *tx) (err error) {
@@ -264,8 +267,9 @@ func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (
 			var id string
 			return id, row.Scan(&id)
 		}, `SELECT id FROM checkout_sessions s WHERE status = '`+string(cauri.SessionPending)+`' AND expires_at <= ?
+			AND (expires_at > 0 OR created_at <= ?)
 			AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status = ?)
-			ORDER BY expires_at LIMIT ?`, micros(now), string(cauri.AttemptPending), limit)
+			ORDER BY expires_at LIMIT ?`, micros(now), micros(now.Add(-cauri.SessionLifetime)), string(cauri.AttemptPending), limit)
 		return err
 	})
 	return out, err

@@ -95,3 +95,10 @@ func (s *Store) AddNotification(ctx context.Context, workspaceID string, livemod
 		VALUES (?, ?, ?, ?, NULL, ?, ?)`, cauri.NewID("ntf_"), workspaceID, livemode, NotificationDeliveryFailed, message, micros(at))
 	return err
 }
+
+// WriteAsBeforeExpiry gives a session the expires_at a node older than the
+// column writes (its default, 0), as during a rolling deploy.
+func (s *Store) WriteAsBeforeExpiry(ctx context.Context, sessionID string) error {
+	_, err := s.update(ctx, `UPDATE checkout_sessions SET expires_at = 0 WHERE id = ?`, sessionID)
+	return err
+}

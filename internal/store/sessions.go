@@ -29,6 +29,9 @@ func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 	}
 	s.CreatedAt, s.UpdatedAt, s.CompletedAt = fromMicros(created), fromMicros(updated), fromNullMicros(completed)
 	s.ExpiresAt = fromMicros(expires)
+	if expires == 0 { // written by a node older than expires_at (a rolling deploy): the rule it followed
+		s.ExpiresAt = s.CreatedAt.Add(cauri.SessionLifetime)
+	}
 	return &s, nil
 }
 
@@ -72,6 +75,17 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 		return prev, true, err
 	}
 	return sess, false, nil
+}
+
+// SessionByIdempotencyKey finds the session an idempotency key created,
+// checking that the request is the same (ErrIdempotencyMismatch
+// otherwise); nil when the key is unknown or forgotten.
+func (s *Store) SessionByIdempotencyKey(ctx context.Context, workspaceID string, livemode bool, idem *Idempotency, now time.Time) (*cauri.Session, error) {
+	id, err := s.keyedResource(ctx, workspaceID, livemode, idem, now, "checkout.session")
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return s.Session(ctx, id)
 }
 
 // Session reads a session by id alone: the hosted page and the sandbox

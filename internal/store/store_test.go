@@ -773,3 +773,33 @@ func TestStore_UnreadNotifications(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_SessionFromAnOlderNode: a session written by a node that does
+// not know expires_at yet (a rolling deploy) has the default 0 there; it
+// expires as that node's rule said, 24 hours after its creation, never at
+// once.
+func TestStore_SessionFromAnOlderNode(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		sess := newSession(ws, 1000)
+		sess.ExpiresAt = t0.Add(time.Hour)
+		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteAsBeforeExpiry(ctx, sess.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Session(ctx, sess.ID); err != nil || !got.ExpiresAt.Equal(t0.Add(cauri.SessionLifetime)) {
+			t.Fatalf("session = %+v, %v; want it to expire %s after its creation", got, err, cauri.SessionLifetime)
+		}
+		for _, c := range []struct {
+			at   time.Duration
+			want int
+		}{{2 * time.Hour, 0}, {cauri.SessionLifetime - time.Second, 0}, {cauri.SessionLifetime, 1}} {
+			if ids, err := s.ExpiredSessions(ctx, t0.Add(c.at), 10); err != nil || len(ids) != c.want {
+				t.Fatalf("expired %s after its creation = %v, %v; want %d", c.at, ids, err, c.want)
+			}
+		}
+	})
+}
