@@ -98,13 +98,13 @@ func (s *Service) SetOperator(ctx context.Context, workspaceID, id, country, ope
 }
 
 // Remove removes one of the workspace's gateways and destroys its
-// credentials. A gateway with a payment or a transfer waiting for its
-// outcome is kept (EConflict): its credentials are needed to learn the
+// credentials. A gateway with a payment, a transfer or a refund waiting for
+// its outcome is kept (EConflict): its credentials are needed to learn the
 // outcome. Disable it, and remove it once they have ended.
 func (s *Service) Remove(ctx context.Context, workspaceID, id string) error {
 	return s.Store.RemoveGateway(ctx, workspaceID, id, s.Now(), func(waiting int) error {
 		if waiting > 0 {
-			return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
+			return cauri.Errorf(cauri.EConflict, "Gateway %s has %d payment(s), transfer(s) or refund(s) waiting for their outcome; disable it now and remove it once they have ended", id, waiting)
 		}
 		return nil
 	})

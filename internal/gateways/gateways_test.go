@@ -94,7 +94,7 @@ func TestRemove(t *testing.T) {
 		if got, want := cauri.ErrorCode(err), cauri.EConflict; got != want {
 			t.Fatalf("remove with two waiting: got %s (%v); want %s", got, err, want)
 		}
-		want := "Gateway " + g.ID + " has 2 payment(s) or transfer(s) waiting for their outcome; disable it now and remove it once they have ended"
+		want := "Gateway " + g.ID + " has 2 payment(s), transfer(s) or refund(s) waiting for their outcome; disable it now and remove it once they have ended"
 		if got := cauri.ErrorMessage(err); got != want {
 			t.Fatalf("remove with two waiting: got %q; want %q", got, want)
 		}
@@ -108,7 +108,7 @@ func TestRemove(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if got := cauri.ErrorMessage(s.Remove(ctx, ws.ID, g.ID)); !strings.Contains(got, " has 1 payment(s) or transfer(s) waiting") {
+		if got := cauri.ErrorMessage(s.Remove(ctx, ws.ID, g.ID)); !strings.Contains(got, " has 1 payment(s), transfer(s) or refund(s) waiting") {
 			t.Fatalf("remove with one waiting: got %q; want it counted", got)
 		}
 		if _, err := st.UpdateAttempt(ctx, a.ID, func(_ *cauri.Session, x *cauri.PaymentAttempt) (*cauri.Event, error) {

@@ -251,6 +251,11 @@ func (s *Service) collected(ctx context.Context, sess *cauri.Session) (*cauri.Pa
 // (400 refunds_unsupported otherwise).
 func (s *Service) refunder(ctx context.Context, gatewayID string) (gateway.Refunder, error) {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, invalid("refunds_unsupported",
+			"The gateway that collected this payment (%s) was removed from the workspace: nothing can be refunded through it any more. Ask for \"method\": \"payout\" to send the money back to the payer's wallet as a transfer",
+			gatewayID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -695,3 +695,31 @@ func TestCreate_AggregatorIdKept(t *testing.T) {
 		}
 	})
 }
+
+// TestCreate_GatewayRemoved: a gateway with a refund waiting for its
+// outcome counts it among the movements that keep it from being removed
+// (their outcome needs its credentials); once removed, a refund through
+// it is refused as unsupported (400 refunds_unsupported, the payout way
+// named), not answered "refund not found".
+func TestCreate_GatewayRemoved(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		g, _, _, sess, _ := f.paystack("40")
+		if _, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "10"}, ""); err != nil {
+			t.Fatal(err)
+		}
+		waiting := -1
+		if err := st.RemoveGateway(ctx, f.ws.ID, g.ID, f.clk.Now(), func(n int) error { waiting = n; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if waiting != 1 {
+			t.Fatalf("movements waiting on the gateway = %d; want the pending refund", waiting)
+		}
+		_, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "5"}, "")
+		wantReason(t, err, cauri.EInvalid, "refunds_unsupported")
+		if !strings.Contains(cauri.ErrorMessage(err), "payout") {
+			t.Fatalf("message = %q; want the payout way named", cauri.ErrorMessage(err))
+		}
+	})
+}

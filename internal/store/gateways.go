@@ -148,7 +148,7 @@ func (s *Store) SetGatewayEnabled(ctx context.Context, workspaceID, id string, e
 // The row stays, so that payments it made keep naming it. admit decides
 // first, in the same transaction, given the number of the gateway's
 // movements waiting for their outcome (payment attempts pending,
-// transfers processing), whose outcome needs its credentials: the
+// transfers processing, refunds pending), whose outcome needs its credentials: the
 // caller's rule (gateways.Service.Remove).
 func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now time.Time, admit func(waiting int) error) error {
 	if !cauri.IsID("gw_", id) {
@@ -157,8 +157,9 @@ func (s *Store) RemoveGateway(ctx context.Context, workspaceID, id string, now t
 	return s.tx(ctx, func(t *tx) error {
 		var waiting int
 		if err := t.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM payment_attempts WHERE gateway_id = ? AND status = ?)
-			+ (SELECT COUNT(*) FROM transfers WHERE gateway_id = ? AND status = ?)`,
-			id, string(cauri.AttemptPending), id, string(cauri.TransferProcessing)).Scan(&waiting); err != nil {
+			+ (SELECT COUNT(*) FROM transfers WHERE gateway_id = ? AND status = ?)
+			+ (SELECT COUNT(*) FROM refunds WHERE gateway_id = ? AND status = ?)`,
+			id, string(cauri.AttemptPending), id, string(cauri.TransferProcessing), id, string(cauri.RefundPending)).Scan(&waiting); err != nil {
 			return err
 		}
 		if err := admit(waiting); err != nil {
