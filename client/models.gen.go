@@ -2717,6 +2717,8 @@ type DashboardTransactionsParams struct {
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
 	From   *string `form:"from,omitempty" json:"from,omitempty"`
 	To     *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Search As the export's search.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 	Page   *int    `form:"page,omitempty" json:"page,omitempty"`
 }
@@ -2889,7 +2891,7 @@ type ExportTransactionsParams struct {
 	// To YYYY-MM-DD, inclusive through 23:59:59.999 (UTC).
 	To *string `form:"to,omitempty" json:"to,omitempty"`
 
-	// Search Case-insensitive, in the order id, customer name and e-mail.
+	// Search Case- and accent-insensitive; matches the start (3 characters or more) or the whole of the order id, the customer's name or any of its words, e-mail, a phone number the session was given or paid from (any format: +221 77 123 45 67, 77 123 45 67, 0771234567), and exactly the session id, the payment reference or the aggregator's (docs/dashboard.md, Search).
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 }
 

@@ -141,6 +141,17 @@ func ParsePhone(field, s, country string) (string, error) {
 	return phonenumbers.Format(n, phonenumbers.E164), nil
 }
 
+// NationalNumber is the national significant number of a number in E.164
+// (without the country code nor a trunk prefix: 771234567 for
+// +221771234567), "" when it names none.
+func NationalNumber(e164 string) string {
+	n, err := phonenumbers.Parse(e164, "")
+	if err != nil {
+		return ""
+	}
+	return phonenumbers.GetNationalSignificantNumber(n)
+}
+
 // PhoneCountry is the country (alpha-2) of a number in E.164, "" when it
 // names none.
 func PhoneCountry(e164 string) string {

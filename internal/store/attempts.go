@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/search"
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
@@ -79,6 +80,9 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit
 			return err
 		}
 		t.countAttempt(sess, a, a.Status, 1)
+		if err := t.addSearchTerms(ctx, sess.WorkspaceID, sess.Livemode, sess.ID, search.PhoneTerms(a.Phone)); err != nil {
+			return err
+		}
 		// A new try of a failed session makes it pending again (payment.updated).
 		if sess.Status == cauri.SessionFailed && reopen != nil {
 			sess.Status, sess.UpdatedAt, sess.CompletedAt = cauri.SessionPending, a.CreatedAt, nil

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
-	"github.com/cauri-pay/cauri/internal/config"
+	"github.com/cauri-pay/cauri/internal/search"
 )
 
 // ExportFilter narrows a transaction export.
 type ExportFilter struct {
 	Status   cauri.SessionStatus // "" for every status
 	From, To time.Time           // [From, To); zero for open
-	Search   string              // case-insensitive, in the order id, customer name and e-mail
+	Search   string              // what package search reads: a name, e-mail, order id, phone, session id or reference
 	Limit    int
 	Offset   int // rows skipped, for the dashboard's pages
 }
@@ -34,9 +34,20 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		return `COALESCE((SELECT a.` + col + ` FROM payment_attempts a WHERE a.session_id = s.id
 			ORDER BY CASE WHEN a.status = 'succeeded' THEN 0 ELSE 1 END, a.created_at DESC LIMIT 1), '')`
 	}
+	from, args := `checkout_sessions s`, []any{}
+	if f.Search != "" {
+		// The matches first, then their sessions by id: a search costs
+		// what it matches, not the workspace's history (CROSS JOIN keeps
+		// that order on SQLite; PostgreSQL's planner chooses it itself).
+		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode)
+		from, args = `(`+matches+`) m CROSS JOIN checkout_sessions s`, margs
+	}
 	q := `SELECT ` + prefixed("s.", sessionColumns) + `, ` + attempt("operator") + `, ` + attempt("provider_ref") + `
-		FROM checkout_sessions s WHERE s.workspace_id = ? AND s.livemode = ?`
-	args := []any{workspaceID, livemode}
+		FROM ` + from + ` WHERE s.workspace_id = ? AND s.livemode = ?`
+	args = append(args, workspaceID, livemode)
+	if f.Search != "" {
+		q += ` AND s.id = m.session_id`
+	}
 	if f.Status != "" {
 		q += ` AND s.status = ?`
 		args = append(args, string(f.Status))
@@ -48,16 +59,6 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 	if !f.To.IsZero() {
 		q += ` AND s.created_at < ?`
 		args = append(args, micros(f.To))
-	}
-	if f.Search != "" {
-		orderID := `json_extract(s.metadata, '$.order_id')`
-		if s.kind == config.Postgres {
-			orderID = `(s.metadata::json ->> 'order_id')`
-		}
-		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(f.Search)) + "%"
-		q += ` AND (LOWER(COALESCE(` + orderID + `, '')) LIKE ? ESCAPE '\' OR LOWER(s.customer_name) LIKE ? ESCAPE '\'
-			OR LOWER(s.customer_email) LIKE ? ESCAPE '\')`
-		args = append(args, like, like, like)
 	}
 	q += ` ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`
 	args = append(args, f.Limit, f.Offset)

@@ -102,3 +102,14 @@ func (s *Store) WriteAsBeforeExpiry(ctx context.Context, sessionID string) error
 	_, err := s.update(ctx, `UPDATE checkout_sessions SET expires_at = 0 WHERE id = ?`, sessionID)
 	return err
 }
+
+// RefillSearchTerms forgets every search term and writes them again as the
+// migration does for the sessions stored before the terms' table.
+func (s *Store) RefillSearchTerms(ctx context.Context) error {
+	return s.tx(ctx, func(t *tx) error {
+		if _, err := t.exec(ctx, `DELETE FROM search_terms`); err != nil {
+			return err
+		}
+		return s.backfillSearchTerms(ctx, t)
+	})
+}

@@ -17,7 +17,7 @@ import (
 // read path that scans one whole is a query whose cost grows with it.
 var tables = []string{"checkout_sessions", "payment_attempts", "events", "webhook_deliveries", "transfers",
 	"notifications", "idempotency_keys", "payment_rollups", "payment_rollup_changes", "ledger_movements", "ledger_entries", "audit_log",
-	"api_keys", "workspaces", "payment_links", "refunds"}
+	"api_keys", "workspaces", "payment_links", "refunds", "search_terms"}
 
 // TestStore_ReadPathsUseIndexes runs each read path a merchant's history
 // weighs on (issue 18, point 4: status reads, the delivery list with its
@@ -117,6 +117,15 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			}, ""},
 			{"export of a month", func(ctx context.Context) error {
 				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{From: now.Add(-30 * 24 * time.Hour), To: now}, rows)
+			}, ""},
+			{"search, a name", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: "awa", Limit: 50}, rows)
+			}, ""},
+			{"search, a phone number", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: "+221 77 123 45 67", Limit: 50}, rows)
+			}, ""},
+			{"search, a short word, failed payments", func(ctx context.Context) error {
+				return s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: "ab", Status: cauri.SessionFailed, Limit: 50}, rows)
 			}, ""},
 			{"payment links", func(ctx context.Context) error {
 				_, err := s.Links(ctx, ws.ID, store.LinkPage{Limit: 51})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/search"
 )
 
 const sessionColumns = `id, workspace_id, livemode, status, amount, currency, customer_name, customer_email,
@@ -64,8 +65,11 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 			sess.CustomerEmail, sess.CustomerPhone, sess.Description, sess.SuccessURL, sess.CancelURL, sess.MerchantName,
 			sess.MerchantLogo, string(md), sess.Provider, micros(sess.CreatedAt), micros(sess.UpdatedAt), nullMicros(sess.CompletedAt),
 			sess.LinkID, micros(sess.ExpiresAt))
+		if err != nil {
+			return err
+		}
 		t.countSession(sess, sess.Status, 1)
-		return err
+		return t.addSearchTerms(ctx, sess.WorkspaceID, sess.Livemode, sess.ID, search.SessionTerms(sess))
 	})
 	if err != nil {
 		return nil, false, err
@@ -135,7 +139,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 }
 
 // PurgeTestData deletes the test-mode sessions (those of payment links
-// too) with their attempts and refunds, the test events, deliveries, notifications,
+// too) with their attempts, refunds and search terms, the test events, deliveries, notifications,
 // transfers and idempotency keys created before cutoff (SPEC 1: test data
 // is purged after 90 days), and returns how many rows went. Live data is
 // never touched. It deletes a batch at a time, each batch its own short
@@ -156,13 +160,15 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 				}
 				in := placeholders(len(ids))
 				if table == "checkout_sessions" { // with their refunds and attempts
-					for _, children := range []string{"refunds", "payment_attempts"} {
+					for _, children := range []string{"refunds", "payment_attempts", "search_terms"} {
 						res, err := t.exec(ctx, `DELETE FROM `+children+` WHERE session_id IN (`+in+`)`, anys(ids)...)
 						if err != nil {
 							return err
 						}
-						rows, _ := res.RowsAffected()
-						m += rows
+						if children != "search_terms" { // an index's rows, not data
+							rows, _ := res.RowsAffected()
+							m += rows
+						}
 					}
 				}
 				res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE id IN (`+in+`)`, anys(ids)...)

@@ -199,6 +199,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
+	opts = append(opts, goose.WithGoMigrations(s.searchTermsMigration()))
 	p, err := goose.NewProvider(dialect, s.db, sub, opts...)
 	if err != nil {
 		return err

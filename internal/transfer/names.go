@@ -1,11 +1,6 @@
 package transfer
 
-import (
-	"strings"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
-)
+import "github.com/cauri-pay/cauri/internal/search"
 
 // NamesDiffer reports whether the name a merchant gave for a recipient
 // and the name the aggregator tells for the account clearly differ: the
@@ -77,22 +72,11 @@ func NamesDiffer(given, told string) bool {
 var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "mme": true, "mlle": true, "dr": true, "pr": true,
 	"epouse": true, "epse": true, "ep": true, "veuve": true, "vve": true, "nee": true}
 
-// nameWords cuts a name into lower-case words without accents: letters and
-// digits; an apostrophe joins, anything else separates. Titles are dropped.
+// nameWords cuts a name into lower-case words without accents
+// (search.Words), titles dropped.
 func nameWords(name string) []string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(name) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case r == '\'' || r == '’' || r == 'ʼ' || r == '`' || r == '‘':
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteByte(' ')
-		}
-	}
 	var out []string
-	for _, w := range strings.Fields(b.String()) {
+	for _, w := range search.Words(name) {
 		if !titles[w] {
 			out = append(out, w)
 		}

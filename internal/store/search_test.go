@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// TestStore_Search: what a merchant types finds a payment by its
+// customer's name (any word, accents and case aside), e-mail or its
+// domain, order id, phone number in the formats customers write it (its
+// own or the one it was paid from), session id, payment reference or the
+// aggregator's; never another workspace's, nor the other mode's. The
+// terms written for sessions stored before the terms' table (the
+// migration's backfill) find the same.
+func TestStore_Search(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		other, _ := newWorkspace(t, s)
+		g := storetest.Gateway(t, s, ws, "pawapay", "http://127.0.0.1:1", map[string]string{"api_token": "x"}, t0, "SN", "CI")
+		add := func(ws *cauri.Workspace, live bool, name, email, order, phone string) *cauri.Session {
+			t.Helper()
+			sess := newSession(ws, 1000)
+			sess.Livemode, sess.CustomerName, sess.CustomerEmail, sess.CustomerPhone = live, name, email, phone
+			sess.Metadata = map[string]string{"order_id": order}
+			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+				t.Fatal(err)
+			}
+			return sess
+		}
+		awa := add(ws, true, "Awa Diop", "Awa.Diop@Example.com", "ORD-1042", "+221771234567")
+		aicha := add(ws, true, "Aïcha N'Diaye", "aicha@boutique.sn", "ORD-2000", "")
+		jp := add(ws, true, "Jean-Paul Kouassi", "", "", "")
+		add(other, true, "Awa Diop", "awa.diop@example.com", "ORD-1042", "+221771234567") // another workspace's
+		add(ws, false, "Awa Test", "awa.test@example.com", "ORD-1042", "+221771234567")  // test mode
+		att := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: aicha.ID, GatewayID: g.ID, Provider: "pawapay",
+			Reference: cauri.NewUUID(), Country: "CI", Operator: "orange_money", OperatorCode: "ORANGE_CIV", Phone: "+2250707123456",
+			Status: cauri.AttemptPending, ProviderRef: "PP-77-XYZ", CreatedAt: t0, UpdatedAt: t0}
+		if err := s.StartAttempt(ctx, att, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		find := func(q string) []string {
+			t.Helper()
+			var ids []string
+			if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: q, Limit: 50}, func(r store.ExportRow) error {
+				ids = append(ids, r.Session.ID)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(ids)
+			return ids
+		}
+		ids := func(ss ...*cauri.Session) []string {
+			var out []string
+			for _, s := range ss {
+				out = append(out, s.ID)
+			}
+			slices.Sort(out)
+			return out
+		}
+		cases := map[string][]string{
+			"awa": ids(awa), "AWA": ids(awa), "diop": ids(awa), "Awa Diop": ids(awa), "awa d": ids(awa),
+			"aicha": ids(aicha), "AÏCHA": ids(aicha), "ndiaye": ids(aicha), "n'diaye": ids(aicha),
+			"jean-paul": ids(jp), "jean paul kou": ids(jp), "kouassi": ids(jp),
+			"awa.diop@example.com": ids(awa), "awa.diop@ex": ids(awa), "aicha@": ids(aicha),
+			"ORD-1042": ids(awa), "ord-": ids(awa, aicha),
+			"+221 77 123 45 67": ids(awa), "77 123 45 67": ids(awa), "771234567": ids(awa), "0771234567": ids(awa),
+			"00221771234567": ids(awa), "77-123-45": ids(awa),
+			"07 07 12 34 56": ids(aicha), "+225 07 07 12 34 56": ids(aicha),
+			jp.ID: ids(jp), att.Reference: ids(aicha), "PP-77-XYZ": ids(aicha),
+			"di": nil, "zz": nil, "nobody": nil, "%": nil, "_": nil, "awa test": nil,
+		}
+		check := func(when string) {
+			t.Helper()
+			for q, want := range cases {
+				if got := find(q); !slices.Equal(got, want) {
+					t.Errorf("%s: search %q = %v; want %v", when, q, got, want)
+				}
+			}
+		}
+		check("as written")
+		if err := s.RefillSearchTerms(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("after the backfill")
+	})
+}
