@@ -37,7 +37,7 @@ func TestStore_Search(t *testing.T) {
 		aicha := add(ws, true, "Aïcha N'Diaye", "aicha@boutique.sn", "ORD-2000", "")
 		jp := add(ws, true, "Jean-Paul Kouassi", "", "", "")
 		add(other, true, "Awa Diop", "awa.diop@example.com", "ORD-1042", "+221771234567") // another workspace's
-		add(ws, false, "Awa Test", "awa.test@example.com", "ORD-1042", "+221771234567")  // test mode
+		add(ws, false, "Awa Test", "awa.test@example.com", "ORD-1042", "+221771234567")   // test mode
 		att := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: aicha.ID, GatewayID: g.ID, Provider: "pawapay",
 			Reference: cauri.NewUUID(), Country: "CI", Operator: "orange_money", OperatorCode: "ORANGE_CIV", Phone: "+2250707123456",
 			Status: cauri.AttemptPending, ProviderRef: "PP-77-XYZ", CreatedAt: t0, UpdatedAt: t0}
