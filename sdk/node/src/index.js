@@ -80,16 +80,22 @@ export function newIdempotencyKey() {
 }
 
 // Money goes out as JSON numbers, never through a float the caller did not
-// give: an `amount` given as a string of digits ("15000", "15.50") or a
-// bigint is written into the JSON as that number, verbatim.
+// give: an `amount` (of the body, or of a batch's transfers) given as a
+// string of digits ("15000", "15.50") or a bigint is written into the JSON as
+// that number, verbatim. Other strings (metadata values) stay strings.
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
 const MARK = '\u0000cauri-number:';
+function markAmount(obj) {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj) || !('amount' in obj)) return obj;
+  const a = obj.amount;
+  if (typeof a === 'bigint') return { ...obj, amount: MARK + a.toString() };
+  if (typeof a === 'string' && DECIMAL.test(a)) return { ...obj, amount: MARK + a };
+  return obj;
+}
 function encodeJSON(value) {
-  const text = JSON.stringify(value, (key, v) => {
-    if (typeof v === 'bigint') return MARK + v.toString();
-    if (key === 'amount' && typeof v === 'string' && DECIMAL.test(v)) return MARK + v;
-    return v;
-  });
+  let v = markAmount(value);
+  if (v && Array.isArray(v.transfers)) v = { ...v, transfers: v.transfers.map(markAmount) };
+  const text = JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? MARK + x.toString() : x));
   return text.replace(/"\\u0000cauri-number:(-?[0-9.]+)"/g, '$1');
 }
 
