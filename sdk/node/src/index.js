@@ -133,6 +133,11 @@ function errorFromResponse(res, text, ctx) {
     if (param == null && typeof json.param === 'string') param = json.param;
   }
   if (message == null) message = text ? text.slice(0, 500) : res.statusText || `HTTP ${res.status}`;
+  // Routes whose errors carry no code (sessions, deliveries, ...) get the code
+  // the API gives the same refusal elsewhere, so callers can branch on code
+  // alone: 401 `unauthorized`, 429 `rate_limited`. json holds what was sent.
+  if (code == null && res.status === 401) code = 'unauthorized';
+  if (code == null && res.status === 429) code = 'rate_limited';
   const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
   return new CauriError(`cauri: ${res.status}${code ? ' ' + code : ''}: ${message}`, {
     status: res.status,

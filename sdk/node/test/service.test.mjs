@@ -131,8 +131,8 @@ test('errors: 401 bad key, 400 naming the field, /checkout shape, 404', async ()
   await assert.rejects(bad.sessions.create({ amount: 100 }), (e) => {
     assert.ok(e instanceof CauriError);
     assert.equal(e.status, 401);
-    assert.equal(e.message, 'cauri: 401: Invalid API Key');
-    assert.equal(e.code, null); // the service sends no code with a 401 on this route
+    assert.equal(e.message, 'cauri: 401 unauthorized: Invalid API Key');
+    assert.equal(e.code, 'unauthorized'); // the service sends no code on this route: the library's (README, "Errors")
     assert.match(e.requestId, /^req_/);
     assert.deepEqual(e.json, { error: 'Invalid API Key' });
     return true;
