@@ -2257,7 +2257,7 @@ export interface components {
              *     is `false`. The rule is in docs/transfers.md.
              * @default false
              */
-            recipient_name_check: boolean;
+            recipient_name_check?: boolean;
         };
         TransferRecipientRequest: {
             /** @description ISO 3166-1 alpha-2; must be served (`pays_non_desservi`). */
@@ -2361,7 +2361,7 @@ export interface components {
              * @default aggregator
              * @enum {string}
              */
-            method: "aggregator" | "payout";
+            method?: "aggregator" | "payout";
             reason?: string;
         };
         RefundList: {
