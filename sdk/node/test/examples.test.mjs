@@ -66,7 +66,9 @@ test('examples/express-webhook.mjs: the Express-shaped handler verifies a real w
   const unsigned = await fetch(`${ep.base}/webhooks/cauri`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
   assert.equal(unsigned.status, 400);
   assert.equal(await unsigned.text(), 'no_signature');
-  const deliveries = await cauri.webhookDeliveries.list({ transaction_id: s.id });
-  assert.equal(deliveries.data[0].status, 'delivered');
+  await waitFor('the delivery to be logged delivered', async () => {
+    const deliveries = await cauri.webhookDeliveries.list({ transaction_id: s.id, event: 'payment.completed' });
+    return deliveries.data.length === 1 && deliveries.data[0].status === 'delivered';
+  }, 10_000, 100);
   ep.child.kill('SIGTERM');
 });
