@@ -222,6 +222,9 @@ export class Cauri {
           ...o(opts),
         }),
     };
+    /** The CSV export as a web ReadableStream of bytes (the body as it streams in; up to 10 000 rows). */
+    this.transactions.exportStream = (query = {}, opts) =>
+      c.request('GET', '/v1/transactions/export', { query, responseType: 'stream', ...o(opts) });
     this.routing = {
       /** POST /v1/route: the best provider for a payment, with ranked fallbacks (secret key). */
       recommend: (params, opts) => c.request('POST', '/v1/route', { body: params, ...o(opts) }),
@@ -272,7 +275,7 @@ export class Cauri {
 
   /**
    * One call, with its retries. Options: query, body, idempotencyKey,
-   * auth (default true), responseType (json, text, bytes), timeout, maxRetries, signal.
+   * auth (default true), responseType (json, text, bytes, stream), timeout, maxRetries, signal.
    */
   async request(method, path, options = {}) {
     const { query, body, idempotencyKey, auth = true, responseType = 'json', signal } = options;
@@ -313,6 +316,10 @@ export class Cauri {
       }
       try {
         res = await this.fetch(url, { method, headers, body: payload, signal: ac.signal, redirect: 'manual' });
+        if (responseType === 'stream' && res.ok) {
+          clearTimeout(timer); // the caller reads the body at its pace
+          return res.body;
+        }
         if (responseType === 'bytes' && res.ok) bytes = new Uint8Array(await res.arrayBuffer());
         else text = await res.text();
       } catch (e) {

@@ -165,6 +165,16 @@ test('query parameters keep their wire names and skip undefined', async () => {
   assert.equal(seen[1].url, '/v1/payment-links/pl_1/qr?format=png');
 });
 
+test('the export as text and as a stream', async () => {
+  reset([{ status: 200, body: 'ID,Order ID' }, { status: 200, body: 'ID,Order ID' }]);
+  assert.equal(await client().transactions.export({ status: 'SUCCESS', from: '2026-11-01' }), '"ID,Order ID"');
+  const stream = await client().transactions.exportStream({ format: 'csv' });
+  let text = '';
+  for await (const chunk of stream) text += Buffer.from(chunk).toString();
+  assert.equal(text, '"ID,Order ID"');
+  assert.deepEqual(seen.map((r) => r.url), ['/v1/transactions/export?status=SUCCESS&from=2026-11-01', '/v1/transactions/export?format=csv']);
+});
+
 test('the key is not enumerable (not printed by console.log)', () => {
   const c = client();
   assert.ok(!JSON.stringify(Object.keys(c)).includes('key'));

@@ -166,7 +166,8 @@ test('links, route and export answer through the library', async () => {
   assert.ok(Array.isArray(overview.rankedProviders));
   const decision = await cauri.routing.recommend({ country: 'CI', amount: 5000, availableProviders: ['pawapay', 'cinetpay'], phone: '0707123456' });
   assert.ok(['pawapay', 'cinetpay'].includes(decision.routing.provider), JSON.stringify(decision.routing));
-  await assert.rejects(cauri.transactions.export({ format: 'csv' }), { status: 401 }); // the dashboard's cookie only
+  await assert.rejects(cauri.transactions.export({ format: 'csv' }), { status: 401, code: 'unauthorized' }); // the dashboard's cookie only
+  await assert.rejects(cauri.transactions.exportStream({ status: 'SUCCESS' }), { status: 401 });
 });
 
 // Not covered on purpose: the partner API (another product, its own secret),

@@ -171,6 +171,8 @@ export declare class Cauri {
     /** CSV text, or the parsed JSON with format json. The service answers the dashboard's cookie only (401 to a key). */
     export(query?: Query<'exportTransactions'> & { format?: 'csv' }, options?: CallOptions): Promise<string>;
     export(query: Query<'exportTransactions'> & { format: 'json' }, options?: CallOptions): Promise<Result<TransactionsExportJSON>>;
+    /** The CSV as a stream of bytes (web ReadableStream), read at the caller's pace. */
+    exportStream(query?: Query<'exportTransactions'>, options?: CallOptions): Promise<ReadableStream<Uint8Array>>;
   };
   routing: {
     recommend(params: RouteRequest, options?: CallOptions): Promise<Result<RouteResponse>>;
@@ -214,7 +216,7 @@ export declare class Cauri {
       query?: Record<string, string | number | boolean | undefined | null>;
       body?: unknown;
       auth?: boolean;
-      responseType?: 'json' | 'text' | 'bytes';
+      responseType?: 'json' | 'text' | 'bytes' | 'stream';
     },
   ): Promise<T>;
 }

@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   const deliveries = await cauri.webhookDeliveries.list({ transaction_id: s.id, event: 'payment.completed', limit: 10 });
   await cauri.webhookDeliveries.resend(deliveries.data[0].id);
   const csv: string = await cauri.transactions.export({ status: 'SUCCESS' });
+  const stream: ReadableStream<Uint8Array> = await cauri.transactions.exportStream({ format: 'csv' });
+  void stream;
   const qr: Uint8Array = await cauri.paymentLinks.qr('pl_1', { format: 'png' });
   await cauri.routing.overview({ country: 'CI' });
   try {
