@@ -24,7 +24,7 @@ final class Webhook
      *        names; a value may be a string or a list (Laravel/Symfony's $request->headers->all())
      * @param string $secret the workspace's secret key of the event's mode (svc_test_sec_... or svc_live_sec_...)
      * @param int|\DateTimeInterface|null $now the receiver's clock (unix seconds); default time()
-     * @return array<string, mixed> the event, decoded
+     * @return array<string, mixed> the event, decoded (amount, fee, amount_refunded as strings: "15000")
      * @throws WebhookException reason no_signature, bad_signature or too_old
      */
     public static function verify(string $rawBody, array $headers, string $secret, int|\DateTimeInterface|null $now = null, int $tolerance = self::TOLERANCE): array
@@ -67,7 +67,11 @@ final class Webhook
         if (abs($nowTs - $ts) > $tolerance) {
             throw new WebhookException(WebhookException::TOO_OLD, 'timestamp is more than ' . $tolerance . ' seconds from now');
         }
-        $event = json_decode($rawBody, true);
+        try {
+            $event = Json::decode($rawBody); // amounts as strings, as the models give them
+        } catch (\JsonException) {
+            return []; // signed, but not JSON (an empty body)
+        }
         return is_array($event) ? $event : [];
     }
 

@@ -102,7 +102,7 @@ final class ServiceTest extends TestCase
         $event = Webhook::verify($hook['body'], $hook['headers'], self::$svc->keys['test_secret']);
         $this->assertSame('payment.completed', $event['event']);
         $this->assertSame($order, $event['data']['order_id']);
-        $this->assertSame(15000, $event['data']['amount']);
+        $this->assertSame('15000', $event['data']['amount']);
         try {
             Webhook::verify($hook['body'], $hook['headers'], self::$svc->keys['live_secret']);
             $this->fail('verified under the live key');
