@@ -15,6 +15,8 @@ final class Process
     public readonly int $pid;
     /** @var list<Process> */
     private static array $running = [];
+    /** @var list<string> folders made by tempDir(), removed at the end */
+    private static array $dirs = [];
     private static bool $hooked = false;
 
     /**
@@ -30,14 +32,7 @@ final class Process
         $this->proc = $proc;
         $this->pid = proc_get_status($proc)['pid'];
         self::$running[] = $this;
-        if (!self::$hooked) {
-            self::$hooked = true;
-            register_shutdown_function(static function (): void {
-                foreach (self::$running as $p) {
-                    $p->stop();
-                }
-            });
-        }
+        self::hook();
     }
 
     public function running(): bool
@@ -98,7 +93,42 @@ final class Process
     {
         $dir = sys_get_temp_dir() . '/' . $prefix . bin2hex(random_bytes(5));
         mkdir($dir, 0700, true);
+        self::$dirs[] = $dir;
+        self::hook();
         return $dir;
+    }
+
+    /** At the end of the run: every process still running stopped, every temporary folder removed (kept with CAURI_PHP_KEEP set). */
+    private static function hook(): void
+    {
+        if (self::$hooked) {
+            return;
+        }
+        self::$hooked = true;
+        register_shutdown_function(static function (): void {
+            foreach (self::$running as $p) {
+                $p->stop();
+            }
+            if (getenv('CAURI_PHP_KEEP') === false) {
+                foreach (self::$dirs as $d) {
+                    self::remove($d);
+                }
+            }
+        });
+    }
+
+    private static function remove(string $path): void
+    {
+        if (is_dir($path) && !is_link($path)) {
+            foreach (scandir($path) as $e) {
+                if ($e !== '.' && $e !== '..') {
+                    self::remove("$path/$e");
+                }
+            }
+            @rmdir($path);
+        } else {
+            @unlink($path);
+        }
     }
 
     /** Starts `php -S 127.0.0.1:<free port>` serving $docroot (with $router when given). */
