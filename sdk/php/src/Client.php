@@ -154,7 +154,7 @@ final class Client
      * @param array<string, string> $pathParams
      * @param array<string, mixed> $query
      * @param array<string, mixed>|null $body JSON body
-     * @param array<string, string> $headers
+     * @param array<string, string|null> $headers
      * @param resource|null $sink
      */
     public function request(string $route, array $pathParams = [], array $query = [], ?array $body = null, array $headers = [], ?string $idempotencyKey = null, $sink = null): Response
@@ -191,7 +191,7 @@ final class Client
         if ($idempotencyKey !== null) {
             $h['Idempotency-Key'] = $idempotencyKey;
         }
-        $h = array_merge($h, $headers);
+        $h = array_filter(array_merge($h, $headers), static fn ($v) => $v !== null); // a null removes a header
         $retryable = $method !== 'POST' || $idempotencyKey !== null;
 
         for ($attempt = 0; ; $attempt++) {

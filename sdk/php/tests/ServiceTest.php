@@ -274,6 +274,28 @@ final class ServiceTest extends TestCase
         $this->assertNotEmpty($overview->rankedProviders);
     }
 
+    /** The export, with a dashboard session (an API key alone is refused, tested in testErrors). */
+    public function testExportWithTheDashboardSession(): void
+    {
+        $cauri = self::client();
+        $order = 'exp-' . bin2hex(random_bytes(3));
+        $session = $cauri->sessions->create(['amount' => 2500, 'currency' => 'XOF', 'metadata' => ['order_id' => $order]]);
+        $cauri->sandbox->settle($session->id);
+        $cookie = self::$svc->dashboardSession();
+
+        $csv = $cauri->transactions->export(['status' => 'SUCCESS'], $cookie);
+        $lines = preg_split('/\r?\n/', trim($csv));
+        $this->assertStringStartsWith('ID,Order ID,Status,Amount,Currency', $lines[0]);
+        $this->assertStringContainsString($session->id . ',' . $order . ',SUCCESS,2500,XOF', $csv);
+
+        $into = fopen('php://temp', 'w+b');
+        $this->assertSame('', $cauri->transactions->export(['format' => 'json', 'search' => $order], $cookie, $into));
+        rewind($into);
+        $json = json_decode((string) stream_get_contents($into), true);
+        $this->assertSame(1, $json['count']);
+        $this->assertSame($session->id, $json['data'][0]['id']);
+    }
+
     /** Every route of the running service's document is called by the library or left out on purpose. */
     public function testRouteCoverage(): void
     {

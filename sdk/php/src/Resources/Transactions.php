@@ -9,8 +9,10 @@ final class Transactions extends Resource
 {
     /**
      * GET /v1/transactions/export. The service serves it to the dashboard's
-     * session only (cookie cauri_session): with an API key alone it answers 401.
-     * Pass $dashboardSession (the cookie's value) to export. The CSV (or JSON
+     * session only (cookie cauri_session): with an API key it answers 401.
+     * Pass $dashboardSession (the cookie's value) to export: the key is then
+     * left out of the request. The workspace and the mode are the ones selected
+     * in that dashboard session. The CSV (or JSON
      * with format=json) is returned as a string, or streamed into $into (a
      * writable stream) when given, and '' returned.
      *
@@ -22,6 +24,7 @@ final class Transactions extends Resource
         $headers = ['Accept' => 'text/csv, application/json'];
         if ($dashboardSession !== null) {
             $headers['Cookie'] = 'cauri_session=' . $dashboardSession;
+            $headers['Authorization'] = null; // the service refuses the export to any request carrying an API key
         }
         return $this->client->request('GET /v1/transactions/export', query: $query, headers: $headers, sink: $into)->body;
     }

@@ -73,15 +73,47 @@ final class Service
     }
 
     /** Runs a `cauri` command on this instance's database; its stdout. */
-    public function cli(array $args): string
+    public function cli(array $args, string $stdin = ''): string
     {
-        $proc = proc_open(array_merge([self::binary()], $args), [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['file', $this->dir . '/cli.log', 'a']], $pipes, null, array_merge(getenv(), ['CAURI_DATABASE_URL' => $this->db]));
+        $proc = proc_open(array_merge([self::binary()], $args), [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['file', $this->dir . '/cli.log', 'a']], $pipes, null, array_merge(getenv(), ['CAURI_DATABASE_URL' => $this->db]));
+        fwrite($pipes[0], $stdin);
+        fclose($pipes[0]);
         $out = stream_get_contents($pipes[1]);
         fclose($pipes[1]);
         if (proc_close($proc) !== 0) {
             throw new \RuntimeException('cauri ' . $args[0] . ' failed: ' . @file_get_contents($this->dir . '/cli.log'));
         }
         return $out;
+    }
+
+    /** A dashboard user of the workspace, signed in: the value of its cauri_session cookie. */
+    public function dashboardSession(): string
+    {
+        $email = 'dev-' . bin2hex(random_bytes(3)) . '@shop.example';
+        $password = 'Kp9#vLw2-' . bin2hex(random_bytes(6));
+        $this->cli(['user', 'create', '--email', $email, '--workspace', $this->workspaceId], $password . "\n");
+        $page = self::http('GET', $this->baseUrl . '/dashboard/login', [], null);
+        $csrf = $page['cookies']['cauri_csrf'] ?? throw new \RuntimeException('no cauri_csrf cookie');
+        $login = self::http('POST', $this->baseUrl . '/dashboard/login', ['Cookie: cauri_csrf=' . $csrf, 'Content-Type: application/x-www-form-urlencoded'],
+            http_build_query(['email' => $email, 'password' => $password, 'csrf' => $csrf]));
+        return $login['cookies']['cauri_session'] ?? throw new \RuntimeException('sign-in failed: HTTP ' . $login['status']);
+    }
+
+    /** @return array{status: int, cookies: array<string, string>, body: string} */
+    private static function http(string $method, string $url, array $headers, ?string $body): array
+    {
+        $opts = ['method' => $method, 'header' => implode("\r\n", $headers), 'ignore_errors' => true, 'follow_location' => 0, 'timeout' => 10];
+        if ($body !== null) {
+            $opts['content'] = $body;
+        }
+        $out = (string) file_get_contents($url, false, stream_context_create(['http' => $opts]));
+        $cookies = [];
+        foreach ($http_response_header as $line) {
+            if (preg_match('/^Set-Cookie:\s*([^=]+)=([^;]*)/i', $line, $m)) {
+                $cookies[$m[1]] = $m[2];
+            }
+        }
+        return ['status' => (int) explode(' ', $http_response_header[0])[1], 'cookies' => $cookies, 'body' => $out];
     }
 
     public static function binary(): string
