@@ -22,13 +22,27 @@ final class Service
     private function __construct(private readonly Process $process, public readonly string $dir, string $baseUrl, private readonly string $db)
     {
         $this->baseUrl = $baseUrl;
-        $ws = $this->cli(['workspace', 'create', '--name', 'Boutique PHP ' . bin2hex(random_bytes(3))]);
-        $decoded = json_decode($ws, true);
-        if (!is_array($decoded) || !isset($decoded['keys']['test_secret'])) {
+        $ws = $this->workspace();
+        $this->keys = $ws['keys'];
+        $this->workspaceId = $ws['id'];
+    }
+
+    /**
+     * A new workspace (`cauri workspace create`, verified on demand).
+     *
+     * @return array{id: string, keys: array<string, string>}
+     */
+    public function workspace(bool $verified = false): array
+    {
+        $args = ['workspace', 'create', '--name', 'Boutique PHP ' . bin2hex(random_bytes(3))];
+        if ($verified) {
+            $args[] = '--verified';
+        }
+        $decoded = json_decode($this->cli($args), true);
+        if (!is_array($decoded) || !isset($decoded['keys']['test_secret'], $decoded['id'])) {
             throw new \RuntimeException('cauri workspace create gave no keys');
         }
-        $this->keys = $decoded['keys'];
-        $this->workspaceId = $decoded['id'];
+        return $decoded;
     }
 
     /** The instance most tests share, started once. */
