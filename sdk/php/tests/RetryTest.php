@@ -173,6 +173,20 @@ final class RetryTest extends TestCase
         }
     }
 
+    public function testTimeout(): void
+    {
+        $this->plan([[200, [], '{"object":"list","data":[],"count":0}', 1.0]]);
+        $t = microtime(true);
+        try {
+            $this->client(['timeout' => 0.3, 'max_retries' => 0])->refunds->list();
+            $this->fail('no error');
+        } catch (NetworkException $e) {
+            $this->assertSame(0, $e->status);
+        }
+        $this->assertLessThan(0.9, microtime(true) - $t);
+        usleep(800_000); // the fake server answers one request at a time
+    }
+
     public function testFloatsAreRefused(): void
     {
         $this->expectException(\InvalidArgumentException::class);

@@ -12,16 +12,15 @@ use Cauri\Models\PaymentLinkList;
 final class PaymentLinks extends Resource
 {
     /**
-     * POST /v1/payment-links. Not retried unless $idempotencyKey is given (the
-     * route does not deduplicate on it today: give one only if a duplicate
-     * link is harmless to you).
+     * POST /v1/payment-links. Sent once, never retried: the route takes no
+     * Idempotency-Key, so a retry could make a second link.
      *
      * @param array{title: string, amount: int|string, currency?: string, expires_at?: string, max_payments?: int,
      *        phone?: string, metadata?: array<string, string>} $params
      */
-    public function create(array $params, ?string $idempotencyKey = null): PaymentLink
+    public function create(array $params): PaymentLink
     {
-        return self::model(PaymentLink::class, $this->client->request('POST /v1/payment-links', body: $params, idempotencyKey: $idempotencyKey));
+        return self::model(PaymentLink::class, $this->client->request('POST /v1/payment-links', body: $params));
     }
 
     /** @param array{limit?: int, starting_after?: string} $query */
