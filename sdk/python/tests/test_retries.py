@@ -188,3 +188,59 @@ class RetryTest(unittest.TestCase):
             self.assertLessEqual(d, 2 ** attempt)
         self.assertEqual(t.backoff(0, 7), 7.0)
         self.assertIsNone(t.backoff(0, 61))
+
+
+class RouteTableTest(unittest.TestCase):
+    """Every route of cauri.routes.ROUTES has a method that calls it."""
+
+    def test_every_route_has_a_method(self):
+        import re
+
+        fake = Fake()
+        self.addCleanup(fake.close)
+        c = cauri.Client("k", base_url=fake.url, max_retries=0)
+        calls = [
+            lambda: c.sessions.create(amount=1),
+            lambda: c.sessions.status("cs_1"),
+            lambda: c.sessions.methods("cs_1", country="ci"),
+            lambda: c.sandbox.settle("cs_1", "echec"),
+            lambda: c.webhook_config.get(),
+            lambda: c.webhook_config.update(events=["payment.completed"]),
+            lambda: c.webhook_deliveries.list(limit=5),
+            lambda: c.webhook_deliveries.get("whd_1"),
+            lambda: c.webhook_deliveries.resend("whd_1"),
+            lambda: c.payment_links.create(title="t", amount=1),
+            lambda: c.payment_links.list(limit=1),
+            lambda: c.payment_links.get("pl_1"),
+            lambda: c.payment_links.update("pl_1", expires_at=None),
+            lambda: c.payment_links.qr("pl_1"),
+            lambda: c.payment_links.check("pl_1"),
+            lambda: c.transactions.export(dashboard_session="s", format="csv", from_="2026-01-01"),
+            lambda: c.routing.route(country="CI", amount=1, availableProviders=["wave"]),
+            lambda: c.routing.overview("CI"),
+            lambda: c.transfers.create(amount=1, country="CI", operator="wave", phone="+2250707000000"),
+            lambda: c.transfers.list(status="failed"),
+            lambda: c.transfers.options(),
+            lambda: c.transfers.batch([]),
+            lambda: c.transfers.recipient(country="CI", operator="wave", phone="+2250707000000"),
+            lambda: c.transfers.get("tr_1"),
+            lambda: c.refunds.create(transaction_id="cs_1"),
+            lambda: c.refunds.list(status="pending"),
+            lambda: c.refunds.get("re_1"),
+        ]
+        for call in calls:
+            call()
+        seen = set()
+        for method, path, headers, body, _ in fake.requests:
+            path = path.split("?")[0]
+            for m, template in cauri.ROUTES:
+                if m == method and re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path):
+                    seen.add((m, template))
+        self.assertEqual(seen, set(cauri.ROUTES))
+        q = {r[1] for r in fake.requests}
+        self.assertIn("/v1/transfers?options=1", q)
+        self.assertIn("/v1/transactions/export?format=csv&from=2026-01-01", q)
+        export = next(r for r in fake.requests if r[1].startswith("/v1/transactions/export"))
+        self.assertEqual(export[2]["Cookie"], "cauri_session=s")
+        patch = next(r for r in fake.requests if r[0] == "PATCH" and r[1] == "/v1/payment-links/pl_1")
+        self.assertEqual(patch[3], b'{"expires_at":null}')

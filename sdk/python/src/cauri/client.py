@@ -199,7 +199,7 @@ class Transactions(_Resource):
         to: Optional[str] = None,
         search: Optional[str] = None,
         stream: bool = False,
-    ) -> Union[str, Any, Iterator[bytes]]:
+    ) -> Union[str, m.TransactionExport, Iterator[bytes]]:
         """GET /v1/transactions/export. The route takes the dashboard's
         session cookie only (``cauri_session``; an API key gets 401): pass
         its value as dashboard_session. Returns the CSV as text (format
@@ -213,7 +213,7 @@ class Transactions(_Resource):
         if format == "json":
             from . import _json
 
-            return _json.loads(raw)
+            return cast(m.TransactionExport, _json.loads(raw))
         return raw.decode("utf-8")
 
 

@@ -13,7 +13,7 @@ Decimals too.
 """
 
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, TypedDict, Union
+from typing import Dict, List, Optional, TypedDict, Union
 
 Amount = Union[int, Decimal]
 """Money in major units of the currency, as the API takes it (15000 XOF,
@@ -436,6 +436,8 @@ MODELS: Dict[str, str] = {
     "TransferBatchItem": "/components/schemas/TransferBatch/properties/data/items",
     "TransferOptionsOperator": "/components/schemas/TransferOptions/properties/countries/items/properties/operators/items",
     "TransferOptionsCountry": "/components/schemas/TransferOptions/properties/countries/items",
+    "TransactionExport": "/paths/~1v1~1transactions~1export/get/responses/200/content/application~1json/schema",
+    "TransactionExportRow": "/paths/~1v1~1transactions~1export/get/responses/200/content/application~1json/schema/properties/data/items",
     "PaymentLinkUpdate": "/paths/~1v1~1payment-links~1{id}/patch/requestBody/content/application~1json/schema",
 }
 
@@ -445,3 +447,29 @@ class PaymentLinkUpdate(TypedDict, total=False):
 
     active: bool
     expires_at: Optional[str]
+
+
+class TransactionExportRow(TypedDict):
+    """A row of GET /v1/transactions/export?format=json (inline)."""
+
+    id: str
+    orderId: str
+    status: str
+    amount: Amount
+    currency: str
+    provider: str
+    paymentType: str
+    customerName: str
+    customerEmail: str
+    customerPhone: str
+    providerRef: str
+    createdAt: str
+    completedAt: str
+
+
+class TransactionExport(TypedDict):
+    """GET /v1/transactions/export?format=json (inline)."""
+
+    object: str
+    data: List[TransactionExportRow]
+    count: int
