@@ -6,9 +6,11 @@ import json
 import os
 import queue
 import subprocess
+import sys
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.request
 import uuid
 
@@ -313,7 +315,7 @@ class ShopExampleTest(unittest.TestCase):
         port = _service.free_port()
         env = dict(os.environ, CAURI_SECRET_KEY=key, CAURI_BASE_URL=svc.base_url, SHOP_PORT=str(port))
         shop = subprocess.Popen(
-            [os.sys.executable, os.path.join(_service.SDK_DIR, "examples", "shop.py")],
+            [sys.executable, os.path.join(_service.SDK_DIR, "examples", "shop.py")],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
         try:

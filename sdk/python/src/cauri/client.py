@@ -146,12 +146,13 @@ class WebhookDeliveries(_Resource):
 
 
 class PaymentLinks(_Resource):
-    def create(self, params: Optional[m.PaymentLinkCreate] = None, *, idempotency_key: Optional[str] = None, **kwargs: Any) -> m.PaymentLink:
+    def create(self, params: Optional[m.PaymentLinkCreate] = None, **kwargs: Any) -> m.PaymentLink:
         """POST /v1/payment-links (title, amount, currency, expires_at,
-        max_payments, phone, metadata). Production keys only. The API does
-        not document Idempotency-Key here: without one given, not retried."""
+        max_payments, phone, metadata). Production keys only. The route
+        takes no Idempotency-Key, so it is never retried: a retry could make
+        a second link."""
         body = _body(cast(Optional[Mapping[str, Any]], params), kwargs)
-        return cast(m.PaymentLink, self._t.request("POST", "/v1/payment-links", body=body, idempotency_key=idempotency_key))
+        return cast(m.PaymentLink, self._t.request("POST", "/v1/payment-links", body=body))
 
     def list(self, *, limit: Optional[int] = None, starting_after: Optional[str] = None) -> m.PaymentLinkList:
         """GET /v1/payment-links, a page at a time."""
