@@ -178,6 +178,12 @@ class RetryTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.sessions.create(amount="15,5")
         self.assertEqual(self.fake.requests, [])
+        # metadata is the caller's strings, even under a key named amount
+        self.fake.script = [(201, {}, {"id": "cs_1"})]
+        from decimal import Decimal
+
+        self.client.sessions.create(amount=Decimal("15.50"), currency="GHS", metadata={"amount": "two pagnes"})
+        self.assertEqual(self.fake.requests[0][3], b'{"amount":15.50,"currency":"GHS","metadata":{"amount":"two pagnes"}}')
 
     def test_backoff_grows_with_jitter(self):
         t = self.client._t

@@ -20,6 +20,10 @@ def loads(raw: bytes) -> Any:
     return json.loads(raw.decode("utf-8"), parse_float=Decimal)
 
 
+# Objects whose values are the caller's own strings, never money.
+FREE_FORM = frozenset({"metadata"})
+
+
 def dumps(obj: Any) -> bytes:
     out: List[str] = []
     _write(obj, out, None)
@@ -53,7 +57,10 @@ def _write(obj: Any, out: List[str], key: Any) -> None:
                 out.append(",")
             out.append(json.dumps(str(k), ensure_ascii=False))
             out.append(":")
-            _write(v, out, k)
+            if k in FREE_FORM and isinstance(v, dict):
+                _write_free(v, out)
+            else:
+                _write(v, out, k)
         out.append("}")
     elif isinstance(obj, (list, tuple)):
         out.append("[")
@@ -64,3 +71,15 @@ def _write(obj: Any, out: List[str], key: Any) -> None:
         out.append("]")
     else:
         raise TypeError("cauri: cannot send a %s as JSON" % type(obj).__name__)
+
+
+def _write_free(obj: dict, out: List[str]) -> None:  # type: ignore[type-arg]
+    """A free-form object (metadata): its keys are not field names."""
+    out.append("{")
+    for i, (k, v) in enumerate(obj.items()):
+        if i:
+            out.append(",")
+        out.append(json.dumps(str(k), ensure_ascii=False))
+        out.append(":")
+        _write(v, out, None)
+    out.append("}")
