@@ -132,6 +132,11 @@ class ContractTest(unittest.TestCase):
                     with self.subTest("%s %s %s" % (method, path, status)):
                         self.assertTrue(json.dumps(s, sort_keys=True) in modelled, "no model in cauri.models.MODELS for this answer")
 
+    def test_enums_are_the_documents(self):
+        for name, lit in models.ENUMS.items():
+            with self.subTest(name):
+                self.assertEqual(list(typing.get_args(lit)), self.doc["components"]["schemas"][name]["enum"])
+
     def test_models_resolve(self):
         for name in models.MODELS:
             typing.get_type_hints(getattr(models, name), vars(models))

@@ -13,11 +13,28 @@ Decimals too.
 """
 
 from decimal import Decimal
-from typing import Dict, List, Optional, TypedDict, Union
+from typing import Dict, List, Literal, Optional, TypedDict, Union
 
 Amount = Union[int, Decimal]
 """Money in major units of the currency, as the API takes it (15000 XOF,
 Decimal("15.5") GHS). Requests also take a string of digits ("15000")."""
+
+# The document's enums (components/schemas), checked by the tests.
+SessionStatus = Literal["PENDING", "SUCCESS", "FAILED", "CANCELLED", "REFUNDED"]
+TransferStatus = Literal["processing", "succeeded", "failed"]
+RefundStatus = Literal["pending", "succeeded", "failed"]
+DeliveryStatus = Literal["pending", "delivered", "failed"]
+EventName = Literal["payment.completed", "payment.failed", "payment.cancelled", "payment.updated", "transfer.succeeded", "transfer.failed"]
+SandboxIssue = Literal["succes", "echec"]
+
+ENUMS = {
+    "SessionStatus": SessionStatus,
+    "TransferStatus": TransferStatus,
+    "RefundStatus": RefundStatus,
+    "DeliveryStatus": DeliveryStatus,
+    "EventName": EventName,
+    "SandboxIssue": SandboxIssue,
+}
 
 
 class _SessionRequired(TypedDict):
@@ -25,7 +42,7 @@ class _SessionRequired(TypedDict):
     object: str
     url: str
     livemode: bool
-    status: str
+    status: SessionStatus
     paid: bool
     amount: Amount
     currency: str
@@ -79,16 +96,16 @@ class WebhookConfig(TypedDict):
     success: bool
     webhookUrl: Optional[str]
     testWebhookUrl: Optional[str]
-    events: List[str]
-    available_events: List[str]
+    events: List[EventName]
+    available_events: List[EventName]
 
 
 class Delivery(TypedDict):
     id: str
     object: str
-    event: str
+    event: EventName
     url: str
-    status: str
+    status: DeliveryStatus
     attempts: int
     max_attempts: int
     next_attempt_at: Optional[str]
@@ -171,7 +188,7 @@ class Transfer(TypedDict):
     id: str
     object: str
     reference: str
-    status: str
+    status: TransferStatus
     amount: Amount
     currency: str
     fee: Amount
@@ -217,7 +234,7 @@ class Refund(TypedDict):
     transaction_id: str
     amount: Amount
     currency: str
-    status: str
+    status: RefundStatus
     failure_code: Optional[str]
     failure_message: Optional[str]
     method: str
@@ -338,7 +355,7 @@ class RefundCreateRequest(_RefundCreateRequestRequired, total=False):
 
 class SandboxRequest(TypedDict):
     transactionId: str
-    issue: str
+    issue: SandboxIssue
 
 
 class PaymentLinkTransaction(TypedDict):
