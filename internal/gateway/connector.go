@@ -58,6 +58,10 @@ type Billing struct {
 type Ref struct {
 	Reference   string
 	ProviderRef string
+	// Collection, in a refund's RefundStatus only, names the refunded
+	// collection as Refund.Collection does, for the aggregators that know
+	// a refund only by its payment (Wave: by its checkout session).
+	Collection *Ref
 }
 
 // Outcome is where a collection stands at the aggregator.
@@ -205,6 +209,15 @@ type Refunder interface {
 	// pending, and RefundStatus without the aggregator's id never answers
 	// NotFound (nothing proves the aggregator did not receive it).
 	IdempotentRefund() bool
+}
+
+// WholeRefundsOnly reports whether r refunds only a whole payment (Wave:
+// its refund takes no amount): the refund service then refuses, before
+// anything is written or sent, a refund of a part, or of the rest of a
+// payment already partly refunded or being refunded.
+func WholeRefundsOnly(r Refunder) bool {
+	w, ok := r.(interface{ WholeRefundsOnly() bool })
+	return ok && w.WholeRefundsOnly()
 }
 
 // RefundsUnavailable says why r, a Refunder whose refunds depend on its

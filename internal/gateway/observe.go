@@ -73,6 +73,8 @@ func (o *observedRefunder) IdempotentRefund() bool { return o.r.IdempotentRefund
 
 func (o *observedRefunder) RefundsUnavailable() string { return RefundsUnavailable(o.r) }
 
+func (o *observedRefunder) WholeRefundsOnly() bool { return WholeRefundsOnly(o.r) }
+
 type observed struct {
 	c        Connector
 	provider string

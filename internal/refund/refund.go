@@ -140,10 +140,12 @@ func (s *Service) parse(ctx context.Context, ws *cauri.Workspace, keyLive bool, 
 // The first check that fails answers: the transaction (404
 // transaction_not_found), the fields (invalid_amount, invalid_body), a
 // replay, the session's state (not_refundable), the way back
-// (refunds_unsupported for an aggregator that cannot refund; the
-// transfers' checks and codes for a payout), then, under the session's
-// lock, what is left to refund (refund_exceeds_payment). Nothing is
-// written before the last.
+// (refunds_unsupported for an aggregator that cannot refund, or that
+// refunds only a whole payment and is asked a part; the transfers' checks
+// and codes for a payout), then, under the session's lock, what is left to
+// refund (refund_exceeds_payment; refunds_unsupported for the rest of a
+// payment partly refunded through an aggregator that refunds only a whole
+// one). Nothing is written before the last.
 func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p Params, key string) (*cauri.Refund, bool, error) {
 	q, err := s.parse(ctx, ws, keyLive, p)
 	if err != nil {
@@ -200,20 +202,61 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 			return s.payout(ctx, ws, r, a)
 		})
 	}
-	refunder, err := s.refunder(ctx, r.GatewayID)
+	refunder, name, err := s.refunder(ctx, r.GatewayID)
 	if err != nil {
 		return nil, false, err
 	}
-	return s.commit(ctx, r, idem, func(ctx context.Context, r *cauri.Refund) (*cauri.Refund, error) {
+	admit := cauri.AdmitRefund
+	if gateway.WholeRefundsOnly(refunder) {
+		if q.amount != 0 && q.amount < q.sess.Amount {
+			return nil, false, wholeOnlyRefused(name, q.sess, false)
+		}
+		admit = wholeOnly(name)
+	}
+	return s.commitWith(ctx, r, idem, admit, func(ctx context.Context, r *cauri.Refund) (*cauri.Refund, error) {
 		return s.send(ctx, r, a, refunder)
 	})
+}
+
+// wholeOnly admits a refund through an aggregator that refunds only a
+// whole payment (gateway.WholeRefundsOnly: Wave): under the session's
+// lock, as cauri.AdmitRefund does, and only of the payment's whole amount,
+// nothing of it refunded or being refunded (its refund would give back
+// the whole payment, more than is left).
+func wholeOnly(name string) func(r *cauri.Refund, sess *cauri.Session, refunds []*cauri.Refund) error {
+	return func(r *cauri.Refund, sess *cauri.Session, refunds []*cauri.Refund) error {
+		if err := cauri.AdmitRefund(r, sess, refunds); err != nil {
+			return err
+		}
+		if r.Amount != sess.Amount {
+			return wholeOnlyRefused(name, sess, true)
+		}
+		return nil
+	}
+}
+
+// wholeOnlyRefused is the answer to a refund of part of a payment through
+// an aggregator that refunds only a whole one: the payout way.
+func wholeOnlyRefused(name string, sess *cauri.Session, partlyRefunded bool) error {
+	why := ""
+	if partlyRefunded {
+		why = fmt.Sprintf(" (part of transaction %s is refunded or being refunded already)", sess.ID)
+	}
+	return invalid("refunds_unsupported", "%s refunds only the whole payment%s; ask for \"method\": \"payout\" to send part of it back", name, why)
 }
 
 // commit stores r, pending, if the domain admits it under its session's
 // lock, then runs send (which the client leaving does not stop: its
 // outcome must be recorded).
 func (s *Service) commit(ctx context.Context, r *cauri.Refund, idem *store.Idempotency, send func(context.Context, *cauri.Refund) (*cauri.Refund, error)) (*cauri.Refund, bool, error) {
-	prev, err := s.Store.CreateRefund(ctx, r, idem, cauri.AdmitRefund)
+	return s.commitWith(ctx, r, idem, cauri.AdmitRefund, send)
+}
+
+// commitWith is commit with admit deciding under the session's lock.
+func (s *Service) commitWith(ctx context.Context, r *cauri.Refund, idem *store.Idempotency,
+	admit func(r *cauri.Refund, sess *cauri.Session, refunds []*cauri.Refund) error,
+	send func(context.Context, *cauri.Refund) (*cauri.Refund, error)) (*cauri.Refund, bool, error) {
+	prev, err := s.Store.CreateRefund(ctx, r, idem, admit)
 	if errors.Is(err, store.ErrIdempotencyMismatch) {
 		return nil, false, cauri.KeyReused(idem.Key, "refund")
 	}
@@ -248,32 +291,32 @@ func (s *Service) collected(ctx context.Context, sess *cauri.Session) (*cauri.Pa
 }
 
 // refunder builds the gateway's connector, whose aggregator must refund
-// (400 refunds_unsupported otherwise).
-func (s *Service) refunder(ctx context.Context, gatewayID string) (gateway.Refunder, error) {
+// (400 refunds_unsupported otherwise), and answers the gateway's name.
+func (s *Service) refunder(ctx context.Context, gatewayID string) (gateway.Refunder, string, error) {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, invalid("refunds_unsupported",
+		return nil, "", invalid("refunds_unsupported",
 			"The gateway that collected this payment (%s) was removed from the workspace: nothing can be refunded through it any more. Ask for \"method\": \"payout\" to send the money back to the payer's wallet as a transfer",
 			gatewayID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	c, err := s.Connectors.For(ctx, movement.Refund, g)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	r, ok := gateway.Refunds(c)
 	if !ok {
-		return nil, invalid("refunds_unsupported",
+		return nil, "", invalid("refunds_unsupported",
 			"%s cannot refund through its API (or Cauri does not use it yet): ask for \"method\": \"payout\" to send the money back to the payer's wallet as a transfer, or refund from %s's dashboard",
 			g.Name, g.Name)
 	}
 	if why := gateway.RefundsUnavailable(r); why != "" {
-		return nil, invalid("refunds_unsupported", "%s cannot refund with its credentials: %s. Add them to the gateway, or ask for \"method\": \"payout\"",
+		return nil, "", invalid("refunds_unsupported", "%s cannot refund with its credentials: %s. Add them to the gateway, or ask for \"method\": \"payout\"",
 			g.Name, strings.TrimSuffix(why, "."))
 	}
-	return r, nil
+	return r, g.Name, nil
 }
 
 // send calls the aggregator with the refund and records its answer: a
@@ -571,16 +614,33 @@ func (s *Service) check(ctx context.Context, r *cauri.Refund) error {
 		}
 		return err
 	}
-	refunder, err := s.refunder(ctx, r.GatewayID)
+	refunder, _, err := s.refunder(ctx, r.GatewayID)
 	if err != nil {
 		return err
 	}
-	st, err := refunder.RefundStatus(ctx, gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef})
+	ref, err := s.statusRef(ctx, r)
+	if err != nil {
+		return err
+	}
+	st, err := refunder.RefundStatus(ctx, ref)
 	if err != nil {
 		return err
 	}
 	_, err = s.record(ctx, r, st)
 	return err
+}
+
+// statusRef names a refund for its aggregator's RefundStatus: our
+// reference, the aggregator's id once known, and the payment it gives back
+// (gateway.Ref.Collection: Wave knows a refund only by its payment's
+// checkout session).
+func (s *Service) statusRef(ctx context.Context, r *cauri.Refund) (gateway.Ref, error) {
+	a, err := s.attempt(ctx, r)
+	if err != nil {
+		return gateway.Ref{}, err
+	}
+	return gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef,
+		Collection: &gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}}, nil
 }
 
 // Reconcile is the background pass no lost callback or crash escapes. A
@@ -627,7 +687,7 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 		}
 		return s.repay(ctx, r)
 	}
-	refunder, err := s.refunder(ctx, r.GatewayID)
+	refunder, _, err := s.refunder(ctx, r.GatewayID)
 	if err != nil {
 		return err
 	}
@@ -644,7 +704,11 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 		return fmt.Errorf("refund %s: its call to %s ended unrecorded and %s takes no idempotency key: it is not sent again and stays pending; look for a refund of %s %s in %s's dashboard",
 			r.ID, r.Provider, r.Provider, cauri.FormatAmount(r.Amount, r.Currency), r.Currency, r.Provider)
 	}
-	st, err := refunder.RefundStatus(ctx, gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef})
+	ref, err := s.statusRef(ctx, r)
+	if err != nil {
+		return err
+	}
+	st, err := refunder.RefundStatus(ctx, ref)
 	if err != nil {
 		return err // the aggregator is not answering: the next pass asks again
 	}

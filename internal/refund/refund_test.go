@@ -19,6 +19,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
+	"github.com/cauri-pay/cauri/internal/gateway/wave"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -48,6 +49,10 @@ type fixture struct {
 	sim       *pawapay.Simulator
 	simURL    string
 	clk       *clock
+	// Wave's gateway and simulator, once f.wave made them.
+	waveSim *wave.Simulator
+	waveURL string
+	waveGW  *cauri.Gateway
 }
 
 // build is how the fixture's connectors are built (connectors.New, or a
@@ -720,6 +725,125 @@ func TestCreate_GatewayRemoved(t *testing.T) {
 		wantReason(t, err, cauri.EInvalid, "refunds_unsupported")
 		if !strings.Contains(cauri.ErrorMessage(err), "payout") {
 			t.Fatalf("message = %q; want the payout way named", cauri.ErrorMessage(err))
+		}
+	})
+}
+
+// wave adds a live Wave gateway for Senegal, on Wave's simulator over
+// loopback HTTP, and an XOF session of amount paid through it (its
+// attempt keeps, once paid, Wave's transaction id, not the session's).
+func (f *fixture) wave(amount string) (*wave.Simulator, *cauri.Session, *cauri.PaymentAttempt) {
+	f.t.Helper()
+	ctx := context.Background()
+	if f.waveSim == nil {
+		f.waveSim = &wave.Simulator{APIKey: "wave_sn_prod_sim"}
+		srv := httptest.NewServer(f.waveSim)
+		f.t.Cleanup(srv.Close)
+		f.waveURL = srv.URL
+		f.waveGW = storetest.Gateway(f.t, f.st, f.ws, "wave", srv.URL, map[string]string{"api_key": "wave_sn_prod_sim"}, f.clk.Now(), "SN")
+	}
+	sess, _, err := f.checkout.Create(ctx, f.ws, true, checkout.CreateParams{Amount: amount, CustomerName: "Awa Diop"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	a, err := f.checkout.Initiate(ctx, sess.ID, checkout.Payment{GatewayID: f.waveGW.ID, Code: "WAVE", Phone: "+221771234567"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if res, err := http.Post(f.waveURL+"/_sim/settle/"+a.Reference, "", nil); err != nil || res.StatusCode != http.StatusNoContent {
+		f.t.Fatalf("settle = %v, %v", res, err)
+	}
+	f.clk.Add(movement.StatusCheck)
+	if sess, err = f.checkout.Refresh(ctx, sess.ID); err != nil || sess.Status != cauri.SessionSuccess {
+		f.t.Fatalf("payment = %+v, %v; want SUCCESS", sess, err)
+	}
+	return f.waveSim, sess, a
+}
+
+// TestCreate_Wave: Wave refunds only a whole payment, at once: a part is
+// refused before anything is written or sent (400 refunds_unsupported,
+// the payout way named), and so is the rest of a payment partly refunded;
+// the whole payment (the rest unsaid, or its amount said) succeeds at once
+// through the payment's checkout session, the session REFUNDED with its
+// payment.updated.
+func TestCreate_Wave(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		sim, sess, _ := f.wave("5000")
+		_, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID, Amount: "2000"}, "")
+		wantReason(t, err, cauri.EInvalid, "refunds_unsupported")
+		if msg := cauri.ErrorMessage(err); !strings.Contains(msg, "Wave refunds only the whole payment") || !strings.Contains(msg, `"method": "payout"`) {
+			t.Fatalf("message = %q; want the whole payment and the payout way named", msg)
+		}
+		if list, _ := st.SessionRefunds(ctx, sess.ID); len(list) != 0 || sim.Refunds() != 0 {
+			t.Fatalf("a refused part left %d refunds, %d at Wave; want none", len(list), sim.Refunds())
+		}
+		r, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: sess.ID}, "")
+		if err != nil || r.Status != cauri.RefundSucceeded || r.Provider != "wave" || r.Amount != 5000 || !strings.HasPrefix(r.ProviderRef, "cos-") {
+			t.Fatalf("refund = %+v, %v; want succeeded at once, 5000, with Wave's checkout session", r, err)
+		}
+		if s, _ := st.Session(ctx, sess.ID); s.Status != cauri.SessionRefunded {
+			t.Fatalf("session = %s; want REFUNDED", s.Status)
+		}
+		if evs := f.events(sess.ID, cauri.EventPaymentUpdated); len(evs) != 1 || sim.Refunds() != 1 {
+			t.Fatalf("%d payment.updated, %d refunds at Wave; want 1 and 1", len(evs), sim.Refunds())
+		}
+
+		// Its amount said: the whole payment too.
+		_, other, _ := f.wave("3000")
+		if r, _, err := f.s.Create(ctx, f.ws, true, Params{TransactionID: other.ID, Amount: "3000"}, ""); err != nil || r.Status != cauri.RefundSucceeded {
+			t.Fatalf("refund of the whole amount said = %+v, %v; want succeeded", r, err)
+		}
+
+		// The rest of a payment partly refunded (a part held by another
+		// refund, a payout's): refused under the session's lock.
+		_, third, a := f.wave("4000")
+		now := f.clk.Now()
+		part := &cauri.Refund{ID: cauri.NewID("re_"), WorkspaceID: f.ws.ID, Livemode: true, SessionID: third.ID, AttemptID: a.ID,
+			GatewayID: a.GatewayID, Provider: "pawapay", Amount: 1000, Currency: "XOF", Status: cauri.RefundPending,
+			Method: cauri.RefundByPayout, Reference: cauri.NewUUID(), CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateRefund(ctx, part, nil, cauri.AdmitRefund); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = f.s.Create(ctx, f.ws, true, Params{TransactionID: third.ID}, "")
+		wantReason(t, err, cauri.EInvalid, "refunds_unsupported")
+		if !strings.Contains(cauri.ErrorMessage(err), "payout") {
+			t.Fatalf("message = %q; want the payout way named", cauri.ErrorMessage(err))
+		}
+		if list, _ := st.SessionRefunds(ctx, third.ID); len(list) != 1 || sim.Refunds() != 2 {
+			t.Fatalf("the refused rest left %d refunds, %d at Wave; want the payout's only, and 2", len(list), sim.Refunds())
+		}
+	})
+}
+
+// TestReconcile_WaveOrphan: a Wave refund committed whose call never
+// recorded its end (a crash) is adopted by the reconciler and read the
+// only way Wave can be asked, the refund's call made again by the
+// payment's checkout session (known by the payment only): refunded once.
+func TestReconcile_WaveOrphan(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, connectors.New)
+		sim, sess, a := f.wave("5000")
+		a, _ = f.s.collected(ctx, sess)
+		now := f.clk.Now()
+		r := &cauri.Refund{ID: cauri.NewID("re_"), WorkspaceID: f.ws.ID, Livemode: true, SessionID: sess.ID, AttemptID: a.ID,
+			GatewayID: a.GatewayID, Provider: a.Provider, Amount: 5000, Currency: "XOF", Status: cauri.RefundPending,
+			Method: cauri.RefundByAggregator, Reference: cauri.NewUUID(), CreatedAt: now, UpdatedAt: now}
+		if _, err := st.CreateRefund(ctx, r, nil, cauri.AdmitRefund); err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Add(movement.InitiationDeadline + time.Second)
+		if n, err := f.s.Reconcile(ctx); err != nil || n != 1 {
+			t.Fatalf("Reconcile = %d, %v", n, err)
+		}
+		got, _ := f.s.Get(ctx, f.ws, true, r.ID)
+		if got.Status != cauri.RefundSucceeded || !strings.HasPrefix(got.ProviderRef, "cos-") || sim.Refunds() != 1 {
+			t.Fatalf("orphan = %+v, %d refunds at Wave; want succeeded, once", got, sim.Refunds())
+		}
+		if s, _ := st.Session(ctx, sess.ID); s.Status != cauri.SessionRefunded {
+			t.Fatalf("session = %s; want REFUNDED", s.Status)
 		}
 	})
 }

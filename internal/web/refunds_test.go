@@ -15,6 +15,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
+	wavegw "github.com/cauri-pay/cauri/internal/gateway/wave"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -234,7 +235,8 @@ func TestRefunds_PawaPay(t *testing.T) {
 // naming the refund, confirmed by a status read); the session is REFUNDED
 // after the rest; more than is left is refused before the aggregator is
 // called. An MTN MoMo gateway without the Disbursement product cannot
-// refund: 400 refunds_unsupported naming the credential.
+// refund: 400 refunds_unsupported naming the credential. Wave refunds
+// only a whole payment, at once; a part is refused, the payout way named.
 func TestRefunds_EveryConnector(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
@@ -330,6 +332,35 @@ func TestRefunds_EveryConnector(t *testing.T) {
 				}
 			})
 		}
+		t.Run("wave", func(t *testing.T) {
+			// Wave refunds only a whole payment, at once (200, no webhook):
+			// a part is refused before Wave is called, the payout way named.
+			sim := &wavegw.Simulator{APIKey: "wave_sn_prod_sim"}
+			ws3, keys3 := e.newWorkspace("Wave shop", true)
+			g, simURL := e.addGateway(ws3, "wave", sim, map[string]string{"api_key": "wave_sn_prod_sim"}, "SN")
+			id := e.mustSession(keys3["live_public"], `{"amount": 2500}`)
+			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "WAVE", "phone": "77 123 45 67"}), 200)
+			attempts, _ := st.Attempts(ctx, id)
+			gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].Reference)
+			waitFor(t, "the payment settled", func() bool {
+				e.clock.Add(movement.StatusCheck)
+				return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "SUCCESS"
+			})
+			key3 := bearer(keys3["live_secret"])
+			r := e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id, "amount": 1000}, key3...)
+			wantCode(t, r, 400, "refunds_unsupported")
+			if !strings.Contains(r.raw, "payout") || sim.Refunds() != 0 {
+				t.Fatalf("refusal = %s, %d refunds at Wave; want the payout way named, none sent", r.raw, sim.Refunds())
+			}
+			r = e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id, "reason": "order cancelled"}, key3...)
+			wantStatus(t, r, 201)
+			if r.str("status") != "succeeded" || r.str("provider") != "wave" || r.body["amount"] != 2500.0 || sim.Refunds() != 1 {
+				t.Fatalf("refund = %s, %d refunds at Wave; want succeeded at once, once", r.raw, sim.Refunds())
+			}
+			if s, _ := st.Session(ctx, id); s.Status != cauri.SessionRefunded {
+				t.Fatalf("session = %s; want REFUNDED", s.Status)
+			}
+		})
 		t.Run("MTNMoMoWithoutDisbursement", func(t *testing.T) {
 			creds := map[string]string{"api_user": momoCreds["api_user"], "api_key": momoCreds["api_key"], "collection_key": momoCreds["collection_key"]}
 			sim := &mtnmomo.Simulator{APIUser: creds["api_user"], APIKey: creds["api_key"], CollectionKey: creds["collection_key"]}

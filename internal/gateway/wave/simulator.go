@@ -22,7 +22,8 @@ import (
 // message} shape), checkout sessions with their launch page at GET
 // /c/{id} (the wave_launch_url, on the simulator's own host), reads by id
 // and searches by client_reference ({"result": [...]}), a session expired
-// on request (POST /v1/checkout/sessions/{id}/expire), payouts that honour
+// on request (POST /v1/checkout/sessions/{id}/expire), a paid session
+// refunded whole (POST /v1/checkout/sessions/{id}/refund), payouts that honour
 // the idempotency-key (the same key answers the same payout, never a
 // second one; another request under it is 409 idempotency-mismatch) and
 // their reversal (POST /v1/payout/{id}/reverse).
@@ -62,9 +63,14 @@ type Simulator struct {
 	// Wave's id; a session is found by its client_reference too, a payout
 	// by its idempotency-key and client_reference.
 	sim.Book[simData]
-	once sync.Once
-	seq  atomic.Int64 // ids, transaction ids and event ids
+	once    sync.Once
+	seq     atomic.Int64 // ids, transaction ids and event ids
+	refunds atomic.Int64 // sessions refunded (Refunds)
 }
+
+// Refunds is how many checkout sessions were refunded: a refund asked
+// again of a refunded session is not counted again.
+func (s *Simulator) Refunds() int { return int(s.refunds.Load()) }
 
 // SessionLifetime is how long a simulated checkout session stays open, as
 // Wave's (when_expires, 30 minutes after when_created in a webhook Wave sent).
@@ -97,6 +103,7 @@ type simData struct {
 	// a session's
 	successURL, errorURL, launch string
 	restrictPayer, transactionID string
+	refunded                     bool // a paid session given back (refundSession)
 	lastError                    *simError
 	expires                      time.Time
 	// a payout's
@@ -150,6 +157,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.search(w, r, false)
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1/checkout/sessions/") && action == "expire":
 		s.expireSession(w, id)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1/checkout/sessions/") && action == "refund":
+		s.refundSession(w, id)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/checkout/sessions/") && action == "" && id != "":
 		s.answerOne(w, id, false, "checkout-session-not-found", "No checkout session with this id.")
 	case r.Method == http.MethodPost && path == "/v1/payout":
@@ -332,6 +341,39 @@ func (s *Simulator) expireSession(w http.ResponseWriter, id string) {
 		s.Settle(id, simExpired)
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// refundSession is POST /v1/checkout/sessions/{id}/refund, by the
+// session's id, with no body (a whole refund: no amount), as Wave's
+// endpoint list at docs.wave.com/checkout names it and several
+// open-source Wave integrations (client libraries in TypeScript and PHP, a
+// Wave simulator) implement it, which agree: a paid session is refunded
+// at once, answered 200 with an empty body; asked again, 200 again without
+// a second refund; a session not paid is refused 400
+// checkout-refund-failed; an unknown id (a transaction's too) is 404
+// checkout-session-not-found. The session keeps its payment_status (the
+// sources do not agree on what Wave shows after a refund).
+func (s *Simulator) refundSession(w http.ResponseWriter, id string) {
+	s.expire()
+	m, ok := s.View(id)
+	if !ok || m.ID != id || m.Payout {
+		refuse(w, http.StatusNotFound, "checkout-session-not-found", "No checkout session with this id.")
+		return
+	}
+	refunded := false
+	s.Update(id, func(m *sim.Movement[simData]) {
+		if m.Status == simSucceeded {
+			if !m.Data.refunded {
+				s.refunds.Add(1)
+			}
+			m.Data.refunded, refunded = true, true
+		}
+	})
+	if !refunded {
+		refuse(w, http.StatusBadRequest, "checkout-refund-failed", "Only a succeeded checkout session can be refunded.")
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // page is Wave's launch page, GET /c/{id}: the customer pays there (POST

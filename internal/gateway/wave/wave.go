@@ -2,7 +2,8 @@
 // d'Ivoire and the other Wave countries: a wallet of its own, no operator
 // to choose): collections through the Checkout API (a checkout session and
 // Wave's own launch page), payouts to a Wave account through the Payout
-// API (payout.go), status by Wave's id or by our reference, and the signed
+// API (payout.go), whole refunds of a paid checkout session (refund.go),
+// status by Wave's id or by our reference, and the signed
 // webhooks; and a simulator of that part of its API. Facts from
 // docs.wave.com (checkout, payout, webhook, business: endpoints, base URL,
 // bearer API keys bound to one wallet, authentication error codes, webhook
@@ -86,11 +87,13 @@ type searchAnswer[T any] struct {
 }
 
 // waveError is Wave's refusal: its code and message at the top, or under
-// "error" on some answers.
+// "error" on some answers, or as error_code and error_message on others.
 type waveError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Error   *struct {
+	Code         string `json:"code"`
+	Message      string `json:"message"`
+	ErrorCode    string `json:"error_code"`
+	ErrorMessage string `json:"error_message"`
+	Error        *struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
@@ -99,6 +102,9 @@ type waveError struct {
 // words is a refusal in Wave's words: "code: message".
 func (e waveError) words() string {
 	code, msg := e.Code, e.Message
+	if code == "" && msg == "" {
+		code, msg = e.ErrorCode, e.ErrorMessage
+	}
 	if code == "" && msg == "" && e.Error != nil {
 		code, msg = e.Error.Code, e.Error.Message
 	}
@@ -361,11 +367,21 @@ func search[T any](ctx context.Context, c *Client, path, reference string) ([]T,
 // call sends one request to Wave with the wallet's key (and the extra
 // header, an idempotency key).
 func (c *Client) call(ctx context.Context, method, path string, in, out any, extra ...http.Header) (int, error) {
+	return gateway.Call(ctx, c.HTTP, "Wave", method, gateway.URL(c.BaseURL, path), c.header(extra), in, out)
+}
+
+// send is call for the answers call cannot read (a refund's empty 200):
+// the status and the raw answer.
+func (c *Client) send(ctx context.Context, method, path string, in any) (int, []byte, error) {
+	return gateway.Send(ctx, c.HTTP, "Wave", method, gateway.URL(c.BaseURL, path), c.header(nil), in)
+}
+
+func (c *Client) header(extra []http.Header) http.Header {
 	h := http.Header{"Authorization": {"Bearer " + c.APIKey}}
 	for _, e := range extra {
 		for k, v := range e {
 			h[k] = v
 		}
 	}
-	return gateway.Call(ctx, c.HTTP, "Wave", method, gateway.URL(c.BaseURL, path), h, in, out)
+	return h
 }
