@@ -3191,7 +3191,7 @@ export interface operations {
                 from?: string;
                 /** @description YYYY-MM-DD, inclusive through 23:59:59.999 (UTC). */
                 to?: string;
-                /** @description Case-insensitive, in the order id, customer name and e-mail. */
+                /** @description Case- and accent-insensitive; matches the start (3 characters or more) or the whole of the order id, the customer's name or any of its words, e-mail, a phone number the session was given or paid from (any format: +221 77 123 45 67, 77 123 45 67, 0771234567), and exactly the session id, the payment reference or the aggregator's (docs/dashboard.md, Search). */
                 search?: string;
             };
             header?: never;
@@ -3539,6 +3539,7 @@ export interface operations {
                 status?: string;
                 from?: string;
                 to?: string;
+                /** @description As the export's search. */
                 search?: string;
                 page?: number;
             };
