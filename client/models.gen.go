@@ -1511,6 +1511,9 @@ type DeliveryStatus string
 
 // Error defines model for Error.
 type Error struct {
+	// Code What went wrong, for a program: always `unauthorized` on a 401 and `rate_limited` on a 429 (SPEC section 7 gives these codes on the transfer routes; every route has them), and the codes each route lists.
+	Code *string `json:"code,omitempty"`
+
 	// Error What went wrong, for a developer.
 	Error string `json:"error"`
 }

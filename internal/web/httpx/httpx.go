@@ -41,14 +41,22 @@ type Mux interface {
 }
 
 // APIError is the shape of SPEC section 7: {"error": "..."}, with "code"
-// when the error has a reason.
+// when the error has a reason. A 401 and a 429 always have one, the codes
+// SPEC section 7 gives them on the transfer routes (unauthorized,
+// rate_limited), so that a client library reads them the same way on
+// every route.
 func APIError(w http.ResponseWriter, status int, msg, reason string) {
+	if reason == "" {
+		reason = defaultReasons[status]
+	}
 	body := map[string]string{"error": msg}
 	if reason != "" {
 		body["code"] = reason // SPEC section 7: transfers and a few others
 	}
 	WriteJSON(w, status, body)
 }
+
+var defaultReasons = map[int]string{http.StatusUnauthorized: "unauthorized", http.StatusTooManyRequests: "rate_limited"}
 
 // PageError is the shape of the sandbox route and the payment page's
 // script: {"success": false, "message": "..."}.

@@ -2,13 +2,13 @@
 // to its hosted page; the order is fulfilled on the verified payment.completed
 // webhook (never on the customer's return to success_url).
 //
-//   CAURI_SECRET_KEY=svc_test_sec_... CAURI_URL=http://localhost:8080 PORT=3000 node examples/shop.mjs
+//   CAURI_SECRET_KEY=svc_test_sec_... CAURI_BASE_URL=http://localhost:8080 PORT=3000 node examples/shop.mjs
 //   then set the webhook address to http://<this shop>/webhooks/cauri (dashboard, or
 //   cauri.webhookConfig.update({ webhookUrl })).
 import http from 'node:http';
 import { Cauri, WebhookVerificationError } from '@cauri/node';
 
-const cauri = new Cauri(process.env.CAURI_SECRET_KEY, { baseURL: process.env.CAURI_URL });
+const cauri = new Cauri(process.env.CAURI_SECRET_KEY, { baseURL: process.env.CAURI_BASE_URL });
 const publicURL = process.env.PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 const orders = new Map(); // your database: order id -> { status, session }
 const seenEvents = new Set(); // an event may arrive twice: deduplicate on its id

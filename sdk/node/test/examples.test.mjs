@@ -22,7 +22,7 @@ after(async () => {
 async function runExample(file) {
   const port = await freePort();
   const child = spawn(process.execPath, [fileURLToPath(new URL(`../examples/${file}`, import.meta.url))], {
-    env: { ...process.env, CAURI_SECRET_KEY: svc.keys.test_secret, CAURI_URL: svc.baseURL, PORT: String(port) },
+    env: { ...process.env, CAURI_SECRET_KEY: svc.keys.test_secret, CAURI_BASE_URL: svc.baseURL, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

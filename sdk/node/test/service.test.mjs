@@ -132,9 +132,9 @@ test('errors: 401 bad key, 400 naming the field, /checkout shape, 404', async ()
     assert.ok(e instanceof CauriError);
     assert.equal(e.status, 401);
     assert.equal(e.message, 'cauri: 401 unauthorized: Invalid API Key');
-    assert.equal(e.code, 'unauthorized'); // the service sends no code on this route: the library's (README, "Errors")
+    assert.equal(e.code, 'unauthorized'); // the service's code (every 401 has it)
     assert.match(e.requestId, /^req_/);
-    assert.deepEqual(e.json, { error: 'Invalid API Key' });
+    assert.deepEqual(e.json, { error: 'Invalid API Key', code: 'unauthorized' });
     return true;
   });
   await assert.rejects(cauri.sessions.create({ currency: 'XOF' }), (e) => {

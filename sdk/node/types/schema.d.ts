@@ -1931,6 +1931,8 @@ export interface components {
         Error: {
             /** @description What went wrong, for a developer. */
             error: string;
+            /** @description What went wrong, for a program: always `unauthorized` on a 401 and `rate_limited` on a 429 (SPEC section 7 gives these codes on the transfer routes; every route has them), and the codes each route lists. */
+            code?: string;
         };
         PageError: {
             /** @constant */
@@ -2516,7 +2518,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key is missing (`Missing API key`) or invalid (`Invalid API Key`). */
+        /** @description The key is missing (`Missing API key`) or invalid (`Invalid API Key`); `code` is `unauthorized` on every route. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2525,7 +2527,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "error": "Missing API key"
+                 *       "error": "Missing API key",
+                 *       "code": "unauthorized"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -2591,7 +2594,7 @@ export interface components {
                 "application/json": components["schemas"]["RefundCodedError"];
             };
         };
-        /** @description Over the rate limit; retry after `Retry-After` seconds. */
+        /** @description Over the rate limit; retry after `Retry-After` seconds. `code` is `rate_limited` (or, on transfers, `plafond_journalier` for the daily cap). */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];

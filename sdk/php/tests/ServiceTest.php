@@ -163,7 +163,7 @@ final class ServiceTest extends TestCase
             $this->assertSame('unauthorized', $e->errorCode);
             $this->assertSame('Invalid API Key', $e->errorMessage);
             $this->assertStringStartsWith('req_', (string) $e->requestId);
-            $this->assertSame('{"error":"Invalid API Key"}', trim((string) $e->rawBody));
+            $this->assertSame('{"code":"unauthorized","error":"Invalid API Key"}', trim((string) $e->rawBody));
         }
         try {
             self::client()->sessions->create(['currency' => 'XOF', 'description' => 'no amount']);
