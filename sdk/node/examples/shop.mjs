@@ -22,16 +22,24 @@ const server = http.createServer(async (req, res) => {
 
   if (req.method === 'POST' && url.pathname === '/buy') {
     const orderId = String(next++);
-    const session = await cauri.sessions.create(
-      {
-        amount: 15000,
-        currency: 'XOF',
-        description: '2 pagnes wax',
-        metadata: { order_id: orderId },
-        success_url: `${publicURL}/thanks?order=${orderId}`,
-      },
-      { idempotencyKey: `order-${orderId}` }, // a retry never makes a second session
-    );
+    let session;
+    try {
+      session = await cauri.sessions.create(
+        {
+          amount: 15000,
+          currency: 'XOF',
+          description: '2 pagnes wax',
+          metadata: { order_id: orderId },
+          success_url: `${publicURL}/thanks?order=${orderId}`,
+        },
+        { idempotencyKey: `order-${orderId}` }, // a retry never makes a second session
+      );
+    } catch (e) {
+      // A CauriError (status, code, message): tell the customer, log the rest.
+      console.error(`order ${orderId}: no payment session: ${e.message}`);
+      res.writeHead(502).end('The payment could not start; please try again.');
+      return;
+    }
     orders.set(orderId, { status: 'pending', session: session.id });
     res.writeHead(303, { Location: session.url }).end();
     return;
