@@ -93,6 +93,33 @@ type historyRun struct {
 	Note    string
 	Empty   float64 // the store's size on disk in MB, before the history and with it
 	Full    float64
+	// Idle is the service's CPU with no request, in % of a core over
+	// idleWindow: on the empty store, with the history, after ANALYZE.
+	Idle [3]float64
+}
+
+// idleWindow is how long the service's CPU is read with no request.
+const idleWindow = 30 * time.Second
+
+// idleCPU is pid's CPU use over idleWindow, in % of a core
+// (/proc/<pid>/stat's utime and stime, in clock ticks of 1/100 s).
+func idleCPU(pid int) float64 {
+	ticks := func() float64 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 13 {
+			return 0
+		}
+		u, _ := strconv.ParseFloat(f[11], 64)
+		k, _ := strconv.ParseFloat(f[12], 64)
+		return u + k
+	}
+	before := ticks()
+	time.Sleep(idleWindow)
+	return (ticks() - before) / idleWindow.Seconds() // ticks/s of 100 a second: % of a core
 }
 
 // history runs the phase on a new store of the kind named (sqlite or
@@ -152,6 +179,7 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("empty store: %w", err)
 	}
+	run.Idle[0] = idleCPU(svc.cmd.Process.Pid)
 
 	fmt.Fprintf(os.Stderr, "bench: %s: loading the history\n", kind)
 	start := time.Now()
@@ -171,6 +199,7 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("with the history: %w", err)
 	}
+	run.Idle[1] = idleCPU(svc.cmd.Process.Pid)
 	if l.pg {
 		run.Note = l.autoAnalyzed(ctx)
 	}
@@ -194,6 +223,7 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("after analyze: %w", err)
 	}
+	run.Idle[2] = idleCPU(svc.cmd.Process.Pid)
 
 	var rows []row
 	for i, p := range paths {
@@ -358,6 +388,15 @@ func (m *measured) paths(now time.Time) []historyPath {
 		{name: "GET transfers", key: true, path: func() string { return "/v1/transfers" }, want: list("transfers", 50)},
 		{name: "GET /dashboard (overview, 30 days)", path: func() string { return "/dashboard" }, want: contains("<svg")},
 		{name: "GET /dashboard/transactions", path: func() string { return "/dashboard/transactions" }, want: contains("cs_")},
+		{name: "search, no match", path: func() string { return "/dashboard/transactions?search=nobody-here" },
+			want: contains(`id="empty"`)},
+		{name: "search, a phone number as typed", path: func() string { return "/dashboard/transactions?search=07+07+00+42+42" },
+			want: contains(bulkID("cs_", "m", 4242))},
+		{name: "search, an e-mail's start", path: func() string { return "/dashboard/transactions?search=client4242%40" },
+			want: contains(bulkID("cs_", "m", 4242))},
+		{name: fmt.Sprintf("search, a word all %s customers share", spacedCount(measuredSessions)),
+			path: func() string { return "/dashboard/transactions?search=client" }, want: contains("cs_")},
+		{name: "GET /dashboard/webhooks (notifications)", path: func() string { return "/dashboard/webhooks" }, want: contains("<table")},
 		{name: fmt.Sprintf("export of %d rows (CSV)", exportRows), path: func() string { return export }, isExport: true},
 	}
 }
@@ -668,6 +707,20 @@ func sessionRows(l *loader, s source, cte string) string {
 		FROM ` + l.sessionsOf(s, cte)
 }
 
+// searchTermRows: each session's search terms as the store writes them
+// (internal/search): its customer's whole name and its two words (the
+// second is the order id too), e-mail, and phone number's national
+// significant number.
+func searchTermRows(l *loader, s source, cte string) string {
+	var parts []string
+	for _, term := range []string{`'client ' || ` + text("i"), `'client'`, text("i"), `'client' || ` + text("i") + ` || '@example.com'`,
+		`'0707' || ` + l.pad("i % 1000000", 6)} {
+		parts = append(parts, `SELECT `+s.ws("i")+` AS workspace_id, TRUE AS livemode, `+term+` AS term, `+l.id("cs_", s.tag, "i")+` AS session_id
+		FROM `+l.sessionsOf(s, cte))
+	}
+	return strings.Join(parts, " UNION ALL ")
+}
+
 var attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
 	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, callback_checked_at, redirect_url, route_reason,
 	needs_code, instructions`
@@ -785,6 +838,7 @@ var tables = []struct {
 	transfers     bool
 }{
 	{"checkout_sessions", sessionColumns, sessionRows, false},
+	{"search_terms", "workspace_id, livemode, term, session_id", searchTermRows, false},
 	{"payment_attempts", attemptColumns, attemptRows, false},
 	{"events", eventColumns, sessionEventRows, false},
 	{"webhook_deliveries", deliveryColumns, sessionDeliveryRows, false},
@@ -821,8 +875,12 @@ func (l *loader) chunk(ctx context.Context, srcs []source, k, n int64) (map[stri
 		if len(sels) == 0 {
 			continue
 		}
+		order := ` ORDER BY created_at`
+		if !strings.Contains(t.columns, "created_at") {
+			order = ""
+		}
 		q := `WITH RECURSIVE ` + strings.Join(ctes, ", ") + ` INSERT INTO ` + t.name + ` (` + t.columns + `)
-			SELECT * FROM (` + strings.Join(sels, " UNION ALL ") + `) u ORDER BY created_at`
+			SELECT * FROM (` + strings.Join(sels, " UNION ALL ") + `) u` + order
 		res, err := tx.ExecContext(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.name, err)
@@ -844,6 +902,7 @@ func (l *loader) loadHistory(ctx context.Context, mine source, size int64) (stri
 		`DELETE FROM events WHERE workspace_id = ` + ws,
 		`DELETE FROM refunds WHERE workspace_id = ` + ws,
 		`DELETE FROM payment_attempts WHERE session_id IN (SELECT id FROM checkout_sessions WHERE workspace_id = ` + ws + `)`,
+		`DELETE FROM search_terms WHERE workspace_id = ` + ws,
 		`DELETE FROM checkout_sessions WHERE workspace_id = ` + ws,
 		`DELETE FROM transfers WHERE workspace_id = ` + ws,
 	} {
@@ -1027,6 +1086,8 @@ func historyTable(rows []row) string {
 	for _, run := range runs {
 		fmt.Fprintf(&b, "- %s: %s loaded (and the overview recounted) in %.0f s; ANALYZE %.1f s; size on disk %.0f MB -> %.0f MB",
 			run.Store, run.Loaded, run.Load.Seconds(), run.Analyze.Seconds(), run.Empty, run.Full)
+		fmt.Fprintf(&b, "; the service's CPU with no request over %.0f s: %.2f %% / %.2f %% / %.2f %% of a core (empty / history / after ANALYZE; target < 1 %%): %s",
+			idleWindow.Seconds(), run.Idle[0], run.Idle[1], run.Idle[2], mark(slices.Max(run.Idle[:]) < 1))
 		if run.Note != "" {
 			fmt.Fprintf(&b, "; %s", run.Note)
 		}
