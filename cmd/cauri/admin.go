@@ -194,6 +194,24 @@ func overviewCommand(ctx context.Context, args []string, getenv func(string) str
 	})
 }
 
+// searchCommand is `cauri search rebuild`: the search terms of every
+// session and attempt written again (those already there are kept), for
+// the sessions nodes older than the terms' table made during a rolling
+// deploy.
+func searchCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "rebuild" {
+		return errors.New("search: want a subcommand: rebuild")
+	}
+	fs := flag.NewFlagSet("search rebuild", flag.ContinueOnError)
+	return withStore(ctx, "search rebuild", fs, args[1:], 0, "takes no arguments", getenv, stderr, func(st *store.Store, _ []string) error {
+		n, err := st.RebuildSearchTerms(ctx)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, map[string]any{"rows_read": n})
+	})
+}
+
 // parseAge reads a positive age: days (90d) or a Go duration (2160h).
 func parseAge(s string) (time.Duration, error) {
 	d, err := config.ParseAge(s)

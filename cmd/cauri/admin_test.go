@@ -136,6 +136,9 @@ func TestRun_Administration(t *testing.T) {
 				t.Fatalf("purge = %s", out)
 			}
 			// The overview's recount, while the server runs.
+			if out := cli("search", "rebuild"); !strings.Contains(out, `"rows_read":`) {
+				t.Fatalf("search rebuild = %s", out)
+			}
 			if out := cli("overview", "rebuild"); !strings.Contains(out, `"counters":`) {
 				t.Fatalf("overview rebuild = %s", out)
 			}
@@ -157,7 +160,7 @@ func TestRun_Administration(t *testing.T) {
 			}
 			for _, bad := range [][]string{
 				{"workspace", "set-connect", ws, "maybe"}, {"workspace", "roll-key", "--key", "live_nope", ws}, {"workspace", "roll-key", "--key", "live_secret", "--grace", "200h", ws},
-				{"purge", "--test-older-than", "-3d"}, {"audit", "--limit", "0"}, {"partner", "create"}, {"overview"}, {"overview", "rebuild", "now"}, {"connect", "settle", "--amount", "1", "--currency", "XOF", ws},
+				{"purge", "--test-older-than", "-3d"}, {"audit", "--limit", "0"}, {"partner", "create"}, {"overview"}, {"overview", "rebuild", "now"}, {"search"}, {"search", "rebuild", "now"}, {"connect", "settle", "--amount", "1", "--currency", "XOF", ws},
 			} {
 				if _, err := srv.cli("", bad...); err == nil {
 					t.Errorf("cauri %v succeeded", bad)

@@ -59,6 +59,7 @@ Commands:
   purge [--test-older-than 90d]
                              delete test data older than that (live data is never touched)
   overview rebuild          recount the dashboard overview's figures from the payments themselves
+  search rebuild            write again the search terms of every payment (after a rolling deploy)
   audit [--workspace ID] [--limit 100]
                              the audit log of administrative and partner actions, newest first
   gateway add --workspace ID --provider P --name N --credentials FILE|- [--live] [--countries CI,SN] [--api-url URL]
@@ -116,6 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return purgeCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "overview":
 		return overviewCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "search":
+		return searchCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "simulate":

@@ -90,15 +90,17 @@ const (
 // answer is sent once more with the same reference when the connector
 // says a resend cannot move money twice (idempotent: pawaPay's ids). The
 // first call reached the aggregator then, so a resend that does not (no
-// connection, a refusal before sending) leaves the first call's
-// classification, Unreadable: it may have started the movement, and only
-// the aggregator's status can tell.
+// connection, a refusal before sending) or that is refused (the refusal
+// may be of a second movement, the first having been made) leaves the
+// first call's classification, Unreadable: it may have started the
+// movement, and only the aggregator's status can tell.
 func Send(call func() (gateway.Status, error), idempotent bool) (gateway.Status, Sent, error) {
 	st, err := call()
 	sent := classify(err)
 	if sent == Unreadable && idempotent {
 		st2, err2 := call() // the same reference: at most one movement
-		if again := classify(err2); again != NotSent {
+		again := classify(err2)
+		if again != NotSent && !(again == Answered && st2.Outcome == gateway.Failed) {
 			return st2, again, err2
 		}
 	}

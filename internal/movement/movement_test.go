@@ -23,6 +23,7 @@ func TestSend(t *testing.T) {
 		name       string
 		answers    []error // one per call; nil: the Status answered
 		idempotent bool
+		accepted   bool // the Status answered is an acceptance, else a refusal
 		want       Sent
 		calls      int
 	}{
@@ -34,7 +35,7 @@ func TestSend(t *testing.T) {
 		{name: "Timeout", answers: []error{&gateway.Error{Transient: true, Message: "timeout"}}, want: NoAnswer, calls: 1},
 		{name: "Unreadable", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"}}, want: Unreadable, calls: 1},
 		{name: "UnreadableResentWhenIdempotent", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"}, nil},
-			idempotent: true, want: Answered, calls: 2},
+			idempotent: true, accepted: true, want: Answered, calls: 2},
 		{name: "UnreadableTwice", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
 			&gateway.Error{Transient: true, Answered: true, Message: "502"}}, idempotent: true, want: Unreadable, calls: 2},
 		// The first call reached the aggregator: a resend that could not
@@ -43,6 +44,8 @@ func TestSend(t *testing.T) {
 			&gateway.Error{Transient: true, NotSent: true, Message: "connection refused"}}, idempotent: true, want: Unreadable, calls: 2},
 		{name: "UnreadableThenRefusedCredentials", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
 			&gateway.Error{Message: "401"}}, idempotent: true, want: Unreadable, calls: 2},
+		{name: "UnreadableThenRefused", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"}, nil},
+			idempotent: true, want: Unreadable, calls: 2},
 		{name: "UnreadableThenTimeout", answers: []error{&gateway.Error{Transient: true, Answered: true, Message: "502"},
 			&gateway.Error{Transient: true, Message: "timeout"}}, idempotent: true, want: NoAnswer, calls: 2},
 		{name: "TimeoutNeverResent", answers: []error{&gateway.Error{Transient: true, Message: "timeout"}, nil}, idempotent: true,
@@ -50,6 +53,10 @@ func TestSend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			answer := refused
+			if tt.accepted {
+				answer = gateway.Status{Outcome: gateway.Pending, ProviderRef: "dep_1"}
+			}
 			calls := 0
 			st, got, err := Send(func() (gateway.Status, error) {
 				err := tt.answers[calls]
@@ -57,7 +64,7 @@ func TestSend(t *testing.T) {
 				if err != nil {
 					return gateway.Status{}, err
 				}
-				return refused, nil
+				return answer, nil
 			}, tt.idempotent)
 			if got != tt.want || calls != tt.calls {
 				t.Fatalf("Send = %v after %d calls; want %v after %d", got, calls, tt.want, tt.calls)
@@ -65,8 +72,8 @@ func TestSend(t *testing.T) {
 			if (err == nil) != (got == Answered) {
 				t.Errorf("err = %v with %v", err, got)
 			}
-			if got == Answered && st != refused {
-				t.Errorf("status = %+v; want the aggregator's answer %+v", st, refused)
+			if got == Answered && st != answer {
+				t.Errorf("status = %+v; want the aggregator's answer %+v", st, answer)
 			}
 		})
 	}

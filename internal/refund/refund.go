@@ -618,11 +618,7 @@ func (s *Service) check(ctx context.Context, r *cauri.Refund) error {
 	if err != nil {
 		return err
 	}
-	ref, err := s.statusRef(ctx, r)
-	if err != nil {
-		return err
-	}
-	st, err := refunder.RefundStatus(ctx, ref)
+	st, err := refunder.RefundStatus(ctx, s.statusRef(ctx, r))
 	if err != nil {
 		return err
 	}
@@ -634,13 +630,17 @@ func (s *Service) check(ctx context.Context, r *cauri.Refund) error {
 // reference, the aggregator's id once known, and the payment it gives back
 // (gateway.Ref.Collection: Wave knows a refund only by its payment's
 // checkout session).
-func (s *Service) statusRef(ctx context.Context, r *cauri.Refund) (gateway.Ref, error) {
+// Without the attempt (unreadable now), the aggregators that need no more
+// than the refund's own ids are still asked; the others say what they lack.
+func (s *Service) statusRef(ctx context.Context, r *cauri.Refund) gateway.Ref {
+	ref := gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef}
 	a, err := s.attempt(ctx, r)
 	if err != nil {
-		return gateway.Ref{}, err
+		s.Failures.Record(ctx, movement.Refund, "attempt", r.ID, err)
+		return ref
 	}
-	return gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef,
-		Collection: &gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}}, nil
+	ref.Collection = &gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}
+	return ref
 }
 
 // Reconcile is the background pass no lost callback or crash escapes. A
@@ -704,11 +704,7 @@ func (s *Service) redrive(ctx context.Context, r *cauri.Refund, now time.Time) e
 		return fmt.Errorf("refund %s: its call to %s ended unrecorded and %s takes no idempotency key: it is not sent again and stays pending; look for a refund of %s %s in %s's dashboard",
 			r.ID, r.Provider, r.Provider, cauri.FormatAmount(r.Amount, r.Currency), r.Currency, r.Provider)
 	}
-	ref, err := s.statusRef(ctx, r)
-	if err != nil {
-		return err
-	}
-	st, err := refunder.RefundStatus(ctx, ref)
+	st, err := refunder.RefundStatus(ctx, s.statusRef(ctx, r))
 	if err != nil {
 		return err // the aggregator is not answering: the next pass asks again
 	}

@@ -62,8 +62,9 @@ type Query struct {
 	ID string
 }
 
-// Parse reads a search: its folded text and its words joined (a name
-// typed with a hyphen finds the name's words), and, when it is a phone
+// Parse reads a search: its folded text, its words joined when it is
+// words joined by signs (a name typed with a hyphen finds the name's
+// words), and, when it is a phone
 // number (digits with spaces, dots, dashes), its national significant
 // number when it is international (a leading + or 00), else its digits
 // with and without leading zeros (a trunk prefix). Each is a prefix when
@@ -71,7 +72,10 @@ type Query struct {
 func Parse(q string) Query {
 	q = strings.TrimSpace(q)
 	out := Query{ID: q}
-	forms := []string{Fold(q), strings.Join(Words(q), " ")}
+	forms := []string{Fold(q)}
+	if joinsWords(forms[0]) {
+		forms = append(forms, strings.Join(Words(q), " "))
+	}
 	if digits, international, ok := phoneDigits(q); ok {
 		if nsn := catalog.NationalNumber("+" + digits); international && nsn != "" {
 			forms = append(forms, nsn)
@@ -87,6 +91,25 @@ func Parse(q string) Query {
 		}
 	}
 	return out
+}
+
+// joinsWords reports whether a folded search is words joined by a sign
+// between letters ("jean-paul", "n'diaye", "a.diop"), which a name's words
+// match; an e-mail, a reference or a sign at either end ("ord-") is
+// searched as written only.
+func joinsWords(q string) bool {
+	r := []rune(q)
+	joined := false
+	for i, c := range r {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) || c == ' ' {
+			continue
+		}
+		if c == '@' || i == 0 || i == len(r)-1 || !unicode.IsLetter(r[i-1]) || !unicode.IsLetter(r[i+1]) {
+			return false
+		}
+		joined = true
+	}
+	return joined
 }
 
 // phoneDigits is a search's digits when it is written as a phone number:

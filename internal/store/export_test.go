@@ -103,13 +103,12 @@ func (s *Store) WriteAsBeforeExpiry(ctx context.Context, sessionID string) error
 	return err
 }
 
-// RefillSearchTerms forgets every search term and writes them again as the
-// migration does for the sessions stored before the terms' table.
+// RefillSearchTerms forgets every search term and writes them again as
+// `cauri search rebuild` does.
 func (s *Store) RefillSearchTerms(ctx context.Context) error {
-	return s.tx(ctx, func(t *tx) error {
-		if _, err := t.exec(ctx, `DELETE FROM search_terms`); err != nil {
-			return err
-		}
-		return s.backfillSearchTerms(ctx, t)
-	})
+	if _, err := s.update(ctx, `DELETE FROM search_terms`); err != nil {
+		return err
+	}
+	_, err := s.RebuildSearchTerms(ctx)
+	return err
 }

@@ -36,9 +36,11 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 		if _, err := sqlTx.ExecContext(ctx, `CREATE INDEX search_terms_session ON search_terms (session_id)`); err != nil {
 			return err
 		}
-		// A store of the same kind without the statement cache: the
-		// backfill's queries run once.
-		return s.backfillSearchTerms(ctx, &tx{q: sqlTx, sqlTx: sqlTx, s: &Store{kind: s.kind}})
+		// In the migration's transaction, through a store of the same kind
+		// without the statement cache (the backfill's queries run once).
+		t := &tx{q: sqlTx, sqlTx: sqlTx, s: &Store{kind: s.kind}}
+		_, err := s.backfillSearchTerms(ctx, func(fn func(*tx) error) error { return fn(t) })
+		return err
 	}
 	down := func(ctx context.Context, sqlTx *sql.Tx) error {
 		_, err := sqlTx.ExecContext(ctx, `DROP TABLE search_terms`)
@@ -47,76 +49,91 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 	return goose.NewGoMigration(searchTermsVersion, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})
 }
 
-// backfillSearchTerms writes the terms of the sessions stored before the
-// table, and of their attempts' phone numbers, a batch at a time.
-func (s *Store) backfillSearchTerms(ctx context.Context, t *tx) error {
-	const batch = 2000
-	last := ""
-	for {
-		rows, err := t.query(ctx, `SELECT id, workspace_id, livemode, customer_name, customer_email, customer_phone, metadata
-			FROM checkout_sessions WHERE id > ? ORDER BY id LIMIT ?`, last, batch)
-		if err != nil {
-			return err
-		}
-		var all []*cauri.Session
-		for rows.Next() {
+// RebuildSearchTerms writes again the search terms of every session and
+// attempt, a page at a time, each page its own short transaction (terms
+// already there are kept): after a rolling deploy, the sessions that nodes
+// older than the terms' table created meanwhile have none
+// (`cauri search rebuild`, docs/operations.md). It returns how many
+// sessions and attempts it read.
+func (s *Store) RebuildSearchTerms(ctx context.Context) (int, error) {
+	return s.backfillSearchTerms(ctx, func(fn func(*tx) error) error { return s.tx(ctx, fn) })
+}
+
+// searchTermEntry is one term of one session.
+type searchTermEntry struct {
+	workspace, session, term string
+	live                     bool
+}
+
+// backfillSearchTerms writes the terms of the stored sessions and of their
+// attempts' phone numbers, a page of rows at a time, each page in one
+// transaction of run's (the migration's own, or a new one per page) with
+// a few multi-row inserts.
+func (s *Store) backfillSearchTerms(ctx context.Context, run func(func(*tx) error) error) (int, error) {
+	const page = 2000
+	read := 0
+	pages := []struct {
+		q    string
+		scan func(rows *sql.Rows) (last string, entries []searchTermEntry, err error)
+	}{
+		{`SELECT id, workspace_id, livemode, customer_name, customer_email, customer_phone, metadata
+			FROM checkout_sessions WHERE id > ? ORDER BY id LIMIT ?`, func(rows *sql.Rows) (string, []searchTermEntry, error) {
 			var sess cauri.Session
 			var md string
 			if err := rows.Scan(&sess.ID, &sess.WorkspaceID, &sess.Livemode, &sess.CustomerName, &sess.CustomerEmail, &sess.CustomerPhone, &md); err != nil {
-				rows.Close()
-				return err
+				return "", nil, err
 			}
 			sess.Metadata = orderIDOnly(md)
-			all = append(all, &sess)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, sess := range all {
-			if err := t.addSearchTerms(ctx, sess.WorkspaceID, sess.Livemode, sess.ID, search.SessionTerms(sess)); err != nil {
-				return err
+			return sess.ID, entries(sess.WorkspaceID, sess.Livemode, sess.ID, search.SessionTerms(&sess)), nil
+		}},
+		{`SELECT a.id, a.phone, s.id, s.workspace_id, s.livemode FROM payment_attempts a
+			JOIN checkout_sessions s ON s.id = a.session_id WHERE a.id > ? ORDER BY a.id LIMIT ?`, func(rows *sql.Rows) (string, []searchTermEntry, error) {
+			var id, phone, session, workspace string
+			var live bool
+			if err := rows.Scan(&id, &phone, &session, &workspace, &live); err != nil {
+				return "", nil, err
 			}
-		}
-		if len(all) < batch {
-			break
-		}
-		last = all[len(all)-1].ID
+			return id, entries(workspace, live, session, search.PhoneTerms(phone)), nil
+		}},
 	}
-	last = ""
-	for {
-		rows, err := t.query(ctx, `SELECT a.id, a.phone, s.id, s.workspace_id, s.livemode FROM payment_attempts a
-			JOIN checkout_sessions s ON s.id = a.session_id WHERE a.id > ? ORDER BY a.id LIMIT ?`, last, batch)
-		if err != nil {
-			return err
-		}
-		type phone struct {
-			id, phone, session, workspace string
-			live                          bool
-		}
-		var all []phone
-		for rows.Next() {
-			var p phone
-			if err := rows.Scan(&p.id, &p.phone, &p.session, &p.workspace, &p.live); err != nil {
+	for _, p := range pages {
+		for last, n := "", page; n == page; {
+			n = 0
+			err := run(func(t *tx) error {
+				rows, err := t.query(ctx, p.q, last, page)
+				if err != nil {
+					return err
+				}
+				var all []searchTermEntry
+				for rows.Next() {
+					id, e, err := p.scan(rows)
+					if err != nil {
+						rows.Close()
+						return err
+					}
+					last, n, all = id, n+1, append(all, e...)
+				}
 				rows.Close()
-				return err
+				if err := rows.Err(); err != nil {
+					return err
+				}
+				return t.insertSearchTerms(ctx, all)
+			})
+			if err != nil {
+				return read, err
 			}
-			all = append(all, p)
+			read += n
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, p := range all {
-			if err := t.addSearchTerms(ctx, p.workspace, p.live, p.session, search.PhoneTerms(p.phone)); err != nil {
-				return err
-			}
-		}
-		if len(all) < batch {
-			return nil
-		}
-		last = all[len(all)-1].id
 	}
+	return read, nil
+}
+
+func entries(workspace string, live bool, session string, terms []string) []searchTermEntry {
+	out := make([]searchTermEntry, len(terms))
+	for i, term := range terms {
+		out[i] = searchTermEntry{workspace: workspace, session: session, term: term, live: live}
+	}
+	return out
 }
 
 // orderIDOnly reads a session's metadata for its order id alone.
@@ -130,18 +147,26 @@ func orderIDOnly(md string) map[string]string {
 
 // addSearchTerms records terms of a session (already there: kept).
 func (t *tx) addSearchTerms(ctx context.Context, workspaceID string, livemode bool, sessionID string, terms []string) error {
-	if len(terms) == 0 {
-		return nil
+	return t.insertSearchTerms(ctx, entries(workspaceID, livemode, sessionID, terms))
+}
+
+// insertSearchTerms writes terms (already there: kept), 200 to a statement.
+func (t *tx) insertSearchTerms(ctx context.Context, all []searchTermEntry) error {
+	for len(all) > 0 {
+		chunk := all[:min(len(all), 200)]
+		all = all[len(chunk):]
+		args := make([]any, 0, 4*len(chunk))
+		values := make([]string, len(chunk))
+		for i, e := range chunk {
+			values[i] = "(?, ?, ?, ?)"
+			args = append(args, e.workspace, e.live, e.term, e.session)
+		}
+		if _, err := t.exec(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, session_id) VALUES `+strings.Join(values, ", ")+`
+			ON CONFLICT DO NOTHING`, args...); err != nil {
+			return err
+		}
 	}
-	args := make([]any, 0, 4*len(terms))
-	values := make([]string, len(terms))
-	for i, term := range terms {
-		values[i] = "(?, ?, ?, ?)"
-		args = append(args, workspaceID, livemode, term, sessionID)
-	}
-	_, err := t.exec(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, session_id) VALUES `+strings.Join(values, ", ")+`
-		ON CONFLICT DO NOTHING`, args...)
-	return err
+	return nil
 }
 
 // searchMatches is a subquery of the ids of the sessions of a workspace's

@@ -430,6 +430,12 @@ func TestTransfers_BatchResentAfterChanges(t *testing.T) {
 			t.Fatalf("the new item = %v; want 403 transferts_inactifs", it)
 		}
 		wantCode(t, send(items, "payroll-13"), 403, "transferts_inactifs")
+		// An item answered anything but the refusal keeps the item list:
+		// here a key of the first batch sent with another amount.
+		r = send([]any{with(wave, "amount", 9999, "idempotency_key", "payroll-12:0")}, "payroll-14")
+		if it := r.body["data"]; r.status != 200 || it == nil || it.([]any)[0].(map[string]any)["code"] != "idempotency_key_reused" {
+			t.Fatalf("a closed workspace's batch with a reused key = %d %s; want 200 with the item's 422", r.status, r.raw)
+		}
 		if te.sim.Payouts() != paid {
 			t.Fatalf("%d payouts more; want none", te.sim.Payouts()-paid)
 		}

@@ -141,5 +141,16 @@ func (c *Client) refund(ctx context.Context, id string, first bool) (gateway.Sta
 	if reason == "" {
 		reason = refusal(code, raw)
 	}
+	if !first {
+		// A status read is the refund asked again. The sources differ on
+		// what Wave answers for a session it refunded already (200 again,
+		// or checkout-refund-failed): a refusal now cannot say the first
+		// call refunded nothing. Ending it failed could let the money be
+		// sent back a second time (a refund by payout): it stays pending,
+		// its checks logged and counted, until Wave answers 200 or a
+		// person looks at Wave's dashboard.
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true,
+			Message: fmt.Sprintf("Wave refused the refund of checkout session %s when asked again (%s): it may have refunded it before; see Wave's dashboard", id, reason)}
+	}
 	return gateway.Status{Outcome: gateway.Failed, ProviderRef: id, Reason: reason}, nil
 }

@@ -79,6 +79,12 @@ func TestRefund_Refusals(t *testing.T) {
 	if err != nil || st.Outcome != gateway.Failed || !strings.HasPrefix(st.Reason, "checkout-refund-failed") {
 		t.Fatalf("refund of an unpaid session = %+v, %v; want failed, checkout-refund-failed", st, err)
 	}
+	// Asked again by a status read, the same refusal cannot tell that an
+	// earlier call refunded nothing: the refund stays pending (an error).
+	rs, err := c.RefundStatus(ctx, gateway.Ref{Reference: "re-x", Collection: &gateway.Ref{Reference: "pay-open", ProviderRef: open.ProviderRef}})
+	if !gateway.IsTransient(err) || rs.Outcome != "" {
+		t.Fatalf("status read refused = %+v, %v; want a transient error, never failed", rs, err)
+	}
 	st, err = refund(c, gateway.Ref{Reference: "pay-none", ProviderRef: "cos-unknown"})
 	if err != nil || st.Outcome != gateway.Failed || !strings.HasPrefix(st.Reason, "checkout-session-not-found") {
 		t.Fatalf("refund of an unknown session = %+v, %v; want failed, checkout-session-not-found", st, err)

@@ -256,7 +256,7 @@ type batchResponse struct {
 // (its fields against the gateways, a name check, the workspace's state),
 // as a single transfer's is. With transfers closed since (a live key), the
 // items already made are replayed and the others refused with the reason;
-// a batch without any made answers that reason alone.
+// a batch whose every item is that refusal answers it alone.
 func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *caller) error {
 	refused := transfer.Allowed(c.ws, c.key.Live, true)
 	if refused != nil && !c.key.Live {
@@ -303,11 +303,25 @@ func (s *API) createTransferBatch(w http.ResponseWriter, r *http.Request, c *cal
 			out.Refused++
 		}
 	}
-	if refused != nil && out.Replayed == 0 {
+	if refused != nil && allRefusedBy(out.Data, refused) {
 		return refused
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// allRefusedBy reports whether every item of a batch was answered the
+// workspace's refusal alone: only then does the batch answer it as a
+// whole. An item replayed, or answered anything else (its first sending
+// still running, a store error), keeps the item list: its answer must not
+// be hidden behind a "nothing was made".
+func allRefusedBy(items []batchItem, refused error) bool {
+	for _, it := range items {
+		if it.Replayed || it.Code == nil || *it.Code != cauri.ErrorReason(refused) {
+			return false
+		}
+	}
+	return true
 }
 
 // batchOne is one item of a batch. Its key is its own idempotency_key or,
