@@ -1,0 +1,128 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowser_RefusalInTheCustomersWords: a live payment refused by the
+// aggregator (pawaPay's simulator) shows, after the failure, why in the
+// customer's words and language (not pawaPay's code), with the same
+// method and number for another try; the attempt keeps pawaPay's words for
+// the merchant. In French on a 360x640 screen in Dakar, for want of funds
+// (...0049: INSUFFICIENT_BALANCE once settled); in English on a 390x844
+// screen in Abidjan, for want of funds, then for a number refused at
+// initiation (...0039: INVALID_PHONE_NUMBER, the page shown again by its
+// script).
+func TestBrowser_RefusalInTheCustomersWords(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	g, sim, _ := e.addSimulatedGateway(ws, "SN", "CI")
+	sim.SettleAfter = 300 * time.Millisecond
+	e.runClock(t)
+	// pay opens a session for the number on a screen of this size in this
+	// language, pays it with the preselected method and waits for the
+	// failure; it returns what the page says then.
+	type after struct{ failure, method, phone string }
+	open := func(t *testing.T, width, height int64, lang, number string) (context.Context, string) {
+		ctx := browser(t)
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": lang}}); err != nil {
+			t.Fatal(err)
+		}
+		id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "description": "Commande 1042", "customer_phone": number})
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/pay/"+id), chromedp.WaitVisible(chromedp.ID("pay-button"))); err != nil {
+			t.Fatal(err)
+		}
+		return ctx, id
+	}
+	read := func(t *testing.T, ctx context.Context) after {
+		t.Helper()
+		out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.getElementById("last-failure").textContent.trim(),
+			document.querySelector("input[name=method]:checked").value, document.getElementById("phone").value]`))
+		if err != nil || len(out) != 3 {
+			t.Fatalf("reading the page: %v, %v", out, err)
+		}
+		return after{out[0], out[1], out[2]}
+	}
+	pay := func(t *testing.T, ctx context.Context) after {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("pay-button")), chromedp.WaitVisible(chromedp.ID("last-failure"))); err != nil {
+			said, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("result")))
+			t.Fatalf("waiting for the failure: %v; the page says %q", err, said)
+		}
+		return read(t, ctx)
+	}
+	onScreen := func(t *testing.T, ctx context.Context) {
+		t.Helper()
+		box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(function () { var r = document.getElementById("last-failure").getBoundingClientRect();
+			return [r.left, r.right, innerWidth, document.documentElement.scrollWidth]; })()`))
+		if err != nil || len(box) != 4 || box[0] < 0 || box[1] > box[2] || box[3] > box[2] {
+			t.Errorf("the failure's box (left, right, screen width, page width) = %v, %v; want it within the screen, no sideways scroll", box, err)
+		}
+	}
+	rawKept := func(t *testing.T, id, code string) {
+		t.Helper()
+		a, err := e.store.Attempts(context.Background(), id)
+		if err != nil || len(a) == 0 || a[0].Status != cauri.AttemptFailed || !strings.HasPrefix(a[0].Reason, code) {
+			t.Errorf("the attempt = %+v, %v; want it failed with pawaPay's %s kept for the merchant", a, err, code)
+		}
+	}
+
+	t.Run("French360", func(t *testing.T) {
+		ctx, id := open(t, 360, 640, "fr-SN,fr;q=0.9", "+221 77 123 00 49")
+		got := pay(t, ctx)
+		screenshot(t, ctx, "refusal-fr-360x640")
+		if !strings.HasPrefix(got.failure, "Solde insuffisant") || !strings.Contains(got.failure, "Rechargez") || strings.Contains(got.failure, "INSUFFICIENT") {
+			t.Errorf("after the failure the page says %q; want the customer's words in French, not pawaPay's code", got.failure)
+		}
+		if got.method != g.ID+"|ORANGE_SEN" || got.phone != "+221771230049" {
+			t.Errorf("method, number after the failure = %q, %q; want Orange Money Senegal and +221771230049 kept", got.method, got.phone)
+		}
+		onScreen(t, ctx)
+		rawKept(t, id, "INSUFFICIENT_BALANCE")
+	})
+
+	t.Run("English390", func(t *testing.T) {
+		ctx, id := open(t, 390, 844, "en-GB,en;q=0.9", "+225 05 05 12 00 49")
+		got := pay(t, ctx)
+		screenshot(t, ctx, "refusal-en-390x844")
+		if !strings.HasPrefix(got.failure, "Not enough money") || !strings.Contains(got.failure, "Top up") || strings.Contains(got.failure, "INSUFFICIENT") {
+			t.Errorf("after the failure the page says %q; want the customer's words in English, not pawaPay's code", got.failure)
+		}
+		if got.method != g.ID+"|MTN_MOMO_CIV" || got.phone != "+2250505120049" {
+			t.Errorf("method, number after the failure = %q, %q; want MTN Côte d'Ivoire and +2250505120049 kept", got.method, got.phone)
+		}
+		onScreen(t, ctx)
+		rawKept(t, id, "INSUFFICIENT_BALANCE")
+		// Another number, refused by pawaPay at once: the script shows the
+		// page again, which says why.
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("phone"), "+2250505120039")); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("pay-button")), chromedp.WaitVisible(chromedp.ID("last-failure"))); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for got = read(t, ctx); !strings.HasPrefix(got.failure, "No Mobile Money account") && time.Now().Before(deadline); got = read(t, ctx) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		screenshot(t, ctx, "refusal-en-wrong-number")
+		if !strings.HasPrefix(got.failure, "No Mobile Money account") || strings.Contains(got.failure, "INVALID_PHONE_NUMBER") {
+			t.Errorf("after a number refused at initiation the page says %q; want the customer's words", got.failure)
+		}
+		if got.phone != "+2250505120039" {
+			t.Errorf("number after the refusal = %q; want +2250505120039 kept", got.phone)
+		}
+		rawKept(t, id, "INVALID_PHONE_NUMBER")
+	})
+}
