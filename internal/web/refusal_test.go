@@ -2,6 +2,10 @@ package web
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +129,37 @@ func TestBrowser_RefusalInTheCustomersWords(t *testing.T) {
 		}
 		rawKept(t, id, "INVALID_PHONE_NUMBER")
 	})
+}
+
+// TestLivePage_RefusalWithoutScript: without JavaScript, a payment pawaPay
+// refuses at initiation (...0039: INVALID_PHONE_NUMBER) answers the page
+// with why in the customer's words (French here), the method and number
+// kept, and not pawaPay's words.
+func TestLivePage_RefusalWithoutScript(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ws, keys := e.newWorkspace("Chez Adjoa", true)
+	g, _, _ := e.addSimulatedGateway(ws, "SN")
+	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000})
+	form := url.Values{"method": {g.ID + "|WAVE_SEN"}, "phone": {"+221761230039"}}
+	req, _ := http.NewRequest("POST", e.url+"/pay/"+id, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept-Language", "fr-SN,fr;q=0.9")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(body)
+	if got, want := res.StatusCode, 502; got != want {
+		t.Fatalf("refused payment = %d; want %d:\n%s", got, want, page)
+	}
+	if !strings.Contains(page, `id="last-failure"`) || !strings.Contains(page, "Aucun compte Mobile Money") ||
+		strings.Contains(page, "INVALID_PHONE_NUMBER") || strings.Contains(page, `id="error"`) {
+		t.Errorf("the page does not say why in the customer's words, or shows pawaPay's:\n%s", page)
+	}
+	if !regexp.MustCompile(`value="`+regexp.QuoteMeta(g.ID)+`\|WAVE_SEN"[^>]*checked`).MatchString(page) ||
+		!regexp.MustCompile(`id="phone"[^>]*value="[^"]*221761230039"`).MatchString(page) {
+		t.Errorf("the method or the number is not kept:\n%s", page)
+	}
 }

@@ -18,6 +18,8 @@ func TestRefusal(t *testing.T) {
 		{"PAYER_NOT_FOUND", "The payer's wallet was not found", gateway.RefusalNumber},
 		{"INVALID_PHONE_NUMBER", "The phone number is not valid for the provider", gateway.RefusalNumber},
 		{"PAYER_LIMIT_REACHED", "The payer has reached a limit of the wallet", gateway.RefusalLimit},
+		{"WALLET_LIMIT_REACHED", "The payer's wallet limit was reached", gateway.RefusalLimit},
+		{"PAYMENT_IN_PROGRESS", "The payer has a payment in progress", gateway.RefusalOther},
 		{"AMOUNT_OUT_OF_BOUNDS", "The amount needs to be more than 100", gateway.RefusalLimit},
 		{"PROVIDER_TEMPORARILY_UNAVAILABLE", "The provider is not available", gateway.RefusalUnavailable},
 		{"UNSPECIFIED_FAILURE", "The provider gave no reason", gateway.RefusalOther},
