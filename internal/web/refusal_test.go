@@ -31,9 +31,9 @@ func TestBrowser_RefusalInTheCustomersWords(t *testing.T) {
 	g, sim, _ := e.addSimulatedGateway(ws, "SN", "CI")
 	sim.SettleAfter = 300 * time.Millisecond
 	e.runClock(t)
-	// pay opens a session for the number on a screen of this size in this
-	// language, pays it with the preselected method and waits for the
-	// failure; it returns what the page says then.
+	// open shows a new session for the customer's number on a screen of
+	// this size in this language; pay pays it with the preselected method
+	// and waits for the failure; read is what the page says then.
 	type after struct{ failure, method, phone string }
 	open := func(t *testing.T, width, height int64, lang, number string) (context.Context, string) {
 		ctx := browser(t)
