@@ -48,6 +48,11 @@ func TestRefusal_EveryProvider(t *testing.T) {
 	for _, k := range gateway.Keys() {
 		if refusals[k] == nil {
 			t.Errorf("provider %s has no reading of its refusals", k)
+			continue
+		}
+		// A payment the aggregator never received (checkout's reason).
+		if got := Refusal(k, gateway.NotStarted+"gateway: connection refused"); got != gateway.RefusalUnavailable {
+			t.Errorf("%s: a payment never started = %q; want %q", k, got, gateway.RefusalUnavailable)
 		}
 	}
 	if got := Refusal("pawapay", "INSUFFICIENT_BALANCE: The payer does not have enough funds"); got != gateway.RefusalFunds {
