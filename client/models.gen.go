@@ -336,6 +336,21 @@ func (e NextActionType) Valid() bool {
 	}
 }
 
+// Defines values for PageErrorAgain.
+const (
+	PageErrorAgainTrue PageErrorAgain = true
+)
+
+// Valid indicates whether the value is a known member of the PageErrorAgain enum.
+func (e PageErrorAgain) Valid() bool {
+	switch e {
+	case PageErrorAgainTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PageErrorSuccess.
 const (
 	PageErrorSuccessFalse PageErrorSuccess = false
@@ -1744,9 +1759,22 @@ type NextActionType string
 
 // PageError defines model for PageError.
 type PageError struct {
+	// Again On POST /checkout/initiate's 502: the aggregator refused the payment
+	// (or could not be reached) and the attempt failed; the hosted page,
+	// shown again, says why in the customer's words and language (the
+	// message is the service's, with the aggregator's words, for the
+	// merchant's scripts).
+	Again   *PageErrorAgain  `json:"again,omitempty"`
 	Message string           `json:"message"`
 	Success PageErrorSuccess `json:"success"`
 }
+
+// PageErrorAgain On POST /checkout/initiate's 502: the aggregator refused the payment
+// (or could not be reached) and the attempt failed; the hosted page,
+// shown again, says why in the customer's words and language (the
+// message is the service's, with the aggregator's words, for the
+// merchant's scripts).
+type PageErrorAgain bool
 
 // PageErrorSuccess defines model for PageError.Success.
 type PageErrorSuccess bool

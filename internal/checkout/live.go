@@ -225,7 +225,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	}
 	conn, err := s.connector(ctx, g)
 	if err != nil {
-		s.fail(ctx, a.ID, "not started: "+err.Error())
+		s.fail(ctx, a.ID, gateway.NotStarted+err.Error())
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	}
 	name, email := sess.CustomerName, sess.CustomerEmail
@@ -245,12 +245,12 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	a.RedirectURL, a.NeedsCode, a.Instructions = st.RedirectURL, next.Type == cauri.ActionEnterCode, next.Instructions
 	switch sent {
 	case movement.NotSent:
-		s.fail(ctx, a.ID, "not started: "+err.Error())
+		s.fail(ctx, a.ID, gateway.NotStarted+err.Error())
 		return nil, &gateway.Error{Transient: true, NotSent: true, Message: err.Error()}
 	case movement.Unreadable:
 		check, cerr := conn.CollectionStatus(ctx, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef})
 		if cerr == nil && check.Outcome == gateway.NotFound {
-			s.fail(ctx, a.ID, "not started: "+err.Error())
+			s.fail(ctx, a.ID, gateway.NotStarted+err.Error())
 			return nil, err
 		}
 		return a, nil

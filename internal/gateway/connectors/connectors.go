@@ -102,3 +102,22 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }
+
+// refusals reads each provider's reasons for the customer: the codes its
+// connector puts in a failed payment's reason (each connector's refusal.go
+// cites its sources).
+var refusals = map[string]func(reason string) gateway.Refusal{
+	"pawapay": pawapay.Refusal, "paystack": paystack.Refusal, "cinetpay": cinetpay.Refusal,
+	"fedapay": fedapay.Refusal, "flutterwave": flutterwave.Refusal, "wave": wave.Refusal,
+	"mtnmomo": mtnmomo.Refusal, "orangemoney": orangemoney.Refusal, "mpesa": mpesa.Refusal,
+}
+
+// Refusal is what a failed payment through provider means for the
+// customer, from the reason its connector gave (kept as it is for the
+// merchant): gateway.RefusalOther for a provider or a reason not known.
+func Refusal(provider, reason string) gateway.Refusal {
+	if f, ok := refusals[provider]; ok {
+		return f(reason)
+	}
+	return gateway.RefusalByCode(reason, nil)
+}

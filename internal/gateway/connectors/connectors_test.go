@@ -41,3 +41,24 @@ func TestNew_MTNEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusal_EveryProvider: every provider's failed payments are read for
+// the customer by its own connector; an unknown provider's are generic.
+func TestRefusal_EveryProvider(t *testing.T) {
+	for _, k := range gateway.Keys() {
+		if refusals[k] == nil {
+			t.Errorf("provider %s has no reading of its refusals", k)
+			continue
+		}
+		// A payment the aggregator never received (checkout's reason).
+		if got := Refusal(k, gateway.NotStarted+"gateway: connection refused"); got != gateway.RefusalUnavailable {
+			t.Errorf("%s: a payment never started = %q; want %q", k, got, gateway.RefusalUnavailable)
+		}
+	}
+	if got := Refusal("pawapay", "INSUFFICIENT_BALANCE: The payer does not have enough funds"); got != gateway.RefusalFunds {
+		t.Errorf("pawaPay's INSUFFICIENT_BALANCE = %q; want %q", got, gateway.RefusalFunds)
+	}
+	if got := Refusal("unknown", "INSUFFICIENT_BALANCE"); got != gateway.RefusalOther {
+		t.Errorf("an unknown provider's refusal = %q; want the generic kind", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
@@ -47,8 +48,10 @@ type pageData struct {
 	// sent to; Waited, how many seconds ago (the script counts on from it).
 	WaitingFor string
 	Waited     int
-	// LastFailure is why the last try did not go through, when the
-	// customer may try again.
+	// LastFailure is why the last try did not go through, in the
+	// customer's words (what happened, what to do), when the customer may
+	// try again. The aggregator's own words stay on the attempt, for the
+	// merchant.
 	LastFailure string
 	// Receipt is a paid session's proof of payment.
 	Receipt *receipt
@@ -71,6 +74,21 @@ type pageData struct {
 var pageReasons = map[string]string{
 	"session_expired": "session_expired", "attempts_exhausted": "attempts_exhausted",
 	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open",
+}
+
+// refusalText is why a failed attempt failed, in the customer's words:
+// what happened and what to do, by the kind its connector reads in the
+// aggregator's reason (the reason itself is the merchant's).
+func refusalText(t map[string]string, a *cauri.PaymentAttempt) string {
+	return t[refusalKey(connectors.Refusal(a.Provider, a.Reason))]
+}
+
+// refusalKey is the page's text of a kind of refusal.
+func refusalKey(r gateway.Refusal) string {
+	if r == gateway.RefusalOther {
+		return "refusal_other"
+	}
+	return "refusal_" + string(r)
 }
 
 // receipt is what a customer keeps of a payment.
@@ -187,6 +205,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		}
 		d.Expired = waiting == nil
 	}
+	worded := false
 	if sess.Livemode && sess.Status.Payable() && !d.Expired {
 		waiting, err := s.Checkout.Waiting(r.Context(), sess)
 		if err != nil {
@@ -210,11 +229,18 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		if len(attempts) > 0 {
 			last = attempts[0]
 		}
+		// A payment the aggregator refused (or that could not reach it) is
+		// the last attempt, failed: the page says why in the customer's
+		// words, not in the error's (the aggregator's).
+		worded = cauri.ErrorCode(refused) == cauri.EBadGateway && last != nil && last.Status == cauri.AttemptFailed
 		switch {
 		case r.Method == http.MethodPost && r.PostForm.Has("method"):
 			// A refused payment's page keeps what the customer chose and typed.
 			keepChoice(d.Methods, r.PostForm.Get("method"))
 			d.Phone = r.PostForm.Get("phone")
+			if worded {
+				d.LastFailure = refusalText(t, last)
+			}
 		case waiting != nil:
 			d.WaitingFor, d.Waited = waitingFor(d.Methods, waiting), max(0, int(s.now().Sub(waiting.CreatedAt)/time.Second))
 			d.Resend = checkout.Resendable(waiting) && len(attempts) < checkout.MaxAttempts
@@ -226,9 +252,11 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			if i := methodOf(d.Methods, last); i >= 0 {
 				keepChoice(d.Methods, d.Methods[i].Value)
 			}
-			d.Phone, d.LastFailure, d.Resend = last.Phone, t["last_failed"], checkout.Resendable(last)
-			if last.Reason != "" {
-				d.LastFailure += " " + last.Reason
+			d.Phone, d.LastFailure, d.Resend = last.Phone, refusalText(t, last), checkout.Resendable(last)
+			if sess.Status != cauri.SessionFailed {
+				// The page says no more than that the payment is open: say
+				// the last try failed.
+				d.LastFailure = t["last_failed"] + " " + d.LastFailure
 			}
 		}
 	}
@@ -263,6 +291,9 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		d.Error = cauri.ErrorMessage(refused)
 		if k, ok := pageReasons[cauri.ErrorReason(refused)]; ok {
 			d.Error = t[k]
+		}
+		if worded {
+			d.Error = "" // LastFailure says it
 		}
 		w.WriteHeader(httpx.Status(refused))
 	}

@@ -2,8 +2,14 @@ package pay
 
 import (
 	"html/template"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/web/httpx"
 )
 
 func TestInstructionParts(t *testing.T) {
@@ -28,5 +34,24 @@ func TestInstructionParts(t *testing.T) {
 				t.Errorf("instructionParts(%q) = %+v; want %+v", c.in, got, c.want)
 			}
 		})
+	}
+}
+
+// TestRefusalTexts: every kind of refusal has its text, in both languages.
+func TestRefusalTexts(t *testing.T) {
+	for _, lang := range []string{"en", "fr"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("Accept-Language", lang)
+		_, texts := httpx.Language(r)
+		for _, k := range gateway.Refusals {
+			if texts[refusalKey(k)] == "" {
+				t.Errorf("%s: refusal %q has no text (%s)", lang, k, refusalKey(k))
+			}
+		}
+	}
+	a := &cauri.PaymentAttempt{Provider: "pawapay", Reason: "INSUFFICIENT_BALANCE: The payer does not have enough funds"}
+	_, en := httpx.Language(httptest.NewRequest("GET", "/", nil))
+	if got := refusalText(en, a); !strings.HasPrefix(got, "Not enough money") || strings.Contains(got, "INSUFFICIENT") {
+		t.Errorf("pawaPay's INSUFFICIENT_BALANCE reads %q; want the customer's words, not the code", got)
 	}
 }

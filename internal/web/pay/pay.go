@@ -85,6 +85,14 @@ func (s *Pages) initiate(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, err := s.Checkout.Initiate(r.Context(), req.TransactionID, checkout.Payment{GatewayID: req.GatewayID, Code: req.Code,
 		Phone: req.Phone, AuthCode: req.AuthCode, Holder: req.Holder.holder()})
+	if cauri.ErrorCode(err) == cauri.EBadGateway {
+		// The aggregator refused the payment (or could not be reached): the
+		// attempt failed, and the page, shown again ("again"), says why in
+		// the customer's words and language with the same method and
+		// number; the message is the service's, for scripts.
+		httpx.WriteJSON(w, http.StatusBadGateway, map[string]any{"success": false, "message": cauri.ErrorMessage(err), "again": true})
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,9 @@ func TestInitiate_PassesTheChoiceOnAndTheRefusalBack(t *testing.T) {
 	if got, want := body["message"], "The operator refused: insufficient funds"; got != want {
 		t.Errorf("message = %v; want %v", got, want)
 	}
+	if got, want := body["again"], true; got != want {
+		t.Errorf("again = %v; want %v (the page, shown again, says why in the customer's words)", got, want)
+	}
 	p := c.payment
 	if c.id != "cs_1" || p.GatewayID != "gw_1" || p.Code != "ORANGE_SEN" || p.Phone != "+221771234567" {
 		t.Errorf("initiated %q with %+v; want cs_1 through gw_1, ORANGE_SEN, +221771234567", c.id, p)

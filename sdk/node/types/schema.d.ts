@@ -1938,6 +1938,15 @@ export interface components {
             /** @constant */
             success: false;
             message: string;
+            /**
+             * @description On POST /checkout/initiate's 502: the aggregator refused the payment
+             *     (or could not be reached) and the attempt failed; the hosted page,
+             *     shown again, says why in the customer's words and language (the
+             *     message is the service's, with the aggregator's words, for the
+             *     merchant's scripts).
+             * @constant
+             */
+            again?: true;
         };
         /**
          * @description The `code` of a transfer error. 400: `invalid_body`, `pays_non_desservi`,
@@ -4837,7 +4846,11 @@ export interface operations {
             415: components["responses"]["PageUnsupportedMediaType"];
             429: components["responses"]["PageTooManyRequests"];
             500: components["responses"]["PageInternal"];
-            /** @description The aggregator refused the payment, or none could start it; the message carries its answer. */
+            /**
+             * @description The aggregator refused the payment, or none could start it; the message carries its answer
+             *     (for the merchant's scripts), and `again` tells the hosted page to show itself again: it
+             *     then says why in the customer's words and language, with the same method and number.
+             */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -110,6 +110,9 @@ function live() {
     var holder = holderOf();
     if (holder) body.holder = holder;
     post("/checkout/initiate", body).then(function (r) {
+      // Refused by the aggregator: the page, shown again, says why in the
+      // customer's words.
+      if (!r.ok && r.body.again) { again(); return; }
       if (!r.ok) { result.textContent = r.body.message; button.disabled = false; return; }
       var next = r.body.nextAction || { type: "approve" };
       if (next.type === "redirect") { window.location.assign(next.url); return; } // the aggregator's page
