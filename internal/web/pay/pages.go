@@ -61,6 +61,10 @@ type pageData struct {
 	// Resend: the last try's request can be sent again as it was (after
 	// a failure, or once the wait's countdown is over).
 	Resend bool
+	// Switch: after a failed try, the methods other than its own wait
+	// behind "Pay with another operator", so that the reason, the way to
+	// send again and the Pay button stay on a phone's screen.
+	Switch bool
 	// Exhausted: the session took all the tries it takes.
 	Exhausted bool
 	// ReturnURL is the way back to the merchant (cancel_url) offered, not
@@ -73,7 +77,7 @@ type pageData struct {
 // the service says them.
 var pageReasons = map[string]string{
 	"session_expired": "session_expired", "attempts_exhausted": "attempts_exhausted",
-	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open",
+	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open", "wrong_number": "refusal_wrong_number",
 }
 
 // refusalText is why a failed attempt failed, in the customer's words:
@@ -219,7 +223,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone)
+		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone, httpx.Region(r))
 		d.Phone = sess.CustomerPhone
 		attempts, err := s.Checkout.Attempts(r.Context(), sess)
 		if err != nil {
@@ -251,6 +255,8 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			// and why it failed.
 			if i := methodOf(d.Methods, last); i >= 0 {
 				keepChoice(d.Methods, d.Methods[i].Value)
+				foldOthers(d.Methods)
+				d.Switch = len(d.Methods) > 1
 			}
 			d.Phone, d.LastFailure, d.Resend = last.Phone, refusalText(t, last), checkout.Resendable(last)
 			if sess.Status != cauri.SessionFailed {
@@ -337,8 +343,10 @@ func instructionParts(s string) []instructionPart {
 // gateway) and one per card method. When the customer's phone number is
 // known (phone, E.164), its country's operators come first, the number's
 // operator first of all, and that one is chosen (otherwise the first); the
-// other countries' operators are then Other.
-func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone string) []pageMethod {
+// other countries' operators are then Other. Without a number, the
+// country of the customer's language (region, "fr-SN") is taken the same
+// way, when it has methods, with no operator chosen for it.
+func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone, region string) []pageMethod {
 	var out []pageMethod
 	seen := map[string]bool{}
 	for _, m := range methods {
@@ -359,7 +367,11 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		}
 		out = append(out, pm)
 	}
-	if country, operator := phoneOperator(out, phone); country != "" {
+	country, operator := phoneOperator(out, phone)
+	if country == "" && phone == "" && slices.ContainsFunc(out, func(m pageMethod) bool { return m.country == region && !m.Card }) {
+		country = region
+	}
+	if country != "" {
 		rank := func(m pageMethod) int {
 			switch {
 			case m.country == country && m.operator == operator:
@@ -409,6 +421,14 @@ func keepChoice(methods []pageMethod, value string) {
 	}
 	for i := range methods {
 		methods[i].Chosen = methods[i].Value == value
+	}
+}
+
+// foldOthers puts every method but the chosen one behind the page's
+// second list.
+func foldOthers(methods []pageMethod) {
+	for i := range methods {
+		methods[i].Other = !methods[i].Chosen
 	}
 }
 
