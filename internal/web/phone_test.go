@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -112,19 +111,7 @@ func phoneScreens(t *testing.T, dir string, width, height int64, lang string) {
 		if button != "" && (out.Bottom < 0 || out.Bottom > float64(height)) {
 			t.Errorf("%s at %s: #%s ends at %v px, below the %d-px screen (or missing)", name, size, button, out.Bottom, height)
 		}
-		seen, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for file, png := range map[string][]byte{name + "-" + size + ".png": seen, name + "-" + size + "-full.png": whole} {
-			if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keep(t, ctx, dir, name+"-"+size)
 		return out.Text
 	}
 
@@ -181,14 +168,40 @@ func phoneScreens(t *testing.T, dir string, width, height int64, lang string) {
 		t.Errorf("after a wrong number: send again, switch operator, number read-only = %v; want 0, 1, 0", out)
 	}
 
-	// Cancelled by the customer (the confirmation is TestBrowser_Cancel's),
-	// and expired.
+	// Cancelled by the customer, after the page asked, and expired.
 	cancelled := session(map[string]any{})
-	if res, err := http.PostForm(e.url+"/pay/"+cancelled, url.Values{"cancel": {"1"}}); err != nil || res.StatusCode != 200 {
-		t.Fatalf("cancel = %v, %v", res, err)
+	show("cancel", "/pay/"+cancelled, "cancel-button", "")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel-button")), chromedp.WaitVisible(chromedp.ID("cancel-yes"))); err != nil {
+		t.Fatal(err)
+	}
+	keep(t, ctx, dir, "cancel-confirm-"+size)
+	if box, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("cancel-no").getBoundingClientRect().bottom`)); box <= 0 || box > float64(height) {
+		t.Errorf("the cancel confirmation at %s ends at %v px; want it on the screen", size, box)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel-yes")), chromedp.WaitVisible(chromedp.ID("status"))); err != nil {
+		t.Fatal(err)
 	}
 	show("cancelled", "/pay/"+cancelled, "status", "")
 	expiring := session(map[string]any{"expires_at": e.clock.Now().Add(time.Hour).Format(time.RFC3339)})
 	e.clock.Add(2 * time.Hour)
 	show("expired", "/pay/"+expiring, "expired", "")
+}
+
+// keep writes what the screen shows (name.png) and the whole page
+// (name-full.png) to dir.
+func keep(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	seen, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, png := range map[string][]byte{name + ".png": seen, name + "-full.png": whole} {
+		if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -67,6 +67,9 @@ type pageData struct {
 	Switch bool
 	// Exhausted: the session took all the tries it takes.
 	Exhausted bool
+	// ConfirmCancel: the customer tapped cancel; the page asks whether to
+	// cancel indeed before anything changes.
+	ConfirmCancel bool
 	// ReturnURL is the way back to the merchant (cancel_url) offered, not
 	// taken, while a failed live payment can be tried again.
 	ReturnURL string
@@ -142,7 +145,10 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 		return s.renderCheckout(w, r, err)
 	}
 	var err error
-	if r.PostForm.Has("cancel") {
+	if r.PostForm.Has("cancel") && r.PostForm.Get("confirm") != "1" {
+		// The first tap only asks: a stray one must not end the payment.
+		return s.renderCheckout(w, r, nil)
+	} else if r.PostForm.Has("cancel") {
 		_, err = s.Checkout.Cancel(r.Context(), r.PathValue("id"))
 	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
@@ -293,6 +299,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	if d.Expired {
 		d.RedirectURL = sess.CancelURL
 	}
+	d.ConfirmCancel = r.Method == http.MethodPost && r.PostForm.Has("cancel") && refused == nil && sess.Status == cauri.SessionPending && !d.Waiting
 	if refused != nil {
 		d.Error = cauri.ErrorMessage(refused)
 		if k, ok := pageReasons[cauri.ErrorReason(refused)]; ok {
