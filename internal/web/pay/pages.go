@@ -46,7 +46,7 @@ type pageData struct {
 	Phone string
 	// WaitingFor names the number and the method the waiting payment was
 	// sent to; Waited, how many seconds ago (the script counts on from it).
-	WaitingFor string
+	WaitingFor *waitingTo
 	Waited     int
 	// LastFailure is why the last try did not go through, in the
 	// customer's words (what happened, what to do), when the customer may
@@ -282,7 +282,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			d.Receipt.Date = sess.CompletedAt.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		if i := slices.IndexFunc(attempts, func(a *cauri.PaymentAttempt) bool { return a.Status == cauri.AttemptSucceeded }); i >= 0 {
-			d.Receipt.OperatorRef, d.Receipt.Number = attempts[i].ProviderRef, attempts[i].Phone
+			d.Receipt.OperatorRef, d.Receipt.Number = attempts[i].ProviderRef, catalog.DisplayPhone(attempts[i].Phone)
 		}
 	}
 	switch sess.Status {
@@ -412,12 +412,20 @@ func methodOf(methods []pageMethod, a *cauri.PaymentAttempt) int {
 	return slices.IndexFunc(methods, func(m pageMethod) bool { return m.country == a.Country && m.operator == a.Operator && !m.Card })
 }
 
+// waitingTo is the number a waiting payment was sent to, as people read
+// it, and its method ("" when not on the page); nil when it has no number.
+type waitingTo struct{ Number, Method string }
+
 // waitingFor names the number a waiting payment was sent to and its method.
-func waitingFor(methods []pageMethod, a *cauri.PaymentAttempt) string {
-	if i := methodOf(methods, a); i >= 0 && a.Phone != "" {
-		return a.Phone + " · " + methods[i].Label
+func waitingFor(methods []pageMethod, a *cauri.PaymentAttempt) *waitingTo {
+	if a.Phone == "" {
+		return nil
 	}
-	return a.Phone
+	w := &waitingTo{Number: catalog.DisplayPhone(a.Phone)}
+	if i := methodOf(methods, a); i >= 0 {
+		w.Method = methods[i].Label
+	}
+	return w
 }
 
 // keepChoice makes the method whose value the customer posted the chosen
