@@ -2812,8 +2812,11 @@ type PayPaymentLinkFormdataBody struct {
 
 // SimulateOnCheckoutPageFormdataBody defines parameters for SimulateOnCheckoutPage.
 type SimulateOnCheckoutPageFormdataBody struct {
-	// Cancel Present (any value): cancel the session.
+	// Cancel Present (any value): cancel the session (asked first, without `confirm`).
 	Cancel *string `form:"cancel,omitempty" json:"cancel,omitempty"`
+
+	// Confirm `1` with `cancel`: the customer confirmed; the session is cancelled.
+	Confirm *string `form:"confirm,omitempty" json:"confirm,omitempty"`
 
 	// Issue `succes` settles as paid, `echec` as failed.
 	Issue *SandboxIssue `form:"issue,omitempty" json:"issue,omitempty"`

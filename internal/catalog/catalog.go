@@ -152,6 +152,16 @@ func NationalNumber(e164 string) string {
 	return phonenumbers.GetNationalSignificantNumber(n)
 }
 
+// DisplayPhone is a number in E.164 grouped as people read it
+// ("+221 77 123 45 67"), the number as it is when it cannot be read.
+func DisplayPhone(e164 string) string {
+	n, err := phonenumbers.Parse(e164, "")
+	if err != nil || !phonenumbers.IsPossibleNumber(n) {
+		return e164
+	}
+	return phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
+}
+
 // PhoneCountry is the country (alpha-2) of a number in E.164, "" when it
 // names none.
 func PhoneCountry(e164 string) string {

@@ -59,3 +59,12 @@ func BenchmarkParseInternationalPhone(b *testing.B) {
 		}
 	}
 }
+
+// TestDisplayPhone: grouped as libphonenumber's metadata groups them.
+func TestDisplayPhone(t *testing.T) {
+	for in, want := range map[string]string{"+221771234567": "+221 77 123 45 67", "+2250707123456": "+225 07 07 12 3456", "": "", "n/a": "n/a"} {
+		if got := DisplayPhone(in); got != want {
+			t.Errorf("DisplayPhone(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

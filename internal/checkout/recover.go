@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 )
@@ -110,8 +112,9 @@ func (s *Service) Resend(ctx context.Context, sessionID string) (*cauri.PaymentA
 
 // resendable says why an attempt's request cannot simply be sent again
 // (nil when it can): there is none, it was a card (paid on the
-// aggregator's page), or its operator asks for a new code before each
-// payment.
+// aggregator's page), its operator asks for a new code before each
+// payment, or it failed for its number (no wallet there, or a number the
+// operator does not take: the same request would fail the same way).
 func resendable(last *cauri.PaymentAttempt) error {
 	switch {
 	case last == nil:
@@ -120,6 +123,9 @@ func resendable(last *cauri.PaymentAttempt) error {
 		return cauri.Errorf(cauri.EConflict, "A card payment is made on the payment page: choose the card again")
 	case PreauthHelp(last.Provider, last.OperatorCode) != nil:
 		return cauri.Errorf(cauri.EConflict, "This operator asks for a new payment code for each payment: choose it again and enter a new code")
+	case last.Status == cauri.AttemptFailed && connectors.Refusal(last.Provider, last.Reason) == gateway.RefusalNumber:
+		return cauri.Reasonf(cauri.EConflict, "wrong_number",
+			"The operator found no Mobile Money account for %s: check the number or choose another operator", last.Phone)
 	}
 	return nil
 }

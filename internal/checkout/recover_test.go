@@ -137,3 +137,32 @@ func TestInitiate_LimitUnderConcurrency(t *testing.T) {
 		t.Fatal("the tries were never all refused by the limit")
 	})
 }
+
+// TestResendable_WrongNumber: a try that failed for its number (no wallet
+// there) is not sent again as it was, since it would fail the same way; a
+// try that failed for want of funds, or was missed, is.
+func TestResendable_WrongNumber(t *testing.T) {
+	for _, c := range []struct {
+		reason string
+		want   bool
+	}{
+		{"PAYER_NOT_FOUND: no wallet", false},
+		{"INVALID_PHONE_NUMBER", false},
+		{"INSUFFICIENT_BALANCE", true},
+		{"PAYMENT_NOT_APPROVED", true},
+		{"", true},
+	} {
+		a := &cauri.PaymentAttempt{Provider: "pawapay", Country: "SEN", OperatorCode: "ORANGE_SEN", Phone: "+221771230029",
+			Status: cauri.AttemptFailed, Reason: c.reason}
+		if got := Resendable(a); got != c.want {
+			t.Errorf("Resendable(failed for %q) = %v; want %v", c.reason, got, c.want)
+		}
+		if err := resendable(a); !c.want && cauri.ErrorReason(err) != "wrong_number" {
+			t.Errorf("resendable(failed for %q) = %v; want the reason wrong_number", c.reason, err)
+		}
+	}
+	// A request still waiting has no reason yet: it may be sent again.
+	if !Resendable(&cauri.PaymentAttempt{Provider: "pawapay", Country: "SEN", OperatorCode: "ORANGE_SEN", Status: cauri.AttemptPending}) {
+		t.Error("a waiting request cannot be sent again")
+	}
+}

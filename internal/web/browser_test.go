@@ -209,7 +209,7 @@ func livePaymentInBrowser(t *testing.T, st *store.Store, failover bool) {
 	waitingFor, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("waiting-for")))
 	help, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("no-prompt")))
 	screenshot(t, ctx, "live-waiting")
-	if !strings.Contains(waitingFor, "+221771234567") || !strings.Contains(waitingFor, "Free Money") || !strings.Contains(help, " s.") {
+	if !strings.Contains(waitingFor, "+221 77 123 45 67") || !strings.Contains(waitingFor, "Free Money") || !strings.Contains(help, " s.") {
 		t.Errorf("waiting screen: %q, %q; want the number, the method, and a countdown", waitingFor, help)
 	}
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#status[data-status="SUCCESS"]`)), chromedp.WaitVisible(chromedp.ID("receipt"))); err != nil {

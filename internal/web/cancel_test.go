@@ -2,17 +2,16 @@ package web
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -27,7 +26,7 @@ func TestCancelOnPage(t *testing.T) {
 		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		cancel := func(id string) int {
 			t.Helper()
-			res, err := noRedirect.PostForm(e.url+"/pay/"+id, url.Values{"cancel": {"1"}})
+			res, err := noRedirect.PostForm(e.url+"/pay/"+id, url.Values{"cancel": {"1"}, "confirm": {"1"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,6 +40,17 @@ func TestCancelOnPage(t *testing.T) {
 			id := e.mustSession(keys["live_public"], `{"amount": 5000, "cancel_url": "https://shop.example/cart"}`)
 			if page := e.do("GET", "/pay/"+id, nil); !strings.Contains(page.raw, `id="cancel-button"`) {
 				t.Fatal("the page of a pending session offers no cancel button")
+			}
+			// The first tap asks, and changes nothing.
+			res, err := noRedirect.PostForm(e.url+"/pay/"+id, url.Values{"cancel": {"1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !strings.Contains(string(asked), `id="cancel-confirm"`) || !strings.Contains(string(asked), `name="confirm" value="1"`) ||
+				strings.Contains(string(asked), `id="pay-button"`) || status(id) != "PENDING" {
+				t.Fatalf("a first tap on cancel = %d, %s; want the question asked, the session PENDING:\n%s", res.StatusCode, status(id), asked)
 			}
 			if code := cancel(id); code != http.StatusSeeOther {
 				t.Fatalf("cancel = %d; want 303 back to the page", code)
@@ -100,47 +110,41 @@ func TestCancelOnPage(t *testing.T) {
 	})
 }
 
-// TestBrowser_Cancel: the customer taps cancel on the live page, is asked to
-// confirm (declined: nothing changes), confirms, and is sent back to the
-// merchant's cancel_url.
+// TestBrowser_Cancel: the customer taps cancel on the live page, is asked
+// by the page to confirm (declines: nothing changes, the methods are back),
+// taps again, confirms, and is sent back to the merchant's cancel_url.
 func TestBrowser_Cancel(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
 	ws, keys := e.newWorkspace("Chez Adjoa", true)
 	e.addSimulatedGateway(ws, "SN")
 	ctx := browser(t)
-	var accept atomic.Bool
-	var asked atomic.Int32
-	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for ev, err := range dialogs {
-			if err != nil {
-				return
-			}
-			if ev.Type == page.DialogTypeConfirm && strings.Contains(ev.Message, "Cancel this payment") {
-				asked.Add(1)
-			}
-			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept.Load()})
-		}
-	}()
 	cancelURL := e.url + "/healthz?from=cancel"
 	id := e.mustSession(keys["live_public"], map[string]any{"amount": 15000, "cancel_url": cancelURL})
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/pay/"+id), chromedp.Click(chromedp.ID("cancel-button"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/pay/"+id), chromedp.Click(chromedp.ID("cancel-button")),
+		chromedp.WaitVisible(chromedp.ID("cancel-confirm"))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the confirmation asked", func() bool { return asked.Load() == 1 })
-	time.Sleep(300 * time.Millisecond) // a declined confirmation sends nothing: give a wrong form the time to arrive
+	if asked, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("cancel-confirm"))); !strings.Contains(asked, "Cancel this payment") {
+		t.Errorf("the page asks %q; want whether to cancel", asked)
+	}
+	if s, _ := e.store.Session(context.Background(), id); s.Status != cauri.SessionPending {
+		t.Fatalf("session after the first tap = %s; want PENDING", s.Status)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel-no")), chromedp.WaitVisible(chromedp.ID("pay-button"))); err != nil {
+		t.Fatal(err)
+	}
 	if s, _ := e.store.Session(context.Background(), id); s.Status != cauri.SessionPending {
 		t.Fatalf("session after a declined confirmation = %s; want PENDING", s.Status)
 	}
-	accept.Store(true)
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.ID("cancel-button")),
+		chromedp.Click(chromedp.ID("cancel-yes")),
 		chromedp.WaitVisible(chromedp.CSS(`#status[data-status="CANCELLED"]`)),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := e.store.Session(context.Background(), id); s.Status != cauri.SessionCancelled {
-		t.Fatalf("session after the tap = %s; want CANCELLED", s.Status)
+		t.Fatalf("session after the confirmation = %s; want CANCELLED", s.Status)
 	}
 	waitLocation(t, ctx, cancelURL)
 }

@@ -73,7 +73,7 @@ func TestPaymentLinks_Page(t *testing.T) {
 		l := e.do("POST", "/v1/payment-links", map[string]any{"title": "Atelier couture", "amount": 7500}, live...)
 		page := e.do("GET", "/pay/l/"+l.str("slug"), nil)
 		if page.status != 200 || !strings.Contains(page.raw, "Atelier couture") || !strings.Contains(page.raw, `id="link-pay"`) ||
-			!strings.Contains(page.raw, `name="email"`) || !strings.Contains(page.raw, "Chez Fatou") || !strings.Contains(page.raw, "Your e-mail address (optional") {
+			!strings.Contains(page.raw, `name="email"`) || !strings.Contains(page.raw, "Chez Fatou") || !strings.Contains(page.raw, "E-mail (optional)") {
 			t.Fatalf("page = %d %s", page.status, page.raw)
 		}
 		wantStatus(t, e.do("GET", "/pay/l/nope", nil), 404)

@@ -64,6 +64,19 @@ func Language(r *http.Request) (string, map[string]string) {
 	return "en", texts["en"]
 }
 
+// Region is the country of the reader's first language tag that names one
+// ("fr-SN" is Senegal: "SN"), "" when none does: a page's guess of where
+// its customer is when their number is not known.
+func Region(r *http.Request) string {
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+		if _, region, ok := strings.Cut(tag, "-"); ok && len(region) == 2 {
+			return strings.ToUpper(region)
+		}
+	}
+	return ""
+}
+
 var texts = map[string]map[string]string{
 	"en": {
 		"title": "Payment", "pay": "Pay", "test_banner": "Test mode: no real money moves.",
@@ -103,7 +116,7 @@ var texts = map[string]map[string]string{
 		"link_busy":       "Other payments through this link are under way and may use it up. Try again in a few minutes.",
 		"link_phone":      "This payment link can only be paid from the phone number it was made for.",
 		"link_phone_only": "This payment link can only be paid from the Mobile Money number ending in",
-		"name":            "Your name", "email": "Your e-mail address", "other_countries": "Other countries", "email_optional": "Your e-mail address (optional; required for a card)",
+		"name":            "Your name", "email": "Your e-mail address", "other_countries": "Other countries", "email_optional": "Your e-mail address (optional; required for a card)", "email_optional_short": "E-mail (optional)",
 		"sign_in": "Sign in", "sign_out": "Sign out", "password": "Password", "dashboard": "Dashboard", "workspace": "Workspace",
 		"data": "Data", "live": "Live", "test": "Test", "show_test": "View test data", "show_live": "View live data",
 		"live_after_verification": "Live data after verification", "show": "Show", "export": "Export transactions", "status": "Status",
@@ -163,7 +176,8 @@ var texts = map[string]map[string]string{
 		"authcode": "Payment code", "otp": "Code you received", "send_code": "Confirm the code",
 		"refused": "This did not go through", "back": "Back",
 		"cancel_confirm": "Cancel this payment and go back to the merchant?",
-		"link_expires":   "Expires", "expired": "Expired", "used_up": "Used up", "share": "Share", "copy": "Copy", "copied": "Copied",
+		"cancel_yes":     "Yes, cancel the payment", "cancel_no": "No, go on paying",
+		"link_expires": "Expires", "expired": "Expired", "used_up": "Used up", "share": "Share", "copy": "Copy", "copied": "Copied",
 		"whatsapp": "WhatsApp", "sms": "SMS", "download_png": "Download the QR code (PNG)", "qr_alt": "QR code of the link's page",
 		"expires_utc": "Expires (UTC, optional)", "max_payments": "Payments it takes (optional; 1 = single use)",
 		"payer_phone": "Payer's number only (optional; + and country code)", "restricted_to": "Only from",
@@ -205,7 +219,7 @@ var texts = map[string]map[string]string{
 		"link_busy":       "D'autres paiements par ce lien sont en cours et pourraient l'épuiser. Réessayez dans quelques minutes.",
 		"link_phone":      "Ce lien de paiement ne peut être payé que depuis le numéro de téléphone pour lequel il a été créé.",
 		"link_phone_only": "Ce lien de paiement ne peut être payé que depuis le numéro Mobile Money se terminant par",
-		"name":            "Votre nom", "email": "Votre adresse e-mail", "other_countries": "Autres pays", "email_optional": "Votre adresse e-mail (facultative ; requise pour une carte)",
+		"name":            "Votre nom", "email": "Votre adresse e-mail", "other_countries": "Autres pays", "email_optional": "Votre adresse e-mail (facultative ; requise pour une carte)", "email_optional_short": "E-mail (facultatif)",
 		"sign_in": "Se connecter", "sign_out": "Se déconnecter", "password": "Mot de passe", "dashboard": "Tableau de bord",
 		"workspace": "Espace", "data": "Données", "live": "Production", "test": "Test", "show_test": "Voir les données de test",
 		"show_live": "Voir les données de production", "live_after_verification": "Production après la vérification", "show": "Afficher",
@@ -266,7 +280,8 @@ var texts = map[string]map[string]string{
 		"authcode": "Code de paiement", "otp": "Code reçu", "send_code": "Valider le code",
 		"refused": "Cela n'a pas abouti", "back": "Retour",
 		"cancel_confirm": "Annuler ce paiement et retourner chez le marchand ?",
-		"link_expires":   "Expiration", "expired": "Expiré", "used_up": "Épuisé", "share": "Partager", "copy": "Copier", "copied": "Copié",
+		"cancel_yes":     "Oui, annuler le paiement", "cancel_no": "Non, continuer le paiement",
+		"link_expires": "Expiration", "expired": "Expiré", "used_up": "Épuisé", "share": "Partager", "copy": "Copier", "copied": "Copié",
 		"whatsapp": "WhatsApp", "sms": "SMS", "download_png": "Télécharger le code QR (PNG)", "qr_alt": "Code QR de la page du lien",
 		"expires_utc": "Expire le (UTC, facultatif)", "max_payments": "Paiements acceptés (facultatif ; 1 = usage unique)",
 		"payer_phone": "Numéro du payeur uniquement (facultatif ; + et indicatif du pays)", "restricted_to": "Seulement depuis",

@@ -2,6 +2,7 @@ package pay
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cauri-pay/cauri"
@@ -22,6 +23,10 @@ type linkPageData struct {
 	PhoneEnd      string // a restricted link's number's last digits
 	Methods       []pageMethod
 	Form          checkout.LinkPayment
+	// Card: a card is among the methods (the e-mail it needs is said).
+	Card bool
+	// Switch is never set: a link's page shows no failed try.
+	Switch bool
 }
 
 // linkTexts are the page's texts of a link that takes no payment, and of
@@ -88,7 +93,8 @@ func (s *Pages) renderLink(w http.ResponseWriter, r *http.Request, form checkout
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods, lang, l.Amount, l.Currency, "")
+		d.Methods = pageMethods(methods, lang, l.Amount, l.Currency, "", httpx.Region(r))
+		d.Card = slices.ContainsFunc(d.Methods, func(m pageMethod) bool { return m.Card })
 	}
 	switch {
 	case refused != nil:

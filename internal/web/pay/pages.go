@@ -46,7 +46,7 @@ type pageData struct {
 	Phone string
 	// WaitingFor names the number and the method the waiting payment was
 	// sent to; Waited, how many seconds ago (the script counts on from it).
-	WaitingFor string
+	WaitingFor *waitingTo
 	Waited     int
 	// LastFailure is why the last try did not go through, in the
 	// customer's words (what happened, what to do), when the customer may
@@ -61,8 +61,15 @@ type pageData struct {
 	// Resend: the last try's request can be sent again as it was (after
 	// a failure, or once the wait's countdown is over).
 	Resend bool
+	// Switch: after a failed try, the methods other than its own wait
+	// behind "Pay with another operator", so that the reason, the way to
+	// send again and the Pay button stay on a phone's screen.
+	Switch bool
 	// Exhausted: the session took all the tries it takes.
 	Exhausted bool
+	// ConfirmCancel: the customer tapped cancel; the page asks whether to
+	// cancel indeed before anything changes.
+	ConfirmCancel bool
 	// ReturnURL is the way back to the merchant (cancel_url) offered, not
 	// taken, while a failed live payment can be tried again.
 	ReturnURL string
@@ -73,7 +80,7 @@ type pageData struct {
 // the service says them.
 var pageReasons = map[string]string{
 	"session_expired": "session_expired", "attempts_exhausted": "attempts_exhausted",
-	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open",
+	"resend_too_soon": "resend_too_soon", "payment_waiting": "payment_still_open", "wrong_number": "refusal_wrong_number",
 }
 
 // refusalText is why a failed attempt failed, in the customer's words:
@@ -138,7 +145,10 @@ func (s *Pages) checkoutPagePost(w http.ResponseWriter, r *http.Request) error {
 		return s.renderCheckout(w, r, err)
 	}
 	var err error
-	if r.PostForm.Has("cancel") {
+	if r.PostForm.Has("cancel") && r.PostForm.Get("confirm") != "1" {
+		// The first tap only asks: a stray one must not end the payment.
+		return s.renderCheckout(w, r, nil)
+	} else if r.PostForm.Has("cancel") {
 		_, err = s.Checkout.Cancel(r.Context(), r.PathValue("id"))
 	} else if method := r.PostForm.Get("method"); method != "" {
 		gw, code, _ := strings.Cut(method, "|")
@@ -219,7 +229,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 		if err != nil {
 			return err
 		}
-		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone)
+		d.Methods = pageMethods(methods, lang, sess.Amount, sess.Currency, sess.CustomerPhone, httpx.Region(r))
 		d.Phone = sess.CustomerPhone
 		attempts, err := s.Checkout.Attempts(r.Context(), sess)
 		if err != nil {
@@ -251,6 +261,8 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			// and why it failed.
 			if i := methodOf(d.Methods, last); i >= 0 {
 				keepChoice(d.Methods, d.Methods[i].Value)
+				foldOthers(d.Methods)
+				d.Switch = len(d.Methods) > 1
 			}
 			d.Phone, d.LastFailure, d.Resend = last.Phone, refusalText(t, last), checkout.Resendable(last)
 			if sess.Status != cauri.SessionFailed {
@@ -270,7 +282,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 			d.Receipt.Date = sess.CompletedAt.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		if i := slices.IndexFunc(attempts, func(a *cauri.PaymentAttempt) bool { return a.Status == cauri.AttemptSucceeded }); i >= 0 {
-			d.Receipt.OperatorRef, d.Receipt.Number = attempts[i].ProviderRef, attempts[i].Phone
+			d.Receipt.OperatorRef, d.Receipt.Number = attempts[i].ProviderRef, catalog.DisplayPhone(attempts[i].Phone)
 		}
 	}
 	switch sess.Status {
@@ -287,6 +299,7 @@ func (s *Pages) renderCheckout(w http.ResponseWriter, r *http.Request, refused e
 	if d.Expired {
 		d.RedirectURL = sess.CancelURL
 	}
+	d.ConfirmCancel = r.Method == http.MethodPost && r.PostForm.Has("cancel") && refused == nil && sess.Status == cauri.SessionPending && !d.Waiting
 	if refused != nil {
 		d.Error = cauri.ErrorMessage(refused)
 		if k, ok := pageReasons[cauri.ErrorReason(refused)]; ok {
@@ -337,8 +350,10 @@ func instructionParts(s string) []instructionPart {
 // gateway) and one per card method. When the customer's phone number is
 // known (phone, E.164), its country's operators come first, the number's
 // operator first of all, and that one is chosen (otherwise the first); the
-// other countries' operators are then Other.
-func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone string) []pageMethod {
+// other countries' operators are then Other. Without a number, the
+// country of the customer's language (region, "fr-SN") is taken the same
+// way, when it has methods, with no operator chosen for it.
+func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.Currency, phone, region string) []pageMethod {
 	var out []pageMethod
 	seen := map[string]bool{}
 	for _, m := range methods {
@@ -359,7 +374,11 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		}
 		out = append(out, pm)
 	}
-	if country, operator := phoneOperator(out, phone); country != "" {
+	country, operator := phoneOperator(out, phone)
+	if country == "" && phone == "" && slices.ContainsFunc(out, func(m pageMethod) bool { return m.country == region && !m.Card }) {
+		country = region
+	}
+	if country != "" {
 		rank := func(m pageMethod) int {
 			switch {
 			case m.country == country && m.operator == operator:
@@ -393,12 +412,20 @@ func methodOf(methods []pageMethod, a *cauri.PaymentAttempt) int {
 	return slices.IndexFunc(methods, func(m pageMethod) bool { return m.country == a.Country && m.operator == a.Operator && !m.Card })
 }
 
+// waitingTo is the number a waiting payment was sent to, as people read
+// it, and its method ("" when not on the page); nil when it has no number.
+type waitingTo struct{ Number, Method string }
+
 // waitingFor names the number a waiting payment was sent to and its method.
-func waitingFor(methods []pageMethod, a *cauri.PaymentAttempt) string {
-	if i := methodOf(methods, a); i >= 0 && a.Phone != "" {
-		return a.Phone + " · " + methods[i].Label
+func waitingFor(methods []pageMethod, a *cauri.PaymentAttempt) *waitingTo {
+	if a.Phone == "" {
+		return nil
 	}
-	return a.Phone
+	w := &waitingTo{Number: catalog.DisplayPhone(a.Phone)}
+	if i := methodOf(methods, a); i >= 0 {
+		w.Method = methods[i].Label
+	}
+	return w
 }
 
 // keepChoice makes the method whose value the customer posted the chosen
@@ -409,6 +436,14 @@ func keepChoice(methods []pageMethod, value string) {
 	}
 	for i := range methods {
 		methods[i].Chosen = methods[i].Value == value
+	}
+}
+
+// foldOthers puts every method but the chosen one behind the page's
+// second list.
+func foldOthers(methods []pageMethod) {
+	for i := range methods {
+		methods[i].Other = !methods[i].Chosen
 	}
 }
 

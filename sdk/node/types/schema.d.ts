@@ -1338,7 +1338,9 @@ export interface paths {
         put?: never;
         /**
          * The page's forms
-         * @description With `cancel`, the customer gives up (with or without JavaScript): a PENDING
+         * @description With `cancel` alone, the page asks the customer to confirm (200, the page
+         *     with the question; nothing changes). With `cancel` and `confirm=1`, the
+         *     customer gives up (with or without JavaScript): a PENDING
          *     session with no payment waiting on the phone becomes CANCELLED
          *     (`payment.cancelled`), and the page sends the customer to `cancel_url`; 409
          *     when the session is no longer PENDING or a payment is waiting. For browsers
@@ -1349,7 +1351,9 @@ export interface paths {
          *     again (a new attempt, same method and number) once the aggregator says it has
          *     ended; with `switch`, the page's wait for it ends the same way and the page
          *     opens on the methods (`#pay`), the number kept; both 409 while the operator
-         *     still holds the request open, and on the initiate route's limit. A form with
+         *     still holds the request open, and on the initiate route's limit; `resend` 409
+         *     (`wrong_number`) after a try that failed for its number (no wallet on it),
+         *     which the same request cannot fix. A form with
          *     none of these (an aggregator sending the customer back with a POST, as
          *     CinetPay does) changes nothing. It answers with a redirect to the page, or the
          *     page with the reason it refused.
@@ -5099,8 +5103,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description Present (any value): cancel the session. */
+                    /** @description Present (any value): cancel the session (asked first, without `confirm`). */
                     cancel?: string;
+                    /** @description `1` with `cancel`: the customer confirmed; the session is cancelled. */
+                    confirm?: string;
                     issue?: components["schemas"]["SandboxIssue"];
                     /** @description `gatewayId|code` of the chosen method. */
                     method?: string;
@@ -5113,6 +5119,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `cancel` without `confirm`: the page, asking whether to cancel. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Settled; back to the page. */
             303: {
                 headers: {

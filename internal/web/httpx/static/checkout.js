@@ -3,13 +3,9 @@
 // posts to the page itself and the same happens.
 document.addEventListener("DOMContentLoaded", function () {
   live();
-  // Cancelling is asked twice: a stray tap must not end the payment.
-  var cancel = document.getElementById("cancel");
-  if (cancel && cancel.dataset.confirm) {
-    cancel.addEventListener("submit", function (e) {
-      if (!window.confirm(cancel.dataset.confirm)) e.preventDefault();
-    });
-  }
+  // Cancelling is asked twice, by the page itself (the server shows the
+  // question, with or without JavaScript): a stray tap must not end the
+  // payment.
   var form = document.getElementById("sandbox");
   if (!form) return;
   var buttons = form.querySelectorAll("button[name=issue]");
