@@ -138,7 +138,7 @@ func (r *receiver) none(t *testing.T) {
 
 func newB2C(t *testing.T) (*Simulator, *Client, *receiver) {
 	s := &Simulator{ConsumerKey: "key", ConsumerSecret: "secret", ShortCode: sandboxShortCode, PassKey: sandboxPassKey,
-		InitiatorName: "testapi", B2CShortCode: "600996"}
+		InitiatorName: "testapi", B2CShortCode: "600996", SettleAfter: time.Millisecond}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	c := &Client{BaseURL: srv.URL, ConsumerKey: "key", ConsumerSecret: "secret", ShortCode: sandboxShortCode, PassKey: sandboxPassKey,

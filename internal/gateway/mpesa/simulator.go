@@ -160,6 +160,9 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet
 	}
+	if strings.HasPrefix(r.URL.Path, "/_sim/settle/") && s.b2cControl(w, r) {
+		return
+	}
 	if s.Intercept(w, faulted) {
 		return
 	}

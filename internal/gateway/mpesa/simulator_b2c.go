@@ -28,6 +28,9 @@ import (
 //	...0129  never settles, no result (a lost payout)
 //	other    pays (ResultCode 0, a TransactionReceipt, the recipient's name)
 //
+// A payment settles after SettleAfter, or, when it is 0, when POST
+// /_sim/settle/{OriginatorConversationID} says so (its result POSTed
+// before the control call answers).
 // The SecurityCredential is checked against B2CCredential when set, else
 // only for its shape (base64 of a 2048-bit RSA block): the simulator holds
 // no Safaricom private key. Each request is a payment: one sent twice pays
@@ -122,7 +125,7 @@ func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount, _ := strconv.ParseInt(string(p.Amount), 10, 64)
-	refused, fails, stuck := sim.Outcome(string(p.PartyB))
+	refused, _, stuck := sim.Outcome(string(p.PartyB))
 	switch {
 	case p.CommandID != BusinessPayment && p.CommandID != SalaryPayment && p.CommandID != PromotionPayment:
 		badRequest(w, "CommandID")
@@ -145,30 +148,71 @@ func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
 	s.b2c.mu.Unlock()
 	sim.Reply(w, http.StatusOK, map[string]string{"ConversationID": pay.convID, "OriginatorConversationID": pay.origID,
 		"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
-	if stuck {
-		return
-	}
-	code := "0"
-	switch {
-	case fails && sim.LowBalance(pay.phone):
-		code = "1"
-	case fails:
-		code = "2040"
+	if stuck || s.SettleAfter <= 0 {
+		return // never, or when the control call says
 	}
 	go func() {
 		time.Sleep(s.SettleAfter)
-		s.b2c.mu.Lock()
-		pay.code = code
-		if code == "0" {
-			pay.receipt = fmt.Sprintf("SIB%07d", n%10000000)
-		}
-		body := b2cResult(pay)
-		s.b2c.mu.Unlock()
-		if !s.LoseResults {
-			post(pay.resultURL, body)
-		}
+		s.settleB2C(pay)
 	}()
 }
+
+// settleB2C ends a pending payment as its number asks and POSTs its
+// result (unless LoseResults); false when it had ended already.
+func (s *Simulator) settleB2C(pay *b2cPayout) bool {
+	_, fails, _ := sim.Outcome(pay.phone)
+	s.b2c.mu.Lock()
+	if pay.code != "" {
+		s.b2c.mu.Unlock()
+		return false
+	}
+	pay.code = "0"
+	switch {
+	case fails && sim.LowBalance(pay.phone):
+		pay.code = "1"
+	case fails:
+		pay.code = "2040"
+	default:
+		pay.receipt = fmt.Sprintf("SIB%07d", s.Next()%10000000)
+	}
+	body := b2cResult(pay)
+	s.b2c.mu.Unlock()
+	if !s.LoseResults {
+		post(pay.resultURL, body)
+	}
+	return true
+}
+
+// b2cControl is POST /_sim/settle/{OriginatorConversationID}: the
+// reference's pending B2C payments end, their results POSTed before it
+// answers 204; false when the reference has no B2C payment (the STK
+// book's then).
+func (s *Simulator) b2cControl(w http.ResponseWriter, r *http.Request) bool {
+	ref, ok := strings.CutPrefix(r.URL.Path, "/_sim/settle/")
+	if !ok || r.Method != http.MethodPost {
+		return false
+	}
+	s.b2c.mu.Lock()
+	var pays []*b2cPayout
+	for _, p := range s.b2c.payouts {
+		if p.origID == ref {
+			pays = append(pays, p)
+		}
+	}
+	s.b2c.mu.Unlock()
+	if len(pays) == 0 {
+		return false
+	}
+	for _, p := range pays {
+		s.settleB2C(p)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// Payouts counts the B2C payment requests the simulator accepted (each
+// one a payment, duplicates included).
+func (s *Simulator) Payouts() int { return s.B2CRequests() }
 
 // b2cResultDescs are the ResultDescs of the simulated B2C results.
 var b2cResultDescs = map[string]string{
