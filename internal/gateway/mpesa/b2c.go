@@ -418,6 +418,12 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference))) {
 		return "", true, errors.New("M-Pesa B2C callback without the right token: ignored")
 	}
+	if kind == "status_timeout" {
+		// A status query that timed out in Daraja's queue: asking again at
+		// once could loop (each query timing out in turn); the reconciler
+		// asks again with its backoff.
+		return "", true, errors.New("M-Pesa status query timed out in Daraja's queue: the reconciler asks again")
+	}
 	var b resultBody
 	if err := json.Unmarshal(body, &b); err != nil {
 		return "", true, errors.New("M-Pesa B2C callback is not a Result")
@@ -437,7 +443,7 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if r, final := statusOutcome(b); final {
 			c.keepResult(reference, r)
 		}
-	} // a timeout is only a signal: the status query decides
+	} // a B2C timeout is only a signal: the status query decides
 	return reference, true, nil
 }
 

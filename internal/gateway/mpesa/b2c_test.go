@@ -284,6 +284,10 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if _, kept := c.takeResult(orig); err != nil || ref != orig || kept {
 		t.Fatalf("timeout: %q, %v, kept %v", ref, err, kept)
 	}
+	// A status query's timeout asks nothing again (no loop of queries).
+	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status_timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig)}}), []byte(`{}`)); err == nil {
+		t.Fatalf("status timeout read as %q", ref)
+	}
 	// An STK callback is still read as before.
 	if _, err := c.CallbackReference(http.Header{}, b2cFixture(t, "callback_success.json")); err != nil {
 		t.Fatal(err)
