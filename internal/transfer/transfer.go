@@ -535,7 +535,7 @@ func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
 	if err != nil {
 		return err
 	}
-	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr)})
+	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
 	if err != nil || st.Outcome == gateway.Pending {
 		return err
 	}
@@ -563,7 +563,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			s.Failures.Record(ctx, movement.Transfer, "connector", tr.ID, err)
 			continue
 		}
-		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr)})
+		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
 		if err != nil { // the aggregator is not answering: the next pass asks again
 			s.Failures.Record(ctx, movement.Transfer, "check", tr.ID, err)
 			continue

@@ -80,9 +80,10 @@ var sandboxCert []byte
 
 // The keys of the query string of a ResultURL or QueueTimeOutURL.
 const (
-	kindKey  = "mpesa"     // result, timeout, status, status_timeout
-	refKey   = "mpesa_ref" // the transfer's reference
-	tokenKey = "mpesa_t"   // tokenFor(reference)
+	kindKey   = "mpesa"     // result, timeout, status, status_timeout
+	refKey    = "mpesa_ref" // the transfer's reference
+	amountKey = "mpesa_amt" // the amount in whole shillings, when known
+	tokenKey  = "mpesa_t"   // tokenFor(reference, amount)
 )
 
 // b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
@@ -268,15 +269,17 @@ func encryptPassword(cert []byte, password string) (string, error) {
 	return base64.StdEncoding.EncodeToString(out), nil
 }
 
-// tokenFor is the token of a reference's result addresses.
-func (c *Client) tokenFor(reference string) string {
+// tokenFor is the token of a reference's result addresses, and of the
+// amount they carry ("" when none).
+func (c *Client) tokenFor(reference, amount string) string {
 	m := hmac.New(sha256.New, []byte("cauri mpesa b2c\x00"+c.ConsumerSecret))
-	m.Write([]byte(reference))
+	m.Write([]byte(reference + "\x00" + amount))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// resultURL is notify with the kind, the reference and its token.
-func (c *Client) resultURL(notify, kind, reference string) (string, error) {
+// resultURL is notify with the kind, the reference, the amount (whole
+// shillings, "" when unknown) and their token.
+func (c *Client) resultURL(notify, kind, reference, amount string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(notify))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
@@ -284,7 +287,10 @@ func (c *Client) resultURL(notify, kind, reference string) (string, error) {
 	q := u.Query()
 	q.Set(kindKey, kind)
 	q.Set(refKey, reference)
-	q.Set(tokenKey, c.tokenFor(reference))
+	if amount != "" {
+		q.Set(amountKey, amount)
+	}
+	q.Set(tokenKey, c.tokenFor(reference, amount))
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
@@ -316,11 +322,12 @@ func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, 
 	if err := c.b2cConfigured(); err != nil {
 		return gateway.Status{}, err
 	}
-	result, err := c.resultURL(p.NotifyURL, "result", p.Reference)
+	amount := strconv.FormatInt(whole, 10)
+	result, err := c.resultURL(p.NotifyURL, "result", p.Reference, amount)
 	if err != nil {
 		return gateway.Status{Outcome: gateway.Failed, Reason: "not sent to M-Pesa: " + err.Error()}, nil
 	}
-	timeout, _ := c.resultURL(p.NotifyURL, "timeout", p.Reference)
+	timeout, _ := c.resultURL(p.NotifyURL, "timeout", p.Reference, amount)
 	cred, err := c.securityCredential()
 	if err != nil {
 		return gateway.Status{}, err
@@ -375,11 +382,15 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if err := c.b2cConfigured(); err != nil {
 		return gateway.Status{}, err
 	}
-	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference)
+	amount := ""
+	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
+		amount = strconv.FormatInt(whole, 10)
+	}
+	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference, amount)
 	if err != nil {
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
 	}
-	timeout, _ := c.resultURL(ref.NotifyURL, "status_timeout", ref.Reference)
+	timeout, _ := c.resultURL(ref.NotifyURL, "status_timeout", ref.Reference, amount)
 	cred, err := c.securityCredential()
 	if err != nil {
 		return gateway.Status{}, err
@@ -415,7 +426,8 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		return "", false, nil
 	}
 	reference = q.Get(refKey)
-	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference))) {
+	amount := q.Get(amountKey)
+	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, amount))) {
 		return "", true, errors.New("M-Pesa B2C callback without the right token: ignored")
 	}
 	if kind == "status_timeout" {
@@ -433,6 +445,9 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if id := strings.TrimSpace(b.Result.OriginatorConversationID); id != "" && id != reference {
 			return "", true, errors.New("M-Pesa B2C result about " + truncate(id, 60) + ", not " + reference)
 		}
+		if !sameAmount(b.param("TransactionAmount"), amount) {
+			return "", true, errors.New("M-Pesa B2C result of " + truncate(b.param("TransactionAmount"), 20) + " KES, not " + amount + ": ignored")
+		}
 		if r, final := b2cOutcome(b); final {
 			c.keepResult(reference, r)
 		}
@@ -440,11 +455,26 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if id := b.param("OriginatorConversationID"); id != "" && id != reference {
 			return "", true, errors.New("M-Pesa status result about " + truncate(id, 60) + ", not " + reference)
 		}
+		if !sameAmount(b.param("Amount"), amount) {
+			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
+		}
 		if r, final := statusOutcome(b); final {
 			c.keepResult(reference, r)
 		}
 	} // a B2C timeout is only a signal: the status query decides
 	return reference, true, nil
+}
+
+// sameAmount reports whether a result's amount (a number, maybe with
+// decimals: "300", 10, 4510.00) is want, whole shillings; true when either
+// is absent (a failed result carries none).
+func sameAmount(got, want string) bool {
+	if got == "" || want == "" {
+		return true
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && g == w
 }
 
 // b2cOutcome reads a B2C result: ResultCode 0 paid, another code failed

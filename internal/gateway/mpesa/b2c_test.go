@@ -258,9 +258,9 @@ func TestB2CCallback_Forged(t *testing.T) {
 	for name, q := range map[string]url.Values{
 		"no token":      {kindKey: {"result"}, refKey: {orig}},
 		"wrong token":   {kindKey: {"result"}, refKey: {orig}, tokenKey: {"AAAA"}},
-		"another's":     {kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor("other")}},
-		"other secret":  {kindKey: {"result"}, refKey: {orig}, tokenKey: {(&Client{ConsumerSecret: "guess"}).tokenFor(orig)}},
-		"other payment": {kindKey: {"result"}, refKey: {"other"}, tokenKey: {c.tokenFor("other")}},
+		"another's":     {kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor("other", "")}},
+		"other secret":  {kindKey: {"result"}, refKey: {orig}, tokenKey: {(&Client{ConsumerSecret: "guess"}).tokenFor(orig, "")}},
+		"other payment": {kindKey: {"result"}, refKey: {"other"}, tokenKey: {c.tokenFor("other", "")}},
 	} {
 		if ref, err := c.CallbackReference(header(q), body); err == nil {
 			t.Errorf("%s: reference %q accepted", name, ref)
@@ -271,7 +271,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 	}
 	// The documented result with its token: the transfer, paid, its
 	// receipt and the recipient's registered name.
-	ref, err := c.CallbackReference(header(url.Values{kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor(orig)}}), body)
+	ref, err := c.CallbackReference(header(url.Values{kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), body)
 	if err != nil || ref != orig {
 		t.Fatalf("reference %q, %v", ref, err)
 	}
@@ -279,13 +279,30 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if !ok || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != b.Result.TransactionID || r.RecipientName != "John Doe" {
 		t.Fatalf("kept %+v, %v", r, ok)
 	}
+	// The amount the address carries is held to the result's: another
+	// amount, or the address's amount changed, is refused.
+	withAmount := func(amt, signed string) http.Header {
+		return header(url.Values{kindKey: {"result"}, refKey: {orig}, amountKey: {amt}, tokenKey: {c.tokenFor(orig, signed)}})
+	}
+	if ref, err := c.CallbackReference(withAmount("10", "10"), body); err != nil || ref != orig {
+		t.Fatalf("the right amount: %q, %v", ref, err)
+	}
+	c.takeResult(orig)
+	for _, h := range []http.Header{withAmount("11", "11"), withAmount("10", "11")} {
+		if ref, err := c.CallbackReference(h, body); err == nil {
+			t.Fatalf("another amount read as %q", ref)
+		}
+	}
+	if _, kept := c.takeResult(orig); kept {
+		t.Fatal("a result of another amount was kept")
+	}
 	// A timeout is only a signal.
-	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig)}}), []byte(`{"Result":{}}`))
+	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), []byte(`{"Result":{}}`))
 	if _, kept := c.takeResult(orig); err != nil || ref != orig || kept {
 		t.Fatalf("timeout: %q, %v, kept %v", ref, err, kept)
 	}
 	// A status query's timeout asks nothing again (no loop of queries).
-	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status_timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig)}}), []byte(`{}`)); err == nil {
+	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status_timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), []byte(`{}`)); err == nil {
 		t.Fatalf("status timeout read as %q", ref)
 	}
 	// An STK callback is still read as before.
@@ -314,11 +331,11 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	// the transaction's OriginatorConversationID must be that reference.
 	c := &Client{ConsumerSecret: "secret"}
 	h := http.Header{}
-	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"other"}, tokenKey: {c.tokenFor("other")}}.Encode())
+	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"other"}, tokenKey: {c.tokenFor("other", "")}}.Encode())
 	if ref, err := c.CallbackReference(h, b2cFixture(t, "transactionstatus_result_completed.json")); err == nil {
 		t.Fatalf("a status result about another transaction names %q", ref)
 	}
-	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"3211-416020-3"}, tokenKey: {c.tokenFor("3211-416020-3")}}.Encode())
+	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"3211-416020-3"}, tokenKey: {c.tokenFor("3211-416020-3", "")}}.Encode())
 	if ref, err := c.CallbackReference(h, b2cFixture(t, "transactionstatus_result_completed.json")); err != nil || ref != "3211-416020-3" {
 		t.Fatalf("status result: %q, %v", ref, err)
 	}
