@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri/client"
+	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
 	"github.com/redis/go-redis/v9"
@@ -367,6 +368,118 @@ func TestCluster(t *testing.T) {
 		if len(ids) != 20 {
 			t.Fatalf("%d of 20 transfers answered", len(ids))
 		}
+	})
+
+	t.Run("MpesaB2CThroughAKilledNode", func(t *testing.T) {
+		// The same burst through a workspace's own Daraja B2C credentials
+		// on the M-Pesa simulator, which takes no idempotency key: a node
+		// killed with payouts in flight. No wallet is paid twice; every
+		// payout Daraja received ends succeeded (its result, or, when the
+		// result went to the dead node or was lost, the reconcilers' status
+		// query); one Daraja never received stays processing (the
+		// connector never concludes "not found": issue 25's open part).
+		cred := "c2ltdWxhdG9yLWNyZWRlbnRpYWw="
+		sim := &mpesa.Simulator{ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: "174379", PassKey: "pk",
+			InitiatorName: "api", B2CCredential: cred, SettleAfter: 200 * time.Millisecond}
+		simSrv := httptest.NewServer(sim)
+		defer simSrv.Close()
+		// A workspace of its own: the pawaPay burst used this minute's
+		// transfer rate of the first.
+		var out bytes.Buffer
+		getenv := func(k string) string { return env[k] }
+		if err := run(context.Background(), []string{"workspace", "create", "--name", "Nairobi payroll"}, getenv, nil, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		liveKey, wsID := jsonField(t, out.Bytes(), "keys", "live_secret"), jsonField(t, out.Bytes(), "id")
+		if err := run(context.Background(), []string{"workspace", "verify", wsID}, getenv, nil, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		creds := `{"consumer_key": "ck", "consumer_secret": "cs", "shortcode": "174379", "passkey": "pk", "initiator_name": "api", "security_credential": "` + cred + `"}`
+		if err := run(context.Background(), []string{"gateway", "add", "--workspace", wsID, "--provider", "mpesa", "--countries", "KE", "--live",
+			"--credentials", "-", "--api-url", simSrv.URL}, getenv, strings.NewReader(creds), &out, io.Discard); err != nil {
+			t.Fatalf("gateway add: %v", err)
+		}
+		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=slow&seconds=0.5", "", nil); err == nil {
+			res.Body.Close()
+		}
+		victim, victimBase := newNode()
+		up := []string{bases[0], bases[1], victimBase}
+		var lost atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := fmt.Sprintf(`{"amount": 100, "country": "KE", "operator": "mpesa", "phone": "07081234%02d"}`, i)
+				for try := 0; try < 3; try++ {
+					req, _ := http.NewRequest("POST", up[(i+try)%len(up)]+"/v1/transfers", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+liveKey)
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Idempotency-Key", fmt.Sprint("ke-payout-", i))
+					req.Header.Set("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", 100+i))
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						lost.Add(1)
+						continue
+					}
+					b, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode == 200 || res.StatusCode == 201 {
+						return
+					}
+					if res.StatusCode != 409 && res.StatusCode != 500 {
+						t.Errorf("transfer %d = %d %s", i, res.StatusCode, b)
+						return
+					}
+					time.Sleep(time.Second)
+				}
+			}()
+		}
+		go func() { time.Sleep(200 * time.Millisecond); victim.cmd.Process.Kill() }()
+		wg.Wait()
+		if lost.Load() == 0 {
+			t.Fatal("no request was cut short by the kill")
+		}
+		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=none", "", nil); err == nil {
+			res.Body.Close()
+		}
+		c := client.New(bases[0], liveKey)
+		var report string
+		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			list, err := c.ListTransfers(context.Background(), "", 200)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done, n, received, stuck := true, 0, 0, 0
+			for _, tr := range list.Data {
+				if tr.Country != "KE" {
+					continue
+				}
+				n++
+				paid := sim.B2CPaid(tr.Reference)
+				if paid > 1 {
+					t.Fatalf("transfer %s paid %d times", tr.Id, paid)
+				}
+				switch {
+				case paid == 1:
+					received++
+					done = done && tr.Status == client.TransferStatusSucceeded
+				case tr.Status != client.TransferStatusProcessing:
+					t.Fatalf("transfer %s %s without a payment at Daraja", tr.Id, tr.Status)
+				default:
+					stuck++
+				}
+			}
+			report = fmt.Sprintf("%d transfers, %d paid once, %d never received (processing), %d B2C requests", n, received, stuck, sim.B2CRequests())
+			if done && received == sim.B2CRequests() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after 40 s: %s; want every received payout succeeded, each paid once", report)
+			}
+		}
+		t.Log(report)
 	})
 
 	t.Run("TransferReplayNeverAGhostAcrossNodes", func(t *testing.T) {

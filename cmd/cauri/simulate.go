@@ -62,7 +62,9 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "orangemoney":
 		h = &orangemoney.Simulator{ClientID: *token, ClientSecret: *token, MerchantKey: *token, SettleAfter: *settleAfter}
 	case "mpesa":
-		h = &mpesa.Simulator{ConsumerKey: *token, ConsumerSecret: *token, ShortCode: "174379", PassKey: *token, SettleAfter: *settleAfter}
+		// B2C: initiator_name the token, with initiator_password (any: the
+		// simulator checks the encrypted credential's shape only).
+		h = &mpesa.Simulator{ConsumerKey: *token, ConsumerSecret: *token, ShortCode: "174379", PassKey: *token, InitiatorName: *token, SettleAfter: *settleAfter}
 	case "mtnmomo":
 		h = &mtnmomo.Simulator{APIUser: *token, APIKey: *token, CollectionKey: *token, DisbursementKey: *token, SettleAfter: *settleAfter}
 	case "wave":

@@ -62,6 +62,13 @@ type Ref struct {
 	// collection as Refund.Collection does, for the aggregators that know
 	// a refund only by its payment (Wave: by its checkout session).
 	Collection *Ref
+	// NotifyURL, in a PayoutStatus only, is the gateway's callback
+	// address, for the aggregators whose status query answers there
+	// (M-Pesa's transaction status query); Amount and Currency are the
+	// payout's, for those that check the answer's amount (M-Pesa).
+	NotifyURL string
+	Amount    int64 // minor units
+	Currency  cauri.Currency
 }
 
 // Outcome is where a collection stands at the aggregator.

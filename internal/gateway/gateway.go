@@ -199,6 +199,11 @@ func (p *Provider) NewGateway(workspaceID, name string, live bool, countries []s
 	if err := p.CheckCredentials(creds); err != nil {
 		return nil, err
 	}
+	if check := credentialChecks[p.Key]; check != nil {
+		if err := check(creds, live); err != nil {
+			return nil, cauri.Errorf(cauri.EInvalid, "%s credentials: %s", p.Name, err.Error())
+		}
+	}
 	for f, v := range creds {
 		if _, err := cauri.CleanText("credential "+f, v, 4096); err != nil || strings.ContainsAny(v, "\r\n") {
 			return nil, cauri.Errorf(cauri.EInvalid, "credential %q must be one line of text of at most 4096 characters", f)

@@ -98,3 +98,47 @@ func TestNewGateway_OneCountry(t *testing.T) {
 		}
 	}
 }
+
+// TestNewGateway_MpesaB2C: M-Pesa's B2C credentials are optional, and
+// checked together: a command id and an environment of Daraja's, the
+// initiator with its password or a ready security credential, and a
+// production gateway's ready credential (Cauri holds only the sandbox's
+// certificate).
+func TestNewGateway_MpesaB2C(t *testing.T) {
+	now := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	base := func(extra map[string]string) map[string]string {
+		c := map[string]string{"consumer_key": "k", "consumer_secret": "s", "shortcode": "174379", "passkey": "p"}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return c
+	}
+	p, _ := Lookup("mpesa")
+	for _, tc := range []struct {
+		live  bool
+		creds map[string]string
+		want  string // "" ok, else in the error
+	}{
+		{false, base(nil), ""},
+		{false, base(map[string]string{"initiator_name": "testapi", "initiator_password": "Safaricom999!*!", "b2c_shortcode": "600996"}), ""},
+		{false, base(map[string]string{"initiator_name": "testapi", "security_credential": "abc==", "command_id": "SalaryPayment"}), ""},
+		{true, base(map[string]string{"initiator_name": "api", "security_credential": "abc=="}), ""},
+		{true, base(map[string]string{"initiator_name": "api", "initiator_password": "pw"}), "security_credential"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "environment": "production"}), "security_credential"},
+		{false, base(map[string]string{"initiator_name": "api"}), "initiator_password"},
+		{false, base(map[string]string{"initiator_password": "pw"}), "initiator_name"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "command_id": "BuyGoods"}), "command_id"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "environment": "staging"}), "environment"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "b2c_shortcode": "60 0996"}), "b2c_shortcode"},
+	} {
+		g, err := p.NewGateway("ws_x", "", tc.live, []string{"KE"}, tc.creds, now)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.creds, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: err = %v; want one naming %s", tc.creds, err, tc.want)
+		case err == nil && g.Payout != (p.Payout && tc.creds["initiator_name"] != ""):
+			t.Errorf("%v: payout = %v", tc.creds, g.Payout)
+		}
+	}
+}

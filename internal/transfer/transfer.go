@@ -415,7 +415,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 		return notSent(err)
 	}
 	p := gateway.Payout{Reference: tr.Reference, Amount: tr.Amount, Currency: tr.Currency, Phone: tr.Phone, Operator: tr.ProviderOperator,
-		Country: tr.Country, RecipientName: tr.RecipientName, Description: tr.Description, NotifyURL: s.CallbackURL + "/" + tr.GatewayID,
+		Country: tr.Country, RecipientName: tr.RecipientName, Description: tr.Description, NotifyURL: s.notifyURL(tr),
 		Created: func(ref string) error { tr.ProviderRef = ref; return s.Store.SetTransferProviderRef(ctx, tr.ID, ref) }}
 	st, sent, err := movement.Send(func() (gateway.Status, error) { return payer.Payout(ctx, p) }, payer.IdempotentPayout())
 	if sent == movement.NotSent {
@@ -435,6 +435,9 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 	}
 	return s.finish(ctx, tr.ID, st, "")
 }
+
+// notifyURL is the callback address of tr's gateway.
+func (s *Service) notifyURL(tr *cauri.Transfer) string { return s.CallbackURL + "/" + tr.GatewayID }
 
 // payer builds the gateway's connector, which must be able to send money.
 func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, error) {
@@ -532,7 +535,7 @@ func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
 	if err != nil {
 		return err
 	}
-	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
+	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
 	if err != nil || st.Outcome == gateway.Pending {
 		return err
 	}
@@ -560,7 +563,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			s.Failures.Record(ctx, movement.Transfer, "connector", tr.ID, err)
 			continue
 		}
-		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef})
+		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
 		if err != nil { // the aggregator is not answering: the next pass asks again
 			s.Failures.Record(ctx, movement.Transfer, "check", tr.ID, err)
 			continue

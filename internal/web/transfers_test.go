@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/gateway/fedapay"
 	"github.com/cauri-pay/cauri/internal/gateway/flutterwave"
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
+	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
@@ -583,6 +586,101 @@ func TestTransfers_EveryConnector(t *testing.T) {
 		e.addGateway(ws, "flutterwave", &flutterwave.Simulator{SecretKey: "k", SecretHash: "h"}, map[string]string{"secret_key": "k", "secret_hash": "h"}, "KE")
 		r := e.do("POST", "/v1/transfers", map[string]any{"amount": 100, "country": "KE", "operator": "mpesa", "phone": "0712345678"}, bearer(keys["live_secret"])...)
 		wantCode(t, r, 400, "pays_non_desservi")
+	})
+}
+
+// TestTransfers_MpesaB2C: a transfer to a Kenyan M-Pesa wallet through a
+// workspace's own Daraja B2C credentials, against the simulator: sent once
+// (a replay sends nothing), processing until Daraja's result reaches the
+// gateway's callback address with its token; a forged result (no token)
+// changes nothing; a lost result is recovered by the reconciler's
+// transaction status query, whose own result ends the transfer; a
+// failure ends it with Daraja's code; an M-Pesa gateway without B2C
+// credentials does not pay out.
+func TestTransfers_MpesaB2C(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		ws, keys := e.newWorkspace("Nairobi payroll", true)
+		cred := base64.StdEncoding.EncodeToString(make([]byte, 256))
+		sim := &mpesa.Simulator{ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: "174379", PassKey: "pk",
+			InitiatorName: "testapi", B2CCredential: cred, B2CShortCode: "600996"}
+		creds := map[string]string{"consumer_key": "ck", "consumer_secret": "cs", "shortcode": "174379", "passkey": "pk",
+			"initiator_name": "testapi", "security_credential": cred, "b2c_shortcode": "600996", "command_id": "SalaryPayment"}
+		g, simURL := e.addGateway(ws, "mpesa", sim, creds, "KE")
+		send := func(phone, key string) response {
+			body := map[string]any{"amount": 2500, "country": "KE", "operator": "mpesa", "phone": phone, "recipient_name": "John Doe"}
+			return e.do("POST", "/v1/transfers", body, append(bearer(keys["live_secret"]), "Idempotency-Key", key)...)
+		}
+		get := func(id string) response {
+			return e.do("GET", "/v1/transfers/"+id, nil, bearer(keys["live_secret"])...)
+		}
+
+		r := send("0708374149", "ke-1")
+		if r.status != 201 || r.str("status") != "processing" || r.str("provider") != "mpesa" {
+			t.Fatalf("create = %d %s", r.status, r.raw)
+		}
+		if again := send("0708374149", "ke-1"); again.status != 200 || again.str("id") != r.str("id") || sim.Payouts() != 1 {
+			t.Fatalf("replay = %d %s; %d payouts", again.status, again.raw, sim.Payouts())
+		}
+		// A forged result, without the token Daraja was given, ends nothing.
+		forged := fmt.Sprintf(`{"Result":{"ResultType":0,"ResultCode":0,"ResultDesc":"The service request is processed successfully.","OriginatorConversationID":%q,"TransactionID":"FAKE000001"}}`, r.str("reference"))
+		for _, q := range []string{"", "?mpesa=result&mpesa_ref=" + r.str("reference") + "&mpesa_t=forged"} {
+			if res := e.do("POST", "/callbacks/"+g.ID+q, json.RawMessage(forged)); res.status != 200 {
+				t.Fatalf("forged callback = %d %s", res.status, res.raw)
+			}
+		}
+		if got := get(r.str("id")); got.str("status") != "processing" {
+			t.Fatalf("after a forged result = %s", got.raw)
+		}
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+r.str("reference"))
+		got := get(r.str("id"))
+		if got.str("status") != "succeeded" || sim.B2CPaid(r.str("reference")) != 1 {
+			t.Fatalf("after Daraja's result = %s; paid %d", got.raw, sim.B2CPaid(r.str("reference")))
+		}
+		if events, _ := st.TransferEvents(ctx, r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded {
+			t.Fatalf("events = %+v", events)
+		}
+
+		// The result lost: the reconciler's status query recovers it, and
+		// nothing is sent twice.
+		sim.LoseResults = true
+		lost := send("0708374150", "ke-2")
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+lost.str("reference"))
+		if got := get(lost.str("id")); got.str("status") != "processing" {
+			t.Fatalf("result lost = %s", got.raw)
+		}
+		e.clock.Add(time.Hour)
+		e.srv.Transfers.Reconcile(ctx)
+		deadline := time.Now().Add(5 * time.Second)
+		for get(lost.str("id")).str("status") != "succeeded" {
+			if time.Now().After(deadline) {
+				t.Fatalf("after the status query = %s", get(lost.str("id")).raw)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if sim.Payouts() != 2 || sim.B2CPaid(lost.str("reference")) != 1 {
+			t.Fatalf("%d payouts, %d of the lost one paid", sim.Payouts(), sim.B2CPaid(lost.str("reference")))
+		}
+		sim.LoseResults = false
+
+		// A failure, with Daraja's code; a number Daraja refuses at once.
+		failed := send("0708370029", "ke-3")
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+failed.str("reference"))
+		if got := get(failed.str("id")); got.str("status") != "failed" || got.str("failure_code") != "rejected" || !strings.Contains(got.raw, "2040") {
+			t.Fatalf("failed = %s", got.raw)
+		}
+		if refused := send("0708370039", "ke-4"); refused.str("status") != "failed" || !strings.Contains(refused.raw, "Invalid PartyB") {
+			t.Fatalf("refused = %d %s", refused.status, refused.raw)
+		}
+		// Whole shillings only.
+		body := map[string]any{"amount": 2500.5, "country": "KE", "operator": "mpesa", "phone": "0708374149"}
+		if cents := e.do("POST", "/v1/transfers", body, append(bearer(keys["live_secret"]), "Idempotency-Key", "ke-5")...); cents.str("status") != "failed" || !strings.Contains(cents.raw, "whole shillings") {
+			t.Fatalf("cents = %d %s; %d payouts; later %s", cents.status, cents.raw, sim.Payouts(), get(cents.str("id")).raw)
+		}
+		if sim.Payouts() != 3 {
+			t.Fatalf("%d payouts sent; want 3", sim.Payouts())
+		}
 	})
 }
 

@@ -98,9 +98,24 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 			ClientSecret: creds["client_secret"], MerchantKey: creds["merchant_key"], MerchantName: creds["merchant_name"], HTTP: client}), nil
 	case "mpesa":
 		return cached(g.ID+base, creds, &mpesa.Client{BaseURL: base, ConsumerKey: creds["consumer_key"], ConsumerSecret: creds["consumer_secret"],
-			ShortCode: creds["shortcode"], PassKey: creds["passkey"], TillNumber: creds["till_number"], HTTP: client}), nil
+			ShortCode: creds["shortcode"], PassKey: creds["passkey"], TillNumber: creds["till_number"],
+			InitiatorName: creds["initiator_name"], InitiatorPassword: creds["initiator_password"], SecurityCredential: creds["security_credential"],
+			B2CShortCode: creds["b2c_shortcode"], CommandID: creds["command_id"], Environment: mpesaEnvironment(creds["environment"], g.Live),
+			HTTP: client}), nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
+}
+
+// mpesaEnvironment is an M-Pesa gateway's environment: its credential's,
+// else production for a live gateway, sandbox for a test one.
+func mpesaEnvironment(env string, live bool) string {
+	if env = strings.ToLower(strings.TrimSpace(env)); env != "" {
+		return env
+	}
+	if live {
+		return mpesa.Production
+	}
+	return mpesa.Sandbox
 }
 
 // refusals reads each provider's reasons for the customer: the codes its

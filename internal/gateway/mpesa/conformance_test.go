@@ -38,6 +38,7 @@ func TestConformance(t *testing.T) {
 	}
 	success := strings.ReplaceAll(string(gatewaytest.Golden(t, "stkpushquery_success.json")), "ws_CO_13012021093521236557", id)
 
+	const b2cCall = "POST " + b2cPath
 	tokenRefused := func(c gatewaytest.Case) gatewaytest.Case { c.Err = &gatewaytest.Err{NotSent: true}; return c }
 	tokenFailing := func(c gatewaytest.Case) gatewaytest.Case {
 		c.Err = &gatewaytest.Err{Transient: true, NotSent: true}
@@ -46,6 +47,7 @@ func TestConformance(t *testing.T) {
 	gatewaytest.Run(t, gatewaytest.Spec{
 		New: func(baseURL string, hc *http.Client) gateway.Connector {
 			c := &Client{BaseURL: baseURL, ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: sandboxShortCode, PassKey: sandboxPassKey,
+				InitiatorName: "testapi", SecurityCredential: "EsJocK7+NjqZPC3I3EO+TbvS+xVb9TymWwaKABoaZr/Z/n0UysSs..", B2CShortCode: "600996",
 				HTTP: hc, Now: func() time.Time { return documentedTime }}
 			return c
 		},
@@ -127,6 +129,34 @@ func TestConformance(t *testing.T) {
 			{Reply: body(200, `{"ResponseCode":"0"}`), Err: transient},
 			{Reply: body(200, `{}`), Err: transient},
 			{Reply: body(200, `{"ResultCode":null}`), Err: transient},
+		},
+		// B2C (b2c.go): the portal's example payout (b2c_request.json), our
+		// reference as OriginatorConversationID; accepted is pending until
+		// the result; a 4xx is Daraja's refusal; the status query is
+		// acknowledged only (pending), never "not found".
+		Payout: &gatewaytest.PayoutSpec{
+			Payout: gateway.Payout{Reference: "feb5e3f2-fbbc-4745-844c-ee37b546f627", Amount: 1000, Currency: "KES", Phone: "+254728762287",
+				Operator: "MPESA", Country: "KE", Description: "here are my remarks", NotifyURL: "https://mydomain.com/callbacks/gw_1"},
+			Initiation: b2cCall,
+			Initiated:  gatewaytest.Case{Reply: fixture("b2c_accepted.json"), Want: gateway.Status{Outcome: gateway.Pending, ProviderRef: "AG_20191219_00005797af5d7d75f652"}},
+			Reference:  gatewaytest.JSONField("OriginatorConversationID"),
+			Sent: []gatewaytest.Case{
+				{Reply: body(http.StatusBadRequest, `{"requestId":"r","errorCode":"400.002.02","errorMessage":"Bad Request - Invalid Amount"}`),
+					Want: gateway.Status{Outcome: gateway.Failed, Reason: "400 400.002.02: Bad Request - Invalid Amount"}},
+				{Reply: body(200, `{"ResponseCode":"1","ResponseDescription":"Rejected"}`), Want: gateway.Status{Outcome: gateway.Failed, Reason: "200 1: Rejected"}},
+				{Reply: body(500, `{"requestId":"r","errorCode":"500.003.02","errorMessage":"System is busy"}`), Err: &gatewaytest.Err{Transient: true, Answered: true}},
+				{Reply: body(200, `{"ResponseCode": `), Err: &gatewaytest.Err{Transient: true, Answered: true}},
+				{Reply: body(http.StatusTooManyRequests, `{"errorCode":"429.001.01","errorMessage":"Spike arrest violation"}`), Err: &gatewaytest.Err{Transient: true}},
+				{Reply: body(http.StatusNotFound, `{"requestId":"r","errorCode":"404.001.01","errorMessage":"Resource not found"}`), Err: lasting},
+			},
+			StatusRef: gateway.Ref{Reference: "feb5e3f2-fbbc-4745-844c-ee37b546f627", ProviderRef: "AG_20191219_00005797af5d7d75f652",
+				NotifyURL: "https://mydomain.com/callbacks/gw_1"},
+			Status: []gatewaytest.Case{
+				{Reply: fixture("b2c_accepted.json"), Want: gateway.Status{Outcome: gateway.Pending}},
+				{Reply: body(http.StatusBadRequest, `{"requestId":"r","errorCode":"400.002.02","errorMessage":"Bad Request - Invalid TransactionID"}`), Err: lasting},
+				{Reply: body(500, `{}`), Err: transient},
+				{Reply: body(200, `{}`), Err: transient},
+			},
 		},
 		// Daraja's callbacks are unsigned (SOURCES.md): nothing to forge,
 		// only a signal a status query confirms; they carry no id of ours,

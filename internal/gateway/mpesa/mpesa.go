@@ -34,6 +34,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -78,10 +79,31 @@ type Client struct {
 	HTTP       *http.Client
 	Now        func() time.Time // the tokens' and the Timestamps' clock; time.Now when nil
 
-	tokens gateway.Tokens
+	// B2C payouts (b2c.go): the initiator (credential "initiator_name")
+	// and its password ("initiator_password"), which the connector
+	// encrypts with the environment's certificate, or the security
+	// credential ready-made ("security_credential"); the B2C shortcode
+	// ("b2c_shortcode", ShortCode when empty); the command id
+	// ("command_id": BusinessPayment when empty, SalaryPayment,
+	// PromotionPayment); the environment ("environment": sandbox or
+	// production, by default the gateway's). Certificate, when set,
+	// replaces the environment's (tests).
+	InitiatorName, InitiatorPassword, SecurityCredential string
+	B2CShortCode, CommandID, Environment                 string
+	Certificate                                          []byte
+
+	tokens    gateway.Tokens
+	credOnce  sync.Once
+	cred      string
+	credErr   error
+	resultsMu sync.Mutex
+	results   map[string]B2CResult // trusted B2C outcomes, by reference
 }
 
-var _ gateway.Connector = (*Client)(nil)
+var (
+	_ gateway.Connector = (*Client)(nil)
+	_ gateway.Payer     = (*Client)(nil)
+)
 
 // TokenMargin is how long before its expiry a token is renewed.
 const TokenMargin = gateway.TokenMargin
@@ -485,7 +507,16 @@ type callbackItem struct {
 // that is what it returns, and the caller looks the attempt up by the
 // aggregator's id (the one Collection.Created recorded), not by our
 // reference. It is only a signal, which a status query confirms.
-func (c *Client) CallbackReference(_ http.Header, body []byte) (string, error) {
+//
+// A B2C or status-query result (b2c.go) is known by its address's query
+// string: its reference, once its token is checked, and its outcome kept
+// for PayoutStatus.
+func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
+	if q, err := url.ParseQuery(h.Get(gateway.CallbackQueryHeader)); err == nil {
+		if ref, ok, err := c.b2cCallback(q, body); ok {
+			return ref, err
+		}
+	}
 	// Only the id is read: the rest of the callback is not believed anyway.
 	var cb struct {
 		Body struct {

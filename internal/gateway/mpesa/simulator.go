@@ -50,7 +50,15 @@ type Simulator struct {
 	ConsumerSecret string
 	ShortCode      string        // the BusinessShortCode it accepts (the paybill, or a till's store number)
 	PassKey        string        // the passkey the Passwords are made with
-	SettleAfter    time.Duration // 0: only the control call settles
+	SettleAfter    time.Duration // 0: only the control call settles (B2C: at once)
+
+	// B2C (simulator_b2c.go): the initiator it accepts, the ready
+	// SecurityCredential it accepts (any well-formed one when empty), the
+	// B2C shortcode (ShortCode when empty); LoseResults drops the B2C
+	// results, not the status query's.
+	InitiatorName, B2CCredential, B2CShortCode string
+	LoseResults                                bool
+	b2c                                        b2cBook
 
 	// Book holds the pushes, by CheckoutRequestID; their status is the
 	// query's errorCode while they wait, then their ResultCode.
@@ -147,16 +155,19 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	faulted := r
-	if r.URL.Path == queryPath {
+	if r.URL.Path == queryPath || r.URL.Path == statusPath {
 		// A status read, not an initiation, though a POST.
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet
+	}
+	if strings.HasPrefix(r.URL.Path, "/_sim/settle/") && s.b2cControl(w, r) {
+		return
 	}
 	if s.Intercept(w, faulted) {
 		return
 	}
 	switch {
-	case r.URL.Path != pushPath && r.URL.Path != queryPath:
+	case r.URL.Path != pushPath && r.URL.Path != queryPath && r.URL.Path != b2cPath && r.URL.Path != statusPath:
 		refuse(w, http.StatusNotFound, "404.001.01", "Resource not found")
 	case r.Method != http.MethodPost:
 		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
@@ -164,6 +175,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusNotFound, invalidToken, "Invalid Access Token")
 	case r.URL.Path == pushPath:
 		s.push(w, r)
+	case r.URL.Path == b2cPath:
+		s.b2cPayment(w, r)
+	case r.URL.Path == statusPath:
+		s.transactionStatus(w, r)
 	default:
 		s.query(w, r)
 	}

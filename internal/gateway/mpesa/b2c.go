@@ -1,0 +1,553 @@
+package mpesa
+
+// B2C payouts (Daraja's "B2C Payment Request") and the transaction status
+// query that confirms them. Sources: testdata/SOURCES.md, "B2C".
+//
+// Daraja answers both at once with an acknowledgement only; the outcome
+// arrives later, POSTed to the ResultURL given in the request (or to the
+// QueueTimeOutURL when the request timed out in Daraja's queue). Daraja
+// signs none of it. So:
+//
+//   - every ResultURL and QueueTimeOutURL the connector gives Daraja is the
+//     gateway's callback address with the transfer's reference and a token,
+//     an HMAC of the reference keyed by the app's consumer secret (which
+//     only the merchant, Safaricom and Cauri know): a callback without the
+//     right token is ignored, so a forged one cannot end a transfer;
+//   - a result with the right token is the connector's to read
+//     (CallbackReference): it keeps it in memory for PayoutStatus, which the
+//     transfer service calls right after, on the same node;
+//   - PayoutStatus without such a result sends the transaction status
+//     query (by OriginatorConversationID, our reference) and answers
+//     pending: the query's own result comes back on the same kind of
+//     address, and is read as above.
+//
+// Daraja takes no idempotency key: a request sent twice pays twice, so the
+// connector is not idempotent (IdempotentPayout false): the transfer service
+// never re-sends one whose answer was lost, and PayoutStatus never answers
+// NotFound.
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// B2C's paths: the portal's v3 payment request, which takes our
+// OriginatorConversationID (the library's v1 does not), and the status
+// query.
+const (
+	b2cPath    = "/mpesa/b2c/v3/paymentrequest"
+	statusPath = "/mpesa/transactionstatus/v1/query"
+)
+
+// The B2C command ids (credential "command_id"; BusinessPayment when none).
+const (
+	BusinessPayment  = "BusinessPayment"
+	SalaryPayment    = "SalaryPayment"
+	PromotionPayment = "PromotionPayment"
+)
+
+// The environments (credential "environment"), which pick the certificate
+// the initiator's password is encrypted with.
+const (
+	Sandbox    = "sandbox"
+	Production = "production"
+)
+
+// sandboxCert is Safaricom's sandbox public certificate, as shipped in
+// safaricom/mpesa-node-library keys/sandbox-cert.cer (CN
+// apicrypt.safaricom.co.ke). No production certificate is in that
+// library: a production gateway gives its security credential ready-made
+// (credential "security_credential", which the portal generates).
+//
+//go:embed certs/sandbox.cer
+var sandboxCert []byte
+
+// The keys of the query string of a ResultURL or QueueTimeOutURL.
+const (
+	kindKey   = "mpesa"     // result, timeout, status, status_timeout
+	refKey    = "mpesa_ref" // the transfer's reference
+	amountKey = "mpesa_amt" // the amount in whole shillings, when known
+	tokenKey  = "mpesa_t"   // tokenFor(reference, amount)
+)
+
+// b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
+// numbers, as in the portal's example (testdata/b2c_request.json).
+type b2cRequest struct {
+	OriginatorConversationID string      `json:"OriginatorConversationID"`
+	InitiatorName            string      `json:"InitiatorName"`
+	SecurityCredential       string      `json:"SecurityCredential"`
+	CommandID                string      `json:"CommandID"`
+	Amount                   json.Number `json:"Amount"`
+	PartyA                   json.Number `json:"PartyA"`
+	PartyB                   json.Number `json:"PartyB"`
+	Remarks                  string      `json:"Remarks"`
+	QueueTimeOutURL          string      `json:"QueueTimeOutURL"`
+	ResultURL                string      `json:"ResultURL"`
+	Occasion                 string      `json:"Occasion"`
+}
+
+// statusRequest is POST /mpesa/transactionstatus/v1/query, by
+// OriginatorConversationID (the portal: "either an M-Pesa Receipt number or
+// an Originator Conversation ID"); IdentifierType 4 is a shortcode.
+type statusRequest struct {
+	Initiator                string `json:"Initiator"`
+	SecurityCredential       string `json:"SecurityCredential"`
+	CommandID                string `json:"CommandID"`
+	TransactionID            string `json:"TransactionID"`
+	OriginatorConversationID string `json:"OriginatorConversationID"`
+	PartyA                   string `json:"PartyA"`
+	IdentifierType           string `json:"IdentifierType"`
+	ResultURL                string `json:"ResultURL"`
+	QueueTimeOutURL          string `json:"QueueTimeOutURL"`
+	Remarks                  string `json:"Remarks"`
+	Occasion                 string `json:"Occasion"`
+}
+
+// ack is Daraja's synchronous answer to both: ResponseCode "0" accepted.
+type ack struct {
+	ConversationID           string `json:"ConversationID"`
+	OriginatorConversationID string `json:"OriginatorConversationID"`
+	ResponseCode             text   `json:"ResponseCode"`
+	ResponseDescription      string `json:"ResponseDescription"`
+}
+
+// resultBody is what Daraja POSTs to a ResultURL: {"Result": {...}}.
+type resultBody struct {
+	Result struct {
+		ResultType               text   `json:"ResultType"`
+		ResultCode               text   `json:"ResultCode"`
+		ResultDesc               string `json:"ResultDesc"`
+		OriginatorConversationID string `json:"OriginatorConversationID"`
+		ConversationID           string `json:"ConversationID"`
+		TransactionID            string `json:"TransactionID"`
+		ResultParameters         struct {
+			// ResultParameter is a list, or one object alone (a failed
+			// result's BOCompletedTime): both are read.
+			ResultParameter json.RawMessage `json:"ResultParameter"`
+		} `json:"ResultParameters"`
+	} `json:"Result"`
+}
+
+type resultParam struct {
+	Key   string `json:"Key"`
+	Value any    `json:"Value"`
+}
+
+// param is a ResultParameter's value as text, "" when absent.
+func (b resultBody) param(key string) string {
+	var list []resultParam
+	if raw := b.Result.ResultParameters.ResultParameter; json.Unmarshal(raw, &list) != nil {
+		var one resultParam
+		json.Unmarshal(raw, &one)
+		list = []resultParam{one}
+	}
+	for _, p := range list {
+		if p.Key == key {
+			switch v := p.Value.(type) {
+			case string:
+				return strings.TrimSpace(v)
+			case float64:
+				return strconv.FormatFloat(v, 'f', -1, 64)
+			case nil:
+				return ""
+			default:
+				return fmt.Sprint(v)
+			}
+		}
+	}
+	return ""
+}
+
+// B2CResult is a payout's outcome read from a trusted result callback.
+type B2CResult struct {
+	Status gateway.Status
+	// RecipientName is ReceiverPartyPublicName's name ("2547... - Name":
+	// the number is dropped), the wallet holder's registered name.
+	RecipientName string
+}
+
+// b2cConfigured refuses, before anything is sent, a client without B2C
+// credentials.
+func (c *Client) b2cConfigured() error {
+	for _, f := range []struct{ value, credential string }{
+		{c.ConsumerKey, "consumer_key"}, {c.ConsumerSecret, "consumer_secret"}, {c.InitiatorName, "initiator_name"}, {c.b2cShortCode(), "b2c_shortcode"},
+	} {
+		if strings.TrimSpace(f.value) == "" {
+			return &gateway.Error{NotSent: true, Message: fmt.Sprintf("M-Pesa B2C needs the credential %q", f.credential)}
+		}
+	}
+	if strings.TrimSpace(c.SecurityCredential) == "" && c.InitiatorPassword == "" {
+		return &gateway.Error{NotSent: true, Message: `M-Pesa B2C needs the credential "initiator_password" or "security_credential"`}
+	}
+	return nil
+}
+
+func (c *Client) b2cShortCode() string {
+	if s := strings.TrimSpace(c.B2CShortCode); s != "" {
+		return s
+	}
+	return strings.TrimSpace(c.ShortCode)
+}
+
+func (c *Client) commandID() string {
+	if s := strings.TrimSpace(c.CommandID); s != "" {
+		return s
+	}
+	return BusinessPayment
+}
+
+// environment is the credential's environment, else the gateway's
+// (production when live).
+func environment(env string, live bool) string {
+	env = strings.ToLower(strings.TrimSpace(env))
+	if env == "" {
+		if live {
+			return Production
+		}
+		return Sandbox
+	}
+	return env
+}
+
+// securityCredential is the SecurityCredential of a request: the ready one,
+// else the initiator's password RSA-encrypted (PKCS #1 v1.5) with the
+// environment's certificate, base64 (the library's src/helpers/security.js).
+// The encryption is random: it is made once per client.
+func (c *Client) securityCredential() (string, error) {
+	if s := strings.TrimSpace(c.SecurityCredential); s != "" {
+		return s, nil
+	}
+	c.credOnce.Do(func() {
+		cert := c.Certificate
+		if cert == nil {
+			if environment(c.Environment, false) != Sandbox {
+				c.credErr = &gateway.Error{NotSent: true, Message: "M-Pesa B2C: no certificate for the production environment; give the gateway's security_credential"}
+				return
+			}
+			cert = sandboxCert
+		}
+		c.cred, c.credErr = encryptPassword(cert, c.InitiatorPassword)
+	})
+	return c.cred, c.credErr
+}
+
+// encryptPassword encrypts password with the certificate's RSA key (PEM or
+// DER).
+func encryptPassword(cert []byte, password string) (string, error) {
+	der := cert
+	if b, _ := pem.Decode(cert); b != nil {
+		der = b.Bytes
+	}
+	x, err := x509.ParseCertificate(der)
+	if err != nil {
+		return "", &gateway.Error{NotSent: true, Message: "M-Pesa B2C: unreadable certificate: " + err.Error()}
+	}
+	key, ok := x.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return "", &gateway.Error{NotSent: true, Message: "M-Pesa B2C: the certificate's key is not RSA"}
+	}
+	out, err := rsa.EncryptPKCS1v15(rand.Reader, key, []byte(password))
+	if err != nil {
+		return "", &gateway.Error{NotSent: true, Message: "M-Pesa B2C: cannot encrypt the initiator's password: " + err.Error()}
+	}
+	return base64.StdEncoding.EncodeToString(out), nil
+}
+
+// tokenFor is the token of a reference's result addresses, and of the
+// amount they carry ("" when none).
+func (c *Client) tokenFor(reference, amount string) string {
+	m := hmac.New(sha256.New, []byte("cauri mpesa b2c\x00"+c.ConsumerSecret))
+	m.Write([]byte(reference + "\x00" + amount))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// resultURL is notify with the kind, the reference, the amount (whole
+// shillings, "" when unknown) and their token.
+func (c *Client) resultURL(notify, kind, reference, amount string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(notify))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
+	}
+	q := u.Query()
+	q.Set(kindKey, kind)
+	q.Set(refKey, reference)
+	if amount != "" {
+		q.Set(amountKey, amount)
+	}
+	q.Set(tokenKey, c.tokenFor(reference, amount))
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// Payout implements gateway.Payer: a B2C payment request from the B2C
+// shortcode to the wallet, with OriginatorConversationID our reference.
+// Daraja's acceptance (ResponseCode "0") is pending; a 4xx refusal, or
+// another ResponseCode, is a failure in Daraja's words; a 5xx, an
+// unreadable answer or none concludes nothing.
+func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, error) {
+	why := ""
+	phone, phoneOK := msisdn(p.Phone)
+	whole, amountOK := shillings(p.Amount, p.Currency)
+	switch {
+	case p.Currency != "KES":
+		why = "M-Pesa pays Kenyan shillings (KES) only, not " + string(p.Currency)
+	case p.Amount <= 0:
+		why = "the amount is not positive"
+	case !amountOK:
+		why = "M-Pesa takes whole shillings; the amount has cents"
+	case !phoneOK:
+		why = "the phone number is not a Kenyan mobile number (+2547XXXXXXXX or +2541XXXXXXXX)"
+	case strings.TrimSpace(p.Reference) == "":
+		why = "the transfer has no reference"
+	}
+	if why != "" {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "not sent to M-Pesa: " + why}, nil
+	}
+	if err := c.b2cConfigured(); err != nil {
+		return gateway.Status{}, err
+	}
+	amount := strconv.FormatInt(whole, 10)
+	result, err := c.resultURL(p.NotifyURL, "result", p.Reference, amount)
+	if err != nil {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "not sent to M-Pesa: " + err.Error()}, nil
+	}
+	timeout, _ := c.resultURL(p.NotifyURL, "timeout", p.Reference, amount)
+	cred, err := c.securityCredential()
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	code, raw, err := c.api(ctx, b2cPath, c.encodeB2C(p.Reference, whole, phone, p.Description, cred, result, timeout))
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case code == http.StatusOK:
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		// No such endpoint here: the gateway's address is wrong, nothing was paid.
+		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the B2C request " + refusal(code, raw) + " (check the gateway's address)"}
+	case code >= 400 && code < 500:
+		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw)}, nil
+	default:
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request " + refusal(code, raw)}
+	}
+	var a ack
+	if json.Unmarshal(raw, &a) != nil || a.ResponseCode == "" {
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request with unreadable JSON"}
+	}
+	if a.ResponseCode != "0" {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "200 " + truncate(strings.Trim(string(a.ResponseCode)+": "+a.ResponseDescription, ": "), 200)}, nil
+	}
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(a.ConversationID)}, nil
+}
+
+// encodeB2C is the B2C request of a valid payout: whole shillings, the
+// wallet as 2547XXXXXXXX, our reference as OriginatorConversationID (and
+// its first 12 letters and digits as Occasion), the description's letters
+// as Remarks.
+func (c *Client) encodeB2C(reference string, whole int64, phone, description, cred, result, timeout string) b2cRequest {
+	return b2cRequest{OriginatorConversationID: reference, InitiatorName: c.InitiatorName, SecurityCredential: cred,
+		CommandID: c.commandID(), Amount: json.Number(strconv.FormatInt(whole, 10)), PartyA: json.Number(c.b2cShortCode()),
+		PartyB: json.Number(phone), Remarks: transactionDesc(description), QueueTimeOutURL: timeout, ResultURL: result,
+		Occasion: accountReference(reference)}
+}
+
+// IdempotentPayout implements gateway.Payer: Daraja takes no idempotency
+// key; a B2C request sent twice pays twice.
+func (c *Client) IdempotentPayout() bool { return false }
+
+// PayoutStatus implements gateway.Payer: the outcome a trusted result
+// callback brought (see CallbackReference), else the transaction status
+// query is sent, by OriginatorConversationID, and the payout is pending
+// until its result arrives. Never NotFound: nothing proves Daraja did not
+// receive a request whose answer was lost.
+func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	if r, ok := c.takeResult(ref.Reference); ok {
+		return r.Status, nil
+	}
+	if err := c.b2cConfigured(); err != nil {
+		return gateway.Status{}, err
+	}
+	amount := ""
+	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
+		amount = strconv.FormatInt(whole, 10)
+	}
+	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference, amount)
+	if err != nil {
+		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
+	}
+	timeout, _ := c.resultURL(ref.NotifyURL, "status_timeout", ref.Reference, amount)
+	cred, err := c.securityCredential()
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	req := statusRequest{Initiator: c.InitiatorName, SecurityCredential: cred, CommandID: "TransactionStatusQuery",
+		OriginatorConversationID: ref.Reference, PartyA: c.b2cShortCode(), IdentifierType: "4",
+		ResultURL: result, QueueTimeOutURL: timeout, Remarks: "Status", Occasion: accountReference(ref.Reference)}
+	code, raw, err := c.api(ctx, statusPath, req)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case code != http.StatusOK:
+		return gateway.Status{}, &gateway.Error{Transient: code >= 500, Answered: true, Message: "M-Pesa answered the status query " + refusal(code, raw)}
+	}
+	var a ack
+	if json.Unmarshal(raw, &a) != nil || a.ResponseCode != "0" {
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa did not accept the status query: " + truncate(string(a.ResponseCode)+" "+a.ResponseDescription, 200)}
+	}
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
+}
+
+// Daraja's B2C ResultCodes the connector reads (SOURCES.md).
+const (
+	resultInsufficient = "1" // "The balance is insufficient for the transaction."
+)
+
+// b2cCallback reads a B2C or status-query callback whose query string is
+// q: the reference, once the token is checked, and the outcome it
+// carries, if final. ok is false when q is not a B2C callback's.
+func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bool, err error) {
+	kind := q.Get(kindKey)
+	if kind == "" {
+		return "", false, nil
+	}
+	reference = q.Get(refKey)
+	amount := q.Get(amountKey)
+	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, amount))) {
+		return "", true, errors.New("M-Pesa B2C callback without the right token: ignored")
+	}
+	if kind == "status_timeout" {
+		// A status query that timed out in Daraja's queue: asking again at
+		// once could loop (each query timing out in turn); the reconciler
+		// asks again with its backoff.
+		return "", true, errors.New("M-Pesa status query timed out in Daraja's queue: the reconciler asks again")
+	}
+	var b resultBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return "", true, errors.New("M-Pesa B2C callback is not a Result")
+	}
+	switch kind {
+	case "result":
+		if id := strings.TrimSpace(b.Result.OriginatorConversationID); id != "" && id != reference {
+			return "", true, errors.New("M-Pesa B2C result about " + truncate(id, 60) + ", not " + reference)
+		}
+		if !sameAmount(b.param("TransactionAmount"), amount) {
+			return "", true, errors.New("M-Pesa B2C result of " + truncate(b.param("TransactionAmount"), 20) + " KES, not " + amount + ": ignored")
+		}
+		if r, final := b2cOutcome(b); final {
+			c.keepResult(reference, r)
+		}
+	case "status":
+		if id := b.param("OriginatorConversationID"); id != "" && id != reference {
+			return "", true, errors.New("M-Pesa status result about " + truncate(id, 60) + ", not " + reference)
+		}
+		if !sameAmount(b.param("Amount"), amount) {
+			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
+		}
+		if r, final := statusOutcome(b); final {
+			c.keepResult(reference, r)
+		}
+	} // a B2C timeout is only a signal: the status query decides
+	return reference, true, nil
+}
+
+// sameAmount reports whether a result's amount (a number, maybe with
+// decimals: "300", 10, 4510.00) is want, whole shillings; true when either
+// is absent (a failed result carries none).
+func sameAmount(got, want string) bool {
+	if got == "" || want == "" {
+		return true
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && g == w
+}
+
+// b2cOutcome reads a B2C result: ResultCode 0 paid, another code failed
+// (Daraja's result is final either way).
+func b2cOutcome(b resultBody) (B2CResult, bool) {
+	r := b.Result
+	switch r.ResultCode {
+	case "":
+		return B2CResult{}, false
+	case "0":
+		return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(r.TransactionID, b.param("TransactionReceipt"))},
+			RecipientName: publicName(b.param("ReceiverPartyPublicName"))}, true
+	}
+	return B2CResult{Status: gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID),
+		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient}}, true
+}
+
+// statusOutcome reads a status query's result (its ResultParameters name
+// the transaction's own OriginatorConversationID, which b2cCallback checks):
+// only ResultCode 0 with
+// TransactionStatus "Completed" concludes (paid). Any other answer (a
+// failed query, an unknown transaction, another status) concludes nothing:
+// their wording is not confirmed by Safaricom's sources, and a payout is
+// never ended on a guess.
+func statusOutcome(b resultBody) (B2CResult, bool) {
+	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
+		return B2CResult{}, false
+	}
+	return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)},
+		RecipientName: publicName(b.param("CreditPartyName"))}, true
+}
+
+// publicName is the name in ReceiverPartyPublicName's "2547... - Name".
+func publicName(s string) string {
+	if _, name, ok := strings.Cut(s, " - "); ok {
+		return strings.TrimSpace(name)
+	}
+	return strings.TrimSpace(s)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x = strings.TrimSpace(x); x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// keepResult keeps a trusted outcome for PayoutStatus (bounded: the
+// oldest are dropped past maxResults; a dropped one is asked again).
+func (c *Client) keepResult(reference string, r B2CResult) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	if c.results == nil {
+		c.results = map[string]B2CResult{}
+	}
+	if len(c.results) >= maxResults {
+		for k := range c.results {
+			delete(c.results, k)
+			break
+		}
+	}
+	c.results[reference] = r
+}
+
+const maxResults = 10000
+
+// takeResult answers and forgets a kept outcome.
+func (c *Client) takeResult(reference string) (B2CResult, bool) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	r, ok := c.results[reference]
+	delete(c.results, reference)
+	return r, ok
+}
