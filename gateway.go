@@ -37,6 +37,17 @@ type GatewayRoute struct {
 	Enabled  bool   `json:"enabled"`
 }
 
+// CredentialHint is what may be shown of a gateway's credential named
+// name: Hint of a key the aggregator generated; nothing of a password or a
+// PIN a person chose (its last characters say too much of it, and people
+// reuse them).
+func CredentialHint(name, value string) string {
+	if n := strings.ToLower(name); strings.Contains(n, "password") || strings.Contains(n, "pin") {
+		return strings.Repeat("•", 4)
+	}
+	return Hint(value)
+}
+
 // Hint is what may be shown of a secret: its last 4 characters.
 func Hint(secret string) string {
 	if len(secret) <= 8 {

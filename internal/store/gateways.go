@@ -18,7 +18,7 @@ func (s *Store) CreateGateway(ctx context.Context, g *cauri.Gateway, credentials
 	}
 	g.CredentialHints = map[string]string{}
 	for k, v := range credentials {
-		g.CredentialHints[k] = cauri.Hint(v)
+		g.CredentialHints[k] = cauri.CredentialHint(k, v)
 	}
 	routes, _ := json.Marshal(g.Routes)
 	hints, _ := json.Marshal(g.CredentialHints)
