@@ -32,14 +32,16 @@ func TestBrowser_PhoneScreens(t *testing.T) {
 	for _, size := range []struct {
 		w, h int64
 		lang string
-	}{{360, 640, "fr-SN,fr;q=0.9"}, {390, 844, "en-GB,en;q=0.9"}} {
+		// plain: a language that names no country
+		plain string
+	}{{360, 640, "fr-SN,fr;q=0.9", "fr"}, {390, 844, "en-GB,en;q=0.9", "en"}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			phoneScreens(t, dir, size.w, size.h, size.lang)
+			phoneScreens(t, dir, size.w, size.h, size.lang, size.plain)
 		})
 	}
 }
 
-func phoneScreens(t *testing.T, dir string, width, height int64, lang string) {
+func phoneScreens(t *testing.T, dir string, width, height int64, lang, plain string) {
 	e := newEnv(t, storetest.SQLite(t))
 	ws, keys := e.newWorkspace("Boutique Chez Adjoa", true)
 	g, _, simURL := e.addSimulatedGateway(ws, "SN", "CI")
@@ -47,9 +49,13 @@ func phoneScreens(t *testing.T, dir string, width, height int64, lang string) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": lang}}); err != nil {
-		t.Fatal(err)
+	speak := func(lang string) {
+		t.Helper()
+		if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": lang}}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	speak(lang)
 	size := fmt.Sprintf("%dx%d", width, height)
 	session := func(body map[string]any) string {
 		t.Helper()
@@ -131,10 +137,35 @@ func phoneScreens(t *testing.T, dir string, width, height int64, lang string) {
 	}
 	show("link", u.Path, "link-pay", "pay-button")
 
+	// A customer with no number whose language names no country ("fr",
+	// "en"): the page cannot tell Senegal from Côte d'Ivoire, and both
+	// countries' operators are to be found, the Pay button still on the
+	// screen.
+	speak(plain)
+	said := show("checkout-live-nocountry", "/pay/"+session(map[string]any{}), "pay-button", "pay-button")
+	saidLink := show("link-nocountry", u.Path, "link-pay", "pay-button")
+	for _, s := range []string{said, saidLink} {
+		if !strings.Contains(s, "Orange Money") {
+			t.Errorf("with no country known the page says %q; want the operators", s)
+		}
+	}
+	// Opening Senegal's tab shows its operators, the first chosen, and
+	// hides Côte d'Ivoire's.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name=country][value=SN]`))); err != nil {
+		t.Fatal(err)
+	}
+	keep(t, ctx, dir, "link-nocountry-senegal-"+size)
+	if out, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.querySelector("input[name=method]:checked").closest("label").textContent.trim(),
+		Array.from(document.querySelectorAll(".method")).filter(function (m) { return m.offsetParent; }).map(function (m) { return m.textContent.trim(); }).join(", ")]`)); len(out) != 2 ||
+		!strings.Contains(out[0], "Mixx") || strings.Contains(out[1], "Ivoire") || !strings.Contains(out[1], "Wave") {
+		t.Errorf("after opening Senegal's tab: chosen, shown = %q; want Mixx chosen, Senegal's operators alone", out)
+	}
+	speak(lang)
+
 	// The waiting screen: operator, number, countdown, what to do without
 	// a prompt; once the countdown is over, send again or switch.
 	waiting, _ := initiate("ORANGE_SEN", "+221771234567")
-	said := show("waiting", "/pay/"+waiting, "waiting-for", "")
+	said = show("waiting", "/pay/"+waiting, "waiting-for", "")
 	if !strings.Contains(said, "+221 77 123 45 67") || !strings.Contains(said, "Orange Money") {
 		t.Errorf("the waiting screen says %q; want the number and the operator", said)
 	}

@@ -37,6 +37,6 @@ func New(p Pages) (*Pages, error) {
 		return nil, err
 	}
 	p.path = u.Path
-	p.pages, err = httpx.Templates(templateFS, nil, "templates/*.html")
+	p.pages, err = httpx.Templates(templateFS, template.FuncMap{"countries": countryTabs}, "templates/*.html")
 	return &p, err
 }

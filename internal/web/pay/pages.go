@@ -118,8 +118,53 @@ type pageMethod struct {
 	Chosen bool
 	// Other: an operator of another country than the customer's (known
 	// from their number), listed behind "Other countries".
-	Other             bool
+	Other bool
+	// Name and Place: the operator's name and its country's, in the
+	// page's language; Short: the method is shown under its country's
+	// tab, by Name alone (Place is for screen readers).
+	Name, Place       string
+	Short             bool
 	country, operator string // the method's (catalog keys); "" for a card
+}
+
+// countryTab is one country of the page's methods shown as tabs: when
+// no country can be told (no number, a language naming none), a
+// compact row of countries, each showing only its operators, keeps the
+// Pay button on a phone's screen.
+type countryTab struct {
+	Code, Name string
+	Chosen     bool // the chosen method's country (else the first)
+	Methods    []pageMethod
+}
+
+// countryTabs groups the mobile money methods by country when there are
+// two countries or more and none is put behind "Other countries"; nil
+// otherwise (cards are not in any tab).
+func countryTabs(methods []pageMethod) []countryTab {
+	var tabs []countryTab
+	for _, m := range methods {
+		if m.Other {
+			return nil
+		}
+		if m.Card || m.country == "" {
+			continue
+		}
+		i := slices.IndexFunc(tabs, func(t countryTab) bool { return t.Code == m.country })
+		if i < 0 {
+			tabs = append(tabs, countryTab{Code: m.country, Name: m.Place})
+			i = len(tabs) - 1
+		}
+		m.Short = true
+		tabs[i].Methods = append(tabs[i].Methods, m)
+		tabs[i].Chosen = tabs[i].Chosen || m.Chosen
+	}
+	if len(tabs) < 2 {
+		return nil
+	}
+	if !slices.ContainsFunc(tabs, func(t countryTab) bool { return t.Chosen }) {
+		tabs[0].Chosen = true
+	}
+	return tabs
 }
 
 // checkoutPage is the hosted page of a session: GET {pay_url}/{id}.
@@ -362,7 +407,7 @@ func pageMethods(methods []checkout.Method, lang string, amount int64, c cauri.C
 		}
 		seen[m.Flag+m.Name] = true
 		pm := pageMethod{Value: m.GatewayID + "|" + m.Code, Label: m.Name + " · " + countryName(m, lang), Logo: m.Logo, Card: m.Type == checkout.TypeCard,
-			country: m.Flag, operator: m.Operator}
+			Name: m.Name, Place: countryName(m, lang), country: m.Flag, operator: m.Operator}
 		if pm.Card {
 			pm.Label = m.Name
 		}

@@ -92,6 +92,16 @@ function live() {
     if (help) document.getElementById("authcode-help").textContent = help;
   }
   form.querySelectorAll("input[name=method]").forEach(function (m) { m.addEventListener("change", fieldsFor); });
+  // Opening another country's tab chooses its first operator, so that the
+  // method paid with is always one the customer sees.
+  form.querySelectorAll("input[name=country]").forEach(function (c) {
+    c.addEventListener("change", function () {
+      var group = c.closest(".country");
+      if (group.querySelector("input[name=method]:checked")) return;
+      var first = group.querySelector("input[name=method]");
+      if (first) { first.checked = true; fieldsFor(); }
+    });
+  });
   fieldsFor();
   if (form.id !== "pay") return; // the link page posts its form: the session's page follows
   form.addEventListener("submit", function (e) {
