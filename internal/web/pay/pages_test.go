@@ -55,3 +55,32 @@ func TestRefusalTexts(t *testing.T) {
 		t.Errorf("pawaPay's INSUFFICIENT_BALANCE reads %q; want the customer's words, not the code", got)
 	}
 }
+
+// TestCountryTabs: operators of two countries or more, none put behind
+// "Other countries", are grouped by country (the chosen method's country
+// open, cards apart); one country, or a country known, gives no tabs.
+func TestCountryTabs(t *testing.T) {
+	m := func(country, name string, chosen bool) pageMethod {
+		return pageMethod{Value: country + name, Name: name, Place: country, Chosen: chosen, Card: country == "", country: country}
+	}
+	methods := []pageMethod{m("CI", "MTN", false), m("CI", "Wave", false), m("SN", "Orange", true), m("", "Card", false)}
+	tabs := countryTabs(methods)
+	if len(tabs) != 2 || tabs[0].Code != "CI" || tabs[0].Chosen || len(tabs[0].Methods) != 2 ||
+		tabs[1].Code != "SN" || !tabs[1].Chosen || len(tabs[1].Methods) != 1 || !tabs[1].Methods[0].Short {
+		t.Errorf("tabs = %+v; want CI (MTN, Wave) and SN (Orange, open), short labels, no card", tabs)
+	}
+	if methods[0].Short {
+		t.Error("countryTabs changed the page's methods")
+	}
+	methods[2].Chosen, methods[3].Chosen = false, true // a card chosen: the first country opens
+	if tabs := countryTabs(methods); len(tabs) != 2 || !tabs[0].Chosen || tabs[1].Chosen {
+		t.Errorf("with a card chosen, tabs = %+v; want the first open", tabs)
+	}
+	if tabs := countryTabs(methods[:2]); tabs != nil {
+		t.Errorf("one country: tabs = %+v; want none", tabs)
+	}
+	methods[2].Other = true
+	if tabs := countryTabs(methods); tabs != nil {
+		t.Errorf("a country known (others folded): tabs = %+v; want none", tabs)
+	}
+}
