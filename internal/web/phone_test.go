@@ -12,6 +12,7 @@ import (
 
 	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -160,6 +161,37 @@ func phoneScreens(t *testing.T, dir string, width, height int64, lang, plain str
 		!strings.Contains(out[0], "Mixx") || strings.Contains(out[1], "Ivoire") || !strings.Contains(out[1], "Wave") {
 		t.Errorf("after opening Senegal's tab: chosen, shown = %q; want Mixx chosen, Senegal's operators alone", out)
 	}
+	// Without JavaScript the tabs are the style sheet's: the method chosen
+	// stays in sight until the customer chooses one of the tab opened.
+	noScript := func(off bool) {
+		t.Helper()
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noScript(true)
+	shown := func() string {
+		t.Helper()
+		out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(".method")).filter(function (m) { return m.offsetParent; }).map(function (m) { return m.textContent.trim(); }).join(", ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url+u.Path), chromedp.WaitVisible(chromedp.ID("pay-button")),
+		chromedp.Click(chromedp.CSS(`input[name=country][value=SN]`))); err != nil {
+		t.Fatal(err)
+	}
+	if s := shown(); strings.Count(s, "Ivoire") != 1 || !strings.Contains(s, "MTN") || !strings.Contains(s, "Mixx") {
+		t.Errorf("without JavaScript, Senegal's tab open: shown = %q; want MTN (still chosen) and Senegal's operators", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name=method][value$="|WAVE_SEN"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if s := shown(); strings.Contains(s, "Ivoire") || strings.Count(s, "Sénégal")+strings.Count(s, "Senegal") != 3 {
+		t.Errorf("without JavaScript, Wave Senegal chosen: shown = %q; want Senegal's operators alone", s)
+	}
+	noScript(false)
 	speak(lang)
 
 	// The waiting screen: operator, number, countdown, what to do without
