@@ -2255,6 +2255,14 @@ type Transfer struct {
 	// unchecked.
 	RecipientNameChecked *bool `json:"recipient_name_checked"`
 
+	// RecipientNameReported The account holder's registered name as the payout's own result
+	// reported it, once the transfer succeeded; `null` until then and
+	// wherever the aggregator's result names nobody (only M-Pesa's B2C
+	// result does: `ReceiverPartyPublicName`, kept without the number).
+	// Informative: compare it with `recipient_name` yourself; it changes
+	// nothing about the transfer. See docs/transfers.md.
+	RecipientNameReported *string `json:"recipient_name_reported"`
+
 	// Reference UUID; the aggregator's own idempotency id for this payout.
 	Reference string `json:"reference"`
 

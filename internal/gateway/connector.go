@@ -100,6 +100,10 @@ type Status struct {
 	// LowBalance: a payout failed because the merchant's wallet at the
 	// aggregator lacks the funds.
 	LowBalance bool
+	// RecipientName is the account holder's name as a payout's own final
+	// answer reports it (M-Pesa's B2C result: ReceiverPartyPublicName's
+	// name, without the number); empty when the answer names nobody.
+	RecipientName string
 }
 
 // Connector talks to one aggregator with one gateway's credentials.

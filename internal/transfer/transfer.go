@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
@@ -468,6 +469,7 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		switch st.Outcome {
 		case gateway.Succeeded:
 			tr.Status = cauri.TransferSucceeded
+			tr.RecipientNameReported = reportedName(st.RecipientName)
 		case gateway.NotFound:
 			if tr.InitiatedAt == nil || now.Sub(*tr.InitiatedAt) < movement.NotFoundIsFinal {
 				return nil
@@ -504,6 +506,17 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		} // an empty wallet is the merchant's, not the provider's doing
 	}
 	return tr, transferNotFound(err, id)
+}
+
+// reportedName is the name a payout's result reported, as the transfer
+// keeps it: one line of printable text, at most 200 characters (the
+// aggregator's text is not trusted to be tidy).
+func reportedName(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = strings.TrimSpace(string(r[:200]))
+	}
+	return s
 }
 
 // learn tells the routing engine how a payout ended at its provider.

@@ -620,6 +620,9 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if r.status != 201 || r.str("status") != "processing" || r.str("provider") != "mpesa" {
 			t.Fatalf("create = %d %s", r.status, r.raw)
 		}
+		if v, ok := r.body["recipient_name_reported"]; !ok || v != nil {
+			t.Fatalf("recipient_name_reported before the result = %v (present %v); want null", v, ok)
+		}
 		if again := send("0708374149", "ke-1"); again.status != 200 || again.str("id") != r.str("id") || sim.Payouts() != 1 {
 			t.Fatalf("replay = %d %s; %d payouts", again.status, again.raw, sim.Payouts())
 		}
@@ -638,7 +641,13 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if got.str("status") != "succeeded" || sim.B2CPaid(r.str("reference")) != 1 {
 			t.Fatalf("after Daraja's result = %s; paid %d", got.raw, sim.B2CPaid(r.str("reference")))
 		}
-		if events, _ := st.TransferEvents(ctx, r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded {
+		// The result's ReceiverPartyPublicName ("254708374149 - John Doe"),
+		// the name only, is kept on the transfer and in its event.
+		if got.str("recipient_name_reported") != mpesa.SimRecipientName {
+			t.Fatalf("recipient_name_reported = %q in %s; want %q", got.str("recipient_name_reported"), got.raw, mpesa.SimRecipientName)
+		}
+		if events, _ := st.TransferEvents(ctx, r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded ||
+			!strings.Contains(string(events[0].Data), `"recipient_name_reported":"John Doe"`) {
 			t.Fatalf("events = %+v", events)
 		}
 
@@ -659,6 +668,9 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		if got := get(lost.str("id")); got.str("recipient_name_reported") != mpesa.SimRecipientName {
+			t.Fatalf("after the status query, recipient_name_reported = %s", got.raw)
+		}
 		if sim.Payouts() != 2 || sim.B2CPaid(lost.str("reference")) != 1 {
 			t.Fatalf("%d payouts, %d of the lost one paid", sim.Payouts(), sim.B2CPaid(lost.str("reference")))
 		}
@@ -667,7 +679,8 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		// A failure, with Daraja's code; a number Daraja refuses at once.
 		failed := send("0708370029", "ke-3")
 		gatewaytest.Control(t, simURL, "/_sim/settle/"+failed.str("reference"))
-		if got := get(failed.str("id")); got.str("status") != "failed" || got.str("failure_code") != "rejected" || !strings.Contains(got.raw, "2040") {
+		if got := get(failed.str("id")); got.str("status") != "failed" || got.str("failure_code") != "rejected" || !strings.Contains(got.raw, "2040") ||
+			got.body["recipient_name_reported"] != nil {
 			t.Fatalf("failed = %s", got.raw)
 		}
 		if refused := send("0708370039", "ke-4"); refused.str("status") != "failed" || !strings.Contains(refused.raw, "Invalid PartyB") {

@@ -176,10 +176,9 @@ func (b resultBody) param(key string) string {
 
 // B2CResult is a payout's outcome read from a trusted result callback.
 type B2CResult struct {
+	// Status.RecipientName is ReceiverPartyPublicName's name ("2547... -
+	// Name": the number is dropped), the wallet holder's registered name.
 	Status gateway.Status
-	// RecipientName is ReceiverPartyPublicName's name ("2547... - Name":
-	// the number is dropped), the wallet holder's registered name.
-	RecipientName string
 }
 
 // b2cConfigured refuses, before anything is sent, a client without B2C
@@ -485,8 +484,9 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 	case "":
 		return B2CResult{}, false
 	case "0":
-		return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(r.TransactionID, b.param("TransactionReceipt"))},
-			RecipientName: publicName(b.param("ReceiverPartyPublicName"))}, true
+		name := publicName(b.param("ReceiverPartyPublicName"))
+		return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(r.TransactionID, b.param("TransactionReceipt")),
+			RecipientName: name}}, true
 	}
 	return B2CResult{Status: gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID),
 		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient}}, true
@@ -503,8 +503,9 @@ func statusOutcome(b resultBody) (B2CResult, bool) {
 	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
 		return B2CResult{}, false
 	}
-	return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)},
-		RecipientName: publicName(b.param("CreditPartyName"))}, true
+	name := publicName(b.param("CreditPartyName"))
+	return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID),
+		RecipientName: name}}, true
 }
 
 // publicName is the name in ReceiverPartyPublicName's "2547... - Name".

@@ -2248,6 +2248,15 @@ export interface components {
              *     unchecked.
              */
             recipient_name_checked: boolean | null;
+            /**
+             * @description The account holder's registered name as the payout's own result
+             *     reported it, once the transfer succeeded; `null` until then and
+             *     wherever the aggregator's result names nobody (only M-Pesa's B2C
+             *     result does: `ReceiverPartyPublicName`, kept without the number).
+             *     Informative: compare it with `recipient_name` yourself; it changes
+             *     nothing about the transfer. See docs/transfers.md.
+             */
+            recipient_name_reported: string | null;
         };
         TransferCreateRequest: {
             /** @description In major units of the country's currency (`montant_invalide`). */
