@@ -340,7 +340,7 @@ func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, 
 		// No such endpoint here: the gateway's address is wrong, nothing was paid.
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the B2C request " + refusal(code, raw) + " (check the gateway's address)"}
 	case code >= 400 && code < 500:
-		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw)}, nil
+		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
 	default:
 		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request " + refusal(code, raw)}
 	}
@@ -411,9 +411,18 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
 }
 
+// initiatorRefused reports whether a 4xx refusal of a B2C request names
+// the initiator or its security credential ("Bad Request - Invalid
+// SecurityCredential", the simulator's words for Daraja's 400.002.02).
+func initiatorRefused(raw []byte) bool {
+	w := strings.ToLower(errorOf(raw).words())
+	return strings.Contains(w, "initiator") || strings.Contains(w, "securitycredential")
+}
+
 // Daraja's B2C ResultCodes the connector reads (SOURCES.md).
 const (
-	resultInsufficient = "1" // "The balance is insufficient for the transaction."
+	resultInsufficient = "1"    // "The balance is insufficient for the transaction."
+	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
 )
 
 // b2cCallback reads a B2C or status-query callback whose query string is
@@ -489,7 +498,8 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 			RecipientName: name}}, true
 	}
 	return B2CResult{Status: gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID),
-		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient}}, true
+		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient,
+		CredentialsRefused: r.ResultCode == resultInitiator}}, true
 }
 
 // statusOutcome reads a status query's result (its ResultParameters name

@@ -316,7 +316,8 @@ func TestB2CCallback_Forged(t *testing.T) {
 func TestB2CResults_Fixtures(t *testing.T) {
 	var b resultBody
 	json.Unmarshal(b2cFixture(t, "b2c_result_failed.json"), &b)
-	if r, final := b2cOutcome(b); !final || r.Status.Outcome != gateway.Failed || !strings.HasPrefix(r.Status.Reason, "2001: ") {
+	if r, final := b2cOutcome(b); !final || r.Status.Outcome != gateway.Failed || !strings.HasPrefix(r.Status.Reason, "2001: ") ||
+		!r.Status.CredentialsRefused || r.Status.LowBalance || r.Status.RecipientName != "" {
 		t.Fatalf("failed result: %+v, %v", r, final)
 	}
 	if b.param("BOCompletedTime") != "20191219114550" {
