@@ -62,6 +62,12 @@ const (
 	NameCheckUnavailable NameCheck = "unavailable" // no name could be had: sent unchecked
 )
 
+// FailureCredentialsRefused is the failure_code of a transfer the
+// aggregator refused for the gateway's own credentials (M-Pesa's 2001):
+// no money moved, it does not count toward the daily cap, and the gateway
+// shows the problem (docs/transfers.md).
+const FailureCredentialsRefused = "identifiants_refuses"
+
 // DefaultTransferDailyCap is how many transfers a workspace may create per
 // day (GMT) unless the service administration sets another cap.
 const DefaultTransferDailyCap = 200

@@ -2221,7 +2221,7 @@ type Transfer struct {
 	Currency    Currency `json:"currency"`
 	Description *string  `json:"description"`
 
-	// FailureCode When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`) or `not_received` (the aggregator never received it).
+	// FailureCode When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`), `identifiants_refuses` (the aggregator refused the gateway's own credentials, e.g. M-Pesa's 2001: no money moved, not counted toward the daily cap, the gateway's page says what to fix) or `not_received` (the aggregator never received it).
 	FailureCode *string `json:"failure_code"`
 
 	// FailureMessage The aggregator's words, when failed.

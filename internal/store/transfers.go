@@ -51,8 +51,10 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 			}
 		}
 		var today int
-		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE workspace_id = ? AND created_at >= ?`,
-			tr.WorkspaceID, micros(dayStart)).Scan(&today); err != nil {
+		// A transfer refused for the gateway's credentials moved no money:
+		// it does not count.
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE workspace_id = ? AND created_at >= ? AND failure_code <> ?`,
+			tr.WorkspaceID, micros(dayStart), cauri.FailureCredentialsRefused).Scan(&today); err != nil {
 			return err
 		}
 		if err := admit(today, dailyCap); err != nil {
