@@ -46,6 +46,9 @@ type Transfer struct {
 	// RecipientNameCheck is what became of the recipient's name check the
 	// merchant asked for (recipient_name_check), NameCheckNone if none.
 	RecipientNameCheck NameCheck
+	// RecipientNameReported is the account holder's name the payout's own
+	// result reported (M-Pesa B2C), "" until an aggregator reports one.
+	RecipientNameReported string
 }
 
 // NameCheck is what became of a transfer's check of its recipient's name
@@ -58,6 +61,12 @@ const (
 	NameCheckMatched     NameCheck = "matched"     // the aggregator's name matched recipient_name
 	NameCheckUnavailable NameCheck = "unavailable" // no name could be had: sent unchecked
 )
+
+// FailureCredentialsRefused is the failure_code of a transfer the
+// aggregator refused for the gateway's own credentials (M-Pesa's 2001):
+// no money moved, it does not count toward the daily cap, and the gateway
+// shows the problem (docs/transfers.md).
+const FailureCredentialsRefused = "identifiants_refuses"
 
 // DefaultTransferDailyCap is how many transfers a workspace may create per
 // day (GMT) unless the service administration sets another cap.
@@ -90,6 +99,9 @@ type TransferObject struct {
 	// aggregator's name for the account matched recipient_name, false when
 	// none could be had and the transfer was sent unchecked.
 	RecipientNameChecked *bool `json:"recipient_name_checked"`
+	// RecipientNameReported is the account holder's name the payout's own
+	// result reported (only M-Pesa's B2C result does), null until then.
+	RecipientNameReported *string `json:"recipient_name_reported"`
 }
 
 // Object returns the public form of t. The fee is always 0: the money
@@ -103,6 +115,7 @@ func (t *Transfer) Object() TransferObject {
 		FailureCode: nullable(t.FailureCode), FailureMessage: nullable(t.FailureMessage), Livemode: t.Livemode,
 		CreatedAt: t.CreatedAt.UTC().Format(TimeFormat), UpdatedAt: t.UpdatedAt.UTC().Format(TimeFormat),
 		CompletedAt: formatTime(t.CompletedAt), RecipientNameChecked: t.RecipientNameCheck.checked(),
+		RecipientNameReported: nullable(t.RecipientNameReported),
 	}
 }
 

@@ -2221,7 +2221,7 @@ type Transfer struct {
 	Currency    Currency `json:"currency"`
 	Description *string  `json:"description"`
 
-	// FailureCode When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`) or `not_received` (the aggregator never received it).
+	// FailureCode When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`), `identifiants_refuses` (the aggregator refused the gateway's own credentials, e.g. M-Pesa's 2001: no money moved, not counted toward the daily cap, the gateway's page says what to fix) or `not_received` (the aggregator never received it).
 	FailureCode *string `json:"failure_code"`
 
 	// FailureMessage The aggregator's words, when failed.
@@ -2254,6 +2254,14 @@ type Transfer struct {
 	// the account, or could not be asked) and the transfer was sent
 	// unchecked.
 	RecipientNameChecked *bool `json:"recipient_name_checked"`
+
+	// RecipientNameReported The account holder's registered name as the payout's own result
+	// reported it, once the transfer succeeded; `null` until then and
+	// wherever the aggregator's result names nobody (only M-Pesa's B2C
+	// result does: `ReceiverPartyPublicName`, kept without the number).
+	// Informative: compare it with `recipient_name` yourself; it changes
+	// nothing about the transfer. See docs/transfers.md.
+	RecipientNameReported *string `json:"recipient_name_reported"`
 
 	// Reference UUID; the aggregator's own idempotency id for this payout.
 	Reference string `json:"reference"`

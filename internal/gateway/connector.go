@@ -100,6 +100,15 @@ type Status struct {
 	// LowBalance: a payout failed because the merchant's wallet at the
 	// aggregator lacks the funds.
 	LowBalance bool
+	// RecipientName is the account holder's name as a payout's own final
+	// answer reports it (M-Pesa's B2C result: ReceiverPartyPublicName's
+	// name, without the number); empty when the answer names nobody.
+	RecipientName string
+	// CredentialsRefused: a payout failed because the aggregator refused
+	// the gateway's own credentials (M-Pesa's ResultCode 2001, "The
+	// initiator information is invalid."): nothing was paid, and the
+	// gateway, not the recipient, needs fixing.
+	CredentialsRefused bool
 }
 
 // Connector talks to one aggregator with one gateway's credentials.
@@ -278,7 +287,11 @@ type Error struct {
 	// Answered: the aggregator answered (a 5xx, an unreadable body), as
 	// opposed to a timeout where no answer came at all.
 	Answered bool
-	Message  string
+	// Credentials: the aggregator refused the gateway's credentials (its
+	// token request, or a token refused twice): a lasting error the
+	// merchant fixes on the gateway.
+	Credentials bool
+	Message     string
 }
 
 func (e *Error) Error() string { return "gateway: " + e.Message }

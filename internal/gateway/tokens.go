@@ -141,7 +141,7 @@ func (t *Tokens) Call(ctx context.Context, name string, now time.Time, c TokenCa
 		}
 		switch {
 		case refused || err == nil && code == http.StatusForbidden:
-			err = &Error{Message: c.Name + " refused the gateway's credentials (" + c.Refusal(code, raw) + ")"}
+			err = &Error{Credentials: true, Message: c.Name + " refused the gateway's credentials (" + c.Refusal(code, raw) + ")"}
 		case err == nil && code == http.StatusTooManyRequests:
 			err = &Error{Transient: true, Answered: true, Message: c.Name + " answered " + c.Refusal(code, raw)}
 		case err != nil && code >= 500:

@@ -24,6 +24,7 @@ package movement
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -164,6 +165,15 @@ type Store interface {
 	SetGatewayProblem(ctx context.Context, id, problem string) error
 }
 
+// BuildProblem begins a gateway's problem when its connector cannot be
+// built; CredentialsProblem when the aggregator refused its credentials
+// (a payout failed for them, or a token request): the transfer service
+// sets it, and clears it when a payout through the gateway succeeds.
+const (
+	BuildProblem       = "The connector cannot be built: "
+	CredentialsProblem = "The aggregator refused its credentials: "
+)
+
 // Connectors builds gateways' connectors, observed (every call recorded
 // for the metrics and the routing engine). A gateway whose connector
 // cannot be built (credentials that no longer decrypt, a field missing)
@@ -186,10 +196,13 @@ func (c *Connectors) For(ctx context.Context, kind Kind, g *cauri.Gateway) (gate
 	}
 	problem := ""
 	if err != nil {
-		problem = "The connector cannot be built: " + err.Error()
+		problem = BuildProblem + err.Error()
 		c.Failures.Record(ctx, kind, "connector", g.ID, err)
 	}
-	if problem != g.Problem { // written when it changes, not on every call
+	// Written when it changes, not on every call; a connector that builds
+	// clears only its own problem (credentials the aggregator refused are
+	// cleared by a payout they make, see CredentialsProblem).
+	if problem != g.Problem && (problem != "" || strings.HasPrefix(g.Problem, BuildProblem)) {
 		if serr := c.Store.SetGatewayProblem(context.WithoutCancel(ctx), g.ID, problem); serr != nil {
 			c.Failures.Record(ctx, kind, "gateway_problem", g.ID, serr)
 		}

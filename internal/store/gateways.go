@@ -65,6 +65,13 @@ func (s *Store) SetGatewayProblem(ctx context.Context, id, problem string) error
 	return err
 }
 
+// ClearGatewayProblem clears a gateway's problem if it begins with prefix
+// (a problem of that kind only), and reports whether it did.
+func (s *Store) ClearGatewayProblem(ctx context.Context, id, prefix string) (bool, error) {
+	n, err := s.update(ctx, `UPDATE gateways SET problem = '' WHERE id = ? AND substr(problem, 1, ?) = ?`, id, len(prefix), prefix)
+	return n > 0, err
+}
+
 // Gateways lists a workspace's gateways (not the removed ones), oldest first.
 func (s *Store) Gateways(ctx context.Context, workspaceID string) ([]*cauri.Gateway, error) {
 	var out []*cauri.Gateway

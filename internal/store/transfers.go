@@ -11,7 +11,7 @@ import (
 
 const transferColumns = `id, workspace_id, livemode, reference, status, amount, currency, country, operator, provider_operator,
 	phone, recipient_name, description, gateway_id, provider, provider_ref, failure_code, failure_message,
-	created_at, updated_at, completed_at, initiated_at, recipient_name_check`
+	created_at, updated_at, completed_at, initiated_at, recipient_name_check, recipient_name_reported`
 
 func scanTransfer(row interface{ Scan(...any) error }) (*cauri.Transfer, error) {
 	var tr cauri.Transfer
@@ -20,7 +20,7 @@ func scanTransfer(row interface{ Scan(...any) error }) (*cauri.Transfer, error) 
 	var completed, initiated sql.NullInt64
 	if err := row.Scan(&tr.ID, &tr.WorkspaceID, &tr.Livemode, &tr.Reference, &status, &tr.Amount, &cur, &tr.Country, &tr.Operator,
 		&tr.ProviderOperator, &tr.Phone, &tr.RecipientName, &tr.Description, &tr.GatewayID, &tr.Provider, &tr.ProviderRef,
-		&tr.FailureCode, &tr.FailureMessage, &created, &updated, &completed, &initiated, &nameCheck); err != nil {
+		&tr.FailureCode, &tr.FailureMessage, &created, &updated, &completed, &initiated, &nameCheck, &tr.RecipientNameReported); err != nil {
 		return nil, err
 	}
 	tr.Status, tr.Currency, tr.RecipientNameCheck = cauri.TransferStatus(status), cauri.Currency(cur), cauri.NameCheck(nameCheck)
@@ -51,18 +51,20 @@ func (s *Store) CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *Id
 			}
 		}
 		var today int
-		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE workspace_id = ? AND created_at >= ?`,
-			tr.WorkspaceID, micros(dayStart)).Scan(&today); err != nil {
+		// A transfer refused for the gateway's credentials moved no money:
+		// it does not count.
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE workspace_id = ? AND created_at >= ? AND failure_code <> ?`,
+			tr.WorkspaceID, micros(dayStart), cauri.FailureCredentialsRefused).Scan(&today); err != nil {
 			return err
 		}
 		if err := admit(today, dailyCap); err != nil {
 			return err
 		}
-		_, err := t.exec(ctx, `INSERT INTO transfers (`+transferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := t.exec(ctx, `INSERT INTO transfers (`+transferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			tr.ID, tr.WorkspaceID, tr.Livemode, tr.Reference, string(tr.Status), tr.Amount, string(tr.Currency), tr.Country, tr.Operator,
 			tr.ProviderOperator, tr.Phone, tr.RecipientName, tr.Description, tr.GatewayID, tr.Provider, tr.ProviderRef,
 			tr.FailureCode, tr.FailureMessage, micros(tr.CreatedAt), micros(tr.UpdatedAt), nullMicros(tr.CompletedAt), nullMicros(tr.InitiatedAt),
-			string(tr.RecipientNameCheck))
+			string(tr.RecipientNameCheck), tr.RecipientNameReported)
 		return err
 	})
 	return replayOf, err
@@ -222,8 +224,8 @@ func (s *Store) FinishTransfer(ctx context.Context, id string, fn func(*cauri.Tr
 			return err
 		}
 		if _, err := t.exec(ctx, `UPDATE transfers SET status = ?, provider_ref = ?, failure_code = ?, failure_message = ?,
-			updated_at = ?, completed_at = ? WHERE id = ?`, string(tr.Status), tr.ProviderRef, tr.FailureCode, tr.FailureMessage,
-			micros(tr.UpdatedAt), nullMicros(tr.CompletedAt), tr.ID); err != nil {
+			updated_at = ?, completed_at = ?, recipient_name_reported = ? WHERE id = ?`, string(tr.Status), tr.ProviderRef, tr.FailureCode, tr.FailureMessage,
+			micros(tr.UpdatedAt), nullMicros(tr.CompletedAt), tr.RecipientNameReported, tr.ID); err != nil {
 			return err
 		}
 		ev, err := cauri.TransferEvent(tr, tr.UpdatedAt)

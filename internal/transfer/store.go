@@ -17,6 +17,8 @@ type Store interface {
 	CreateTransfer(ctx context.Context, tr *cauri.Transfer, idem *store.Idempotency, dayStart time.Time, admit func(today, dailyCap int) error) (replayOf string, err error)
 	DeleteTransfer(ctx context.Context, tr *cauri.Transfer) (bool, error)
 	DueTransfers(ctx context.Context, now time.Time, minWait, maxWait time.Duration, limit int) ([]*cauri.Transfer, error)
+	ClearGatewayProblem(ctx context.Context, id, prefix string) (bool, error)
+	SetGatewayProblem(ctx context.Context, id, problem string) error
 	FinishTransfer(ctx context.Context, id string, fn func(*cauri.Transfer) error) (*cauri.Transfer, bool, error)
 	GatewayByID(ctx context.Context, id string) (*cauri.Gateway, error)
 	Gateways(ctx context.Context, workspaceID string) ([]*cauri.Gateway, error)

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
@@ -396,6 +397,9 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, tr *cauri.Tra
 // transfer stays processing and the aggregator's status decides, later.
 func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) (*cauri.Transfer, error) {
 	notSent := func(cause error) (*cauri.Transfer, error) {
+		if e := gateway.ErrorOf(cause); e != nil && e.Credentials {
+			s.markCredentials(ctx, tr, e.Message)
+		}
 		if redrive { // finish tells the routing engine
 			return s.finish(ctx, tr.ID, gateway.Status{Outcome: gateway.Failed, Reason: "not sent: " + cause.Error()}, "not_received")
 		}
@@ -468,6 +472,7 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		switch st.Outcome {
 		case gateway.Succeeded:
 			tr.Status = cauri.TransferSucceeded
+			tr.RecipientNameReported = reportedName(st.RecipientName)
 		case gateway.NotFound:
 			if tr.InitiatedAt == nil || now.Sub(*tr.InitiatedAt) < movement.NotFoundIsFinal {
 				return nil
@@ -478,6 +483,9 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 			switch {
 			case failureCode != "":
 				tr.FailureCode = failureCode
+			case st.CredentialsRefused:
+				tr.FailureCode = cauri.FailureCredentialsRefused
+				tr.FailureMessage = tr.Provider + " refused the gateway's credentials (" + st.Reason + "): no money moved; the gateway's page tells what to fix"
 			case st.LowBalance:
 				tr.FailureCode = "solde_insuffisant"
 			}
@@ -494,6 +502,7 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		s.Ended(ctx, tr)
 	}
 	if err == nil && changed {
+		s.gatewayCredentials(ctx, tr, st.Reason)
 		switch tr.FailureCode {
 		case "":
 			s.learn(ctx, tr, routing.Success)
@@ -504,6 +513,43 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		} // an empty wallet is the merchant's, not the provider's doing
 	}
 	return tr, transferNotFound(err, id)
+}
+
+// gatewayCredentials keeps the gateway's problem in step with how its
+// payout ended: a payout refused for the gateway's credentials marks the
+// gateway (the dashboard's gateways page shows it, docs/transfers.md); a
+// payout that succeeded clears that mark (the credentials work again).
+func (s *Service) gatewayCredentials(ctx context.Context, tr *cauri.Transfer, reason string) {
+	switch {
+	case tr.Status == cauri.TransferSucceeded:
+		_, err := s.Store.ClearGatewayProblem(ctx, tr.GatewayID, movement.CredentialsProblem)
+		s.Failures.Record(ctx, movement.Transfer, "gateway_problem", tr.GatewayID, err)
+	case tr.FailureCode == cauri.FailureCredentialsRefused:
+		s.markCredentials(ctx, tr, reason)
+	}
+}
+
+// markCredentials records on tr's gateway that its aggregator refused its
+// credentials, in the aggregator's words.
+func (s *Service) markCredentials(ctx context.Context, tr *cauri.Transfer, reason string) {
+	which := "the gateway's credentials"
+	if tr.Provider == "mpesa" {
+		which = "the B2C credentials (initiator_name, and initiator_password or security_credential: an initiator's password expires on the M-Pesa portal)"
+	}
+	problem := movement.CredentialsProblem + fmt.Sprintf("%s answered %q to transfer %s, and no money moved. Check %s, "+
+		"then remove this gateway and add it again with the right ones; a payout that succeeds through it clears this.", tr.Provider, reason, tr.ID, which)
+	s.Failures.Record(ctx, movement.Transfer, "gateway_problem", tr.GatewayID, s.Store.SetGatewayProblem(context.WithoutCancel(ctx), tr.GatewayID, problem))
+}
+
+// reportedName is the name a payout's result reported, as the transfer
+// keeps it: one line of printable text, at most 200 characters (the
+// aggregator's text is not trusted to be tidy).
+func reportedName(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = strings.TrimSpace(string(r[:200]))
+	}
+	return s
 }
 
 // learn tells the routing engine how a payout ended at its provider.

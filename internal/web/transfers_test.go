@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -620,6 +621,9 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if r.status != 201 || r.str("status") != "processing" || r.str("provider") != "mpesa" {
 			t.Fatalf("create = %d %s", r.status, r.raw)
 		}
+		if v, ok := r.body["recipient_name_reported"]; !ok || v != nil {
+			t.Fatalf("recipient_name_reported before the result = %v (present %v); want null", v, ok)
+		}
 		if again := send("0708374149", "ke-1"); again.status != 200 || again.str("id") != r.str("id") || sim.Payouts() != 1 {
 			t.Fatalf("replay = %d %s; %d payouts", again.status, again.raw, sim.Payouts())
 		}
@@ -638,7 +642,13 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if got.str("status") != "succeeded" || sim.B2CPaid(r.str("reference")) != 1 {
 			t.Fatalf("after Daraja's result = %s; paid %d", got.raw, sim.B2CPaid(r.str("reference")))
 		}
-		if events, _ := st.TransferEvents(ctx, r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded {
+		// The result's ReceiverPartyPublicName ("254708374149 - John Doe"),
+		// the name only, is kept on the transfer and in its event.
+		if got.str("recipient_name_reported") != mpesa.SimRecipientName {
+			t.Fatalf("recipient_name_reported = %q in %s; want %q", got.str("recipient_name_reported"), got.raw, mpesa.SimRecipientName)
+		}
+		if events, _ := st.TransferEvents(ctx, r.str("id")); len(events) != 1 || events[0].Type != cauri.EventTransferSucceeded ||
+			!strings.Contains(string(events[0].Data), `"recipient_name_reported":"John Doe"`) {
 			t.Fatalf("events = %+v", events)
 		}
 
@@ -659,6 +669,9 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		if got := get(lost.str("id")); got.str("recipient_name_reported") != mpesa.SimRecipientName {
+			t.Fatalf("after the status query, recipient_name_reported = %s", got.raw)
+		}
 		if sim.Payouts() != 2 || sim.B2CPaid(lost.str("reference")) != 1 {
 			t.Fatalf("%d payouts, %d of the lost one paid", sim.Payouts(), sim.B2CPaid(lost.str("reference")))
 		}
@@ -667,7 +680,8 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		// A failure, with Daraja's code; a number Daraja refuses at once.
 		failed := send("0708370029", "ke-3")
 		gatewaytest.Control(t, simURL, "/_sim/settle/"+failed.str("reference"))
-		if got := get(failed.str("id")); got.str("status") != "failed" || got.str("failure_code") != "rejected" || !strings.Contains(got.raw, "2040") {
+		if got := get(failed.str("id")); got.str("status") != "failed" || got.str("failure_code") != "rejected" || !strings.Contains(got.raw, "2040") ||
+			got.body["recipient_name_reported"] != nil {
 			t.Fatalf("failed = %s", got.raw)
 		}
 		if refused := send("0708370039", "ke-4"); refused.str("status") != "failed" || !strings.Contains(refused.raw, "Invalid PartyB") {
@@ -681,6 +695,74 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if sim.Payouts() != 3 {
 			t.Fatalf("%d payouts sent; want 3", sim.Payouts())
 		}
+	})
+}
+
+// TestTransfers_MpesaB2CWrongCredentials: a B2C payout whose initiator
+// credential Daraja refuses (its result 2001 "The initiator information is
+// invalid.") moved no money: the transfer fails with identifiants_refuses,
+// does not count toward the daily cap, and the gateway's page says what
+// to fix, until a payout through it succeeds.
+func TestTransfers_MpesaB2CWrongCredentials(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		ws, keys := e.newWorkspace("Nairobi payroll", true)
+		if _, err := st.SetTransferDailyCap(ctx, ws.ID, 1, e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		right := base64.StdEncoding.EncodeToString(make([]byte, 256))
+		wrong := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 256))
+		sim := &mpesa.Simulator{ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: "174379", PassKey: "pk",
+			InitiatorName: "testapi", B2CCredential: right, B2CShortCode: "600996"}
+		creds := map[string]string{"consumer_key": "ck", "consumer_secret": "cs", "shortcode": "174379", "passkey": "pk",
+			"initiator_name": "testapi", "security_credential": wrong, "b2c_shortcode": "600996"}
+		g, simURL := e.addGateway(ws, "mpesa", sim, creds, "KE")
+		send := func(key string) response {
+			body := map[string]any{"amount": 2500, "country": "KE", "operator": "mpesa", "phone": "0708374149"}
+			return e.do("POST", "/v1/transfers", body, append(bearer(keys["live_secret"]), "Idempotency-Key", key)...)
+		}
+		r := send("wrong-1")
+		if r.status != 201 || r.str("status") != "processing" {
+			t.Fatalf("create = %d %s", r.status, r.raw)
+		}
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+r.str("reference"))
+		got := e.do("GET", "/v1/transfers/"+r.str("id"), nil, bearer(keys["live_secret"])...)
+		if got.str("status") != "failed" || got.str("failure_code") != cauri.FailureCredentialsRefused ||
+			!strings.Contains(got.str("failure_message"), "2001") || sim.B2CPaid(r.str("reference")) != 0 {
+			t.Fatalf("after Daraja's 2001 = %s; paid %d", got.raw, sim.B2CPaid(r.str("reference")))
+		}
+		g2, err := st.GatewayByID(ctx, g.ID)
+		if err != nil || !strings.HasPrefix(g2.Problem, movement.CredentialsProblem) || !strings.Contains(g2.Problem, "The initiator information is invalid.") ||
+			!strings.Contains(g2.Problem, "initiator_password") {
+			t.Fatalf("gateway problem = %q, %v", g2.Problem, err)
+		}
+		// Shown on the dashboard's gateways page; kept when the connector is
+		// built again (a status check, another payout).
+		addUser(t, st, "payroll@example.com", "correct horse battery", ws.ID)
+		b := e.newBrowserish()
+		b.login("payroll@example.com", "correct horse battery")
+		if _, body := b.get("/dashboard/gateways"); !strings.Contains(body, "The initiator information is invalid.") {
+			t.Fatal("the gateways page does not show the refused credentials")
+		}
+		// It moved no money: the daily cap of 1 still lets one through, and
+		// with the right credential it is paid and clears the problem.
+		sim.B2CCredential = wrong
+		ok := send("wrong-2")
+		if ok.status != 201 {
+			t.Fatalf("after a refused transfer, with a cap of 1 = %d %s", ok.status, ok.raw)
+		}
+		if g2, _ := st.GatewayByID(ctx, g.ID); g2.Problem == "" {
+			t.Fatal("the problem was cleared before a payout succeeded")
+		}
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+ok.str("reference"))
+		if got := e.do("GET", "/v1/transfers/"+ok.str("id"), nil, bearer(keys["live_secret"])...); got.str("status") != "succeeded" {
+			t.Fatalf("with the right credential = %s", got.raw)
+		}
+		if g2, _ := st.GatewayByID(ctx, g.ID); g2.Problem != "" {
+			t.Fatalf("after a payout succeeded, problem = %q", g2.Problem)
+		}
+		wantCode(t, send("wrong-3"), 429, "plafond_journalier")
 	})
 }
 

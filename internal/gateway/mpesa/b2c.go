@@ -176,10 +176,9 @@ func (b resultBody) param(key string) string {
 
 // B2CResult is a payout's outcome read from a trusted result callback.
 type B2CResult struct {
+	// Status.RecipientName is ReceiverPartyPublicName's name ("2547... -
+	// Name": the number is dropped), the wallet holder's registered name.
 	Status gateway.Status
-	// RecipientName is ReceiverPartyPublicName's name ("2547... - Name":
-	// the number is dropped), the wallet holder's registered name.
-	RecipientName string
 }
 
 // b2cConfigured refuses, before anything is sent, a client without B2C
@@ -341,7 +340,7 @@ func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, 
 		// No such endpoint here: the gateway's address is wrong, nothing was paid.
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the B2C request " + refusal(code, raw) + " (check the gateway's address)"}
 	case code >= 400 && code < 500:
-		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw)}, nil
+		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
 	default:
 		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request " + refusal(code, raw)}
 	}
@@ -412,9 +411,18 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
 }
 
+// initiatorRefused reports whether a 4xx refusal of a B2C request names
+// the initiator or its security credential ("Bad Request - Invalid
+// SecurityCredential", the simulator's words for Daraja's 400.002.02).
+func initiatorRefused(raw []byte) bool {
+	w := strings.ToLower(errorOf(raw).words())
+	return strings.Contains(w, "initiator") || strings.Contains(w, "securitycredential")
+}
+
 // Daraja's B2C ResultCodes the connector reads (SOURCES.md).
 const (
-	resultInsufficient = "1" // "The balance is insufficient for the transaction."
+	resultInsufficient = "1"    // "The balance is insufficient for the transaction."
+	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
 )
 
 // b2cCallback reads a B2C or status-query callback whose query string is
@@ -485,11 +493,13 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 	case "":
 		return B2CResult{}, false
 	case "0":
-		return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(r.TransactionID, b.param("TransactionReceipt"))},
-			RecipientName: publicName(b.param("ReceiverPartyPublicName"))}, true
+		name := publicName(b.param("ReceiverPartyPublicName"))
+		return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(r.TransactionID, b.param("TransactionReceipt")),
+			RecipientName: name}}, true
 	}
 	return B2CResult{Status: gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID),
-		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient}}, true
+		Reason: truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200), LowBalance: r.ResultCode == resultInsufficient,
+		CredentialsRefused: r.ResultCode == resultInitiator}}, true
 }
 
 // statusOutcome reads a status query's result (its ResultParameters name
@@ -503,8 +513,9 @@ func statusOutcome(b resultBody) (B2CResult, bool) {
 	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
 		return B2CResult{}, false
 	}
-	return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)},
-		RecipientName: publicName(b.param("CreditPartyName"))}, true
+	name := publicName(b.param("CreditPartyName"))
+	return B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID),
+		RecipientName: name}}, true
 }
 
 // publicName is the name in ReceiverPartyPublicName's "2547... - Name".

@@ -276,7 +276,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 		t.Fatalf("reference %q, %v", ref, err)
 	}
 	r, ok := c.takeResult(orig)
-	if !ok || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != b.Result.TransactionID || r.RecipientName != "John Doe" {
+	if !ok || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != b.Result.TransactionID || r.Status.RecipientName != "John Doe" {
 		t.Fatalf("kept %+v, %v", r, ok)
 	}
 	// The amount the address carries is held to the result's: another
@@ -316,7 +316,8 @@ func TestB2CCallback_Forged(t *testing.T) {
 func TestB2CResults_Fixtures(t *testing.T) {
 	var b resultBody
 	json.Unmarshal(b2cFixture(t, "b2c_result_failed.json"), &b)
-	if r, final := b2cOutcome(b); !final || r.Status.Outcome != gateway.Failed || !strings.HasPrefix(r.Status.Reason, "2001: ") {
+	if r, final := b2cOutcome(b); !final || r.Status.Outcome != gateway.Failed || !strings.HasPrefix(r.Status.Reason, "2001: ") ||
+		!r.Status.CredentialsRefused || r.Status.LowBalance || r.Status.RecipientName != "" {
 		t.Fatalf("failed result: %+v, %v", r, final)
 	}
 	if b.param("BOCompletedTime") != "20191219114550" {
@@ -324,7 +325,7 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	}
 	b = resultBody{}
 	json.Unmarshal(b2cFixture(t, "transactionstatus_result_completed.json"), &b)
-	if r, final := statusOutcome(b); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.RecipientName != "John Doe" {
+	if r, final := statusOutcome(b); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.Status.RecipientName != "John Doe" {
 		t.Fatalf("status result: %+v, %v", r, final)
 	}
 	// A status result is read for the transfer its address names only:

@@ -578,7 +578,7 @@ func (c *Client) newToken(ctx context.Context) (string, int64, error) {
 	case err != nil:
 		return "", 0, err
 	case code >= 400 && code < 500:
-		return "", 0, &gateway.Error{Message: "M-Pesa refused the gateway's consumer key or secret (" + refusal(code, raw) + ")"}
+		return "", 0, &gateway.Error{Credentials: true, Message: "M-Pesa refused the gateway's consumer key or secret (" + refusal(code, raw) + ")"}
 	case code != http.StatusOK:
 		return "", 0, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the token request " + refusal(code, raw)}
 	}

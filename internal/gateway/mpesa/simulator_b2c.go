@@ -33,7 +33,10 @@ import (
 // before the control call answers).
 // The SecurityCredential is checked against B2CCredential when set, else
 // only for its shape (base64 of a 2048-bit RSA block): the simulator holds
-// no Safaricom private key. Each request is a payment: one sent twice pays
+// no Safaricom private key. A payment with a wrong initiator name or
+// credential is accepted and fails with ResultCode 2001 "The initiator
+// information is invalid." (as Daraja's results do, SOURCES.md); a status
+// query with one is refused at once (400). Each request is a payment: one sent twice pays
 // twice, as Daraja does (B2CPaid counts the payments per reference).
 // LoseResults drops the B2C results (not the status query's), for the
 // status query to recover them.
@@ -45,6 +48,7 @@ type b2cPayout struct {
 	phone, resultURL        string
 	code                    string // "" while pending
 	stuck                   bool
+	badInitiator            bool // fails with 2001, paying nothing
 }
 
 type b2cBook struct {
@@ -87,16 +91,32 @@ func (s *Simulator) b2cShortCode() string {
 	return s.ShortCode
 }
 
-// initiated checks what both requests share: the initiator, its
-// credential, the shortcode and the result addresses.
-func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C) bool {
+// initiatorRefusal is Daraja's words for a wrong initiator name or
+// credential, "" when both are right.
+func (s *Simulator) initiatorRefusal(name text, p simB2C) string {
 	raw, err := base64.StdEncoding.DecodeString(string(p.SecurityCredential))
 	switch {
 	case s.InitiatorName == "" || string(name) != s.InitiatorName:
-		refuse(w, http.StatusBadRequest, "400.002.02", "Bad Request - Invalid Initiator")
+		return "Bad Request - Invalid Initiator"
 	case s.B2CCredential != "" && string(p.SecurityCredential) != s.B2CCredential,
 		s.B2CCredential == "" && (err != nil || len(raw) != 256):
-		refuse(w, http.StatusBadRequest, "400.002.02", "Bad Request - Invalid SecurityCredential")
+		return "Bad Request - Invalid SecurityCredential"
+	}
+	return ""
+}
+
+// initiated checks what both requests share: the initiator, its
+// credential (unless checkInitiator is false: a payment, whose wrong
+// initiator fails later, with 2001), the shortcode and the result
+// addresses.
+func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C, checkInitiator bool) bool {
+	why := ""
+	if checkInitiator {
+		why = s.initiatorRefusal(name, p)
+	}
+	switch {
+	case why != "":
+		refuse(w, http.StatusBadRequest, "400.002.02", why)
 	case string(p.PartyA) != s.b2cShortCode():
 		badRequest(w, "PartyA")
 	case !webURL(string(p.ResultURL)):
@@ -121,9 +141,10 @@ func decodeB2C(w http.ResponseWriter, r *http.Request) (simB2C, bool) {
 // b2cPayment is POST /mpesa/b2c/v3/paymentrequest.
 func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
 	p, ok := decodeB2C(w, r)
-	if !ok || !s.initiated(w, p.InitiatorName, p) {
+	if !ok || !s.initiated(w, p.InitiatorName, p, false) {
 		return
 	}
+	badInitiator := s.initiatorRefusal(p.InitiatorName, p) != ""
 	amount, _ := strconv.ParseInt(string(p.Amount), 10, 64)
 	refused, _, stuck := sim.Outcome(string(p.PartyB))
 	switch {
@@ -142,13 +163,13 @@ func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.Next()
 	pay := &b2cPayout{origID: string(p.OriginatorConversationID), convID: fmt.Sprintf("AG_%s_%010d", time.Now().UTC().Format("20060102"), n),
-		amount: amount, phone: string(p.PartyB), resultURL: string(p.ResultURL), stuck: stuck}
+		amount: amount, phone: string(p.PartyB), resultURL: string(p.ResultURL), stuck: stuck && !badInitiator, badInitiator: badInitiator}
 	s.b2c.mu.Lock()
 	s.b2c.payouts = append(s.b2c.payouts, pay)
 	s.b2c.mu.Unlock()
 	sim.Reply(w, http.StatusOK, map[string]string{"ConversationID": pay.convID, "OriginatorConversationID": pay.origID,
 		"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
-	if stuck || s.SettleAfter <= 0 {
+	if pay.stuck || s.SettleAfter <= 0 {
 		return // never, or when the control call says
 	}
 	go func() {
@@ -168,6 +189,8 @@ func (s *Simulator) settleB2C(pay *b2cPayout) bool {
 	}
 	pay.code = "0"
 	switch {
+	case pay.badInitiator:
+		pay.code = "2001"
 	case fails && sim.LowBalance(pay.phone):
 		pay.code = "1"
 	case fails:
@@ -218,6 +241,7 @@ func (s *Simulator) Payouts() int { return s.B2CRequests() }
 var b2cResultDescs = map[string]string{
 	"0":    "The service request is processed successfully.",
 	"1":    "The balance is insufficient for the transaction.",
+	"2001": "The initiator information is invalid.",
 	"2040": "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
 }
 
@@ -251,7 +275,7 @@ func b2cResult(pay *b2cPayout) []byte {
 // payment still pending (or unknown) gets no result.
 func (s *Simulator) transactionStatus(w http.ResponseWriter, r *http.Request) {
 	p, ok := decodeB2C(w, r)
-	if !ok || !s.initiated(w, p.Initiator, p) {
+	if !ok || !s.initiated(w, p.Initiator, p, true) {
 		return
 	}
 	if p.CommandID != "TransactionStatusQuery" {

@@ -2228,7 +2228,7 @@ export interface components {
             description: string | null;
             /** @description The aggregator that sends it. */
             provider: string;
-            /** @description When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`) or `not_received` (the aggregator never received it). */
+            /** @description When failed: `solde_insuffisant` (the wallet lacked funds), `rejected` (the aggregator refused; see `failure_message`), `identifiants_refuses` (the aggregator refused the gateway's own credentials, e.g. M-Pesa's 2001: no money moved, not counted toward the daily cap, the gateway's page says what to fix) or `not_received` (the aggregator never received it). */
             failure_code: string | null;
             /** @description The aggregator's words, when failed. */
             failure_message: string | null;
@@ -2248,6 +2248,15 @@ export interface components {
              *     unchecked.
              */
             recipient_name_checked: boolean | null;
+            /**
+             * @description The account holder's registered name as the payout's own result
+             *     reported it, once the transfer succeeded; `null` until then and
+             *     wherever the aggregator's result names nobody (only M-Pesa's B2C
+             *     result does: `ReceiverPartyPublicName`, kept without the number).
+             *     Informative: compare it with `recipient_name` yourself; it changes
+             *     nothing about the transfer. See docs/transfers.md.
+             */
+            recipient_name_reported: string | null;
         };
         TransferCreateRequest: {
             /** @description In major units of the country's currency (`montant_invalide`). */

@@ -30,9 +30,10 @@ use Cauri\Model;
  * @property-read string $updated_at
  * @property-read ?string $completed_at
  * @property-read ?bool $recipient_name_checked
+ * @property-read ?string $recipient_name_reported
  */
 final class Transfer extends Model
 {
     public const SCHEMA = '#/components/schemas/Transfer';
-    public const FIELDS = ['id', 'object', 'reference', 'status', 'amount', 'currency', 'fee', 'country', 'operator', 'provider_operator', 'phone', 'recipient_name', 'description', 'provider', 'failure_code', 'failure_message', 'livemode', 'created_at', 'updated_at', 'completed_at', 'recipient_name_checked'];
+    public const FIELDS = ['id', 'object', 'reference', 'status', 'amount', 'currency', 'fee', 'country', 'operator', 'provider_operator', 'phone', 'recipient_name', 'description', 'provider', 'failure_code', 'failure_message', 'livemode', 'created_at', 'updated_at', 'completed_at', 'recipient_name_checked', 'recipient_name_reported'];
 }

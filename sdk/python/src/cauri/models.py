@@ -206,6 +206,7 @@ class Transfer(TypedDict):
     updated_at: str
     completed_at: Optional[str]
     recipient_name_checked: Optional[bool]
+    recipient_name_reported: Optional[str]
 
 
 class TransferRecipient(TypedDict):
