@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -51,14 +51,7 @@ func setup(t *testing.T, st *store.Store) (*Service, *cauri.Workspace, *cauri.Ga
 // settle makes the simulator settle a payment now, as its number says.
 func settle(t *testing.T, simURL, reference string) {
 	t.Helper()
-	res, err := http.Post(simURL+"/_sim/settle/"+reference, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusNoContent {
-		t.Fatalf("settle %s = %d", reference, res.StatusCode)
-	}
+	gatewaytest.Control(t, simURL, "/_sim/settle/"+reference)
 }
 
 func TestCreate(t *testing.T) {

@@ -2,11 +2,11 @@ package checkout
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/store"
 	"github.com/cauri-pay/cauri/internal/store/storetest"
@@ -16,14 +16,7 @@ import (
 // with a request its customer never answered.
 func expire(t *testing.T, simURL, reference string) {
 	t.Helper()
-	res, err := http.Post(simURL+"/_sim/settle/"+reference+"?status=FAILED", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusNoContent {
-		t.Fatalf("expire %s = %d", reference, res.StatusCode)
-	}
+	gatewaytest.Control(t, simURL, "/_sim/settle/"+reference+"?status=FAILED")
 }
 
 // TestResend: a request the customer missed is sent again once the

@@ -17,6 +17,7 @@ import (
 	"github.com/cauri-pay/cauri/internal/checkout"
 	"github.com/cauri-pay/cauri/internal/gateway"
 	"github.com/cauri-pay/cauri/internal/gateway/connectors"
+	"github.com/cauri-pay/cauri/internal/gateway/gatewaytest"
 	"github.com/cauri-pay/cauri/internal/gateway/pawapay"
 	"github.com/cauri-pay/cauri/internal/gateway/paystack"
 	"github.com/cauri-pay/cauri/internal/gateway/wave"
@@ -80,14 +81,7 @@ func newFixture(t *testing.T, st *store.Store, build func(*cauri.Gateway, map[st
 // control calls one of the simulator's control routes.
 func (f *fixture) control(path string) {
 	f.t.Helper()
-	res, err := http.Post(f.simURL+path, "", nil)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusNoContent {
-		f.t.Fatalf("%s = %d", path, res.StatusCode)
-	}
+	gatewaytest.Control(f.t, f.simURL, path)
 }
 
 // paid is a live session of amount paid through the simulator's Wave of
