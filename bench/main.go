@@ -6,6 +6,7 @@
 //	CAURI_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test go run ./bench   # and PostgreSQL
 //	CAURI_BENCH_OUTPOST=/path/to/outpost go run ./bench   # and Hookdeck Outpost's webhook pipeline (outpost.go)
 //	go run ./bench -burst 0             # without the webhook drain of 100 000 (minutes per store)
+//	CAURI_BENCH_PROFILE=/tmp/prof go run ./bench -only pipeline   # and the service's CPU profile of each pipeline phase
 //
 // It builds the binary, starts the service with rate limits off
 // (--unsafe-no-rate-limits), starts the limits as processes of their own,
@@ -203,10 +204,12 @@ const masterKey = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="
 
 // service is the running cauri process.
 type service struct {
-	cmd  *exec.Cmd
-	base string
-	env  []string
-	bin  string
+	cmd   *exec.Cmd
+	base  string
+	env   []string
+	bin   string
+	kind  string // "sqlite" or "postgres"
+	debug string // the service's profiles (CAURI_DEBUG_ADDR) when CAURI_BENCH_PROFILE is set
 }
 
 func startService(bin, tmp, dbURL string) (*service, error) {
@@ -216,9 +219,21 @@ func startService(bin, tmp, dbURL string) (*service, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	s := &service{base: "http://" + addr, bin: bin, env: append(os.Environ(),
+	s := &service{base: "http://" + addr, bin: bin, kind: "sqlite", env: append(os.Environ(),
 		"CAURI_ADDR="+addr, "CAURI_BASE_URL=http://"+addr, "CAURI_DATABASE_URL="+dbURL, "CAURI_MASTER_KEY="+masterKey,
 		"CAURI_WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32")}
+	if strings.HasPrefix(dbURL, "postgres") {
+		s.kind = "postgres"
+	}
+	if os.Getenv("CAURI_BENCH_PROFILE") != "" {
+		dl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		s.debug = dl.Addr().String()
+		dl.Close()
+		s.env = append(s.env, "CAURI_DEBUG_ADDR="+s.debug)
+	}
 	logs, err := os.Create(filepath.Join(tmp, "service.log"))
 	if err != nil {
 		return nil, err
@@ -238,6 +253,37 @@ func startService(bin, tmp, dbURL string) (*service, error) {
 	}
 	s.cmd.Process.Kill()
 	return nil, fmt.Errorf("the service did not start; see %s", logs.Name())
+}
+
+// profile records the service's CPU profile for d into
+// $CAURI_BENCH_PROFILE/<kind>-<name>.prof when profiling, in the
+// background; wait waits for it to be written.
+func (s *service) profile(name string, d time.Duration) (wait func()) {
+	if s.debug == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.debug, max(1, int(d.Seconds()))))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: profile:", err)
+			return
+		}
+		defer res.Body.Close()
+		path := filepath.Join(os.Getenv("CAURI_BENCH_PROFILE"), s.kind+"-"+name+".prof")
+		f, err := os.Create(path)
+		if err == nil {
+			_, err = io.Copy(f, res.Body)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: profile:", err)
+			return
+		}
+		fmt.Fprintln(os.Stderr, "bench: wrote", path)
+	}()
+	return func() { <-done }
 }
 
 // workspace creates a workspace with the CLI and returns its test secret key.

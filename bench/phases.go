@@ -86,7 +86,7 @@ func pipelineOnly(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d
 	limit := load(func(ctx context.Context) bool {
 		return do(ctx, c, "POST", limitDBURL+"/", "", "", sessionBody, 201)
 	}, concurrency, d, 0)
-	pipe, err := pipeline(c, svc.base, keys, rc, d, concurrency, 0)
+	pipe, err := pipeline(c, svc, keys, rc, d, concurrency, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +184,11 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 			Limit: limitNames[p.limit], LimitRS: limits[p.limit].RPS, Target: p.target})
 	}
 
-	pipe, err := pipeline(c, svc.base, keys, rc, d, concurrency, 0)
+	pipe, err := pipeline(c, svc, keys, rc, d, concurrency, 0)
 	if err != nil {
 		return nil, 0, err
 	}
-	half, err := pipeline(c, svc.base, keys, rc, d, concurrency, pipe.RPS/2)
+	half, err := pipeline(c, svc, keys, rc, d, concurrency, pipe.RPS/2)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -279,9 +279,11 @@ func (rc *receiver) arrived() (int, time.Time) {
 // pipelinePath names the webhook pipeline's row.
 const pipelinePath = "webhook pipeline (state change -> 2xx)"
 
-// pipeline settles test sessions for d, as fast as it can when qps is 0,
-// and measures the webhooks (see receiver.measure).
-func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.Duration, concurrency int, qps float64) (row, error) {
+// pipeline settles test sessions for d, as fast as it can when qps is 0
+// (then with the service's CPU profile, when profiling), and measures the
+// webhooks (see receiver.measure).
+func pipeline(c *http.Client, svc *service, keys []string, rc *receiver, d time.Duration, concurrency int, qps float64) (row, error) {
+	base := svc.base
 	// Sessions to settle, made beforehand so the phase measures the pipeline.
 	need := 6000
 	if qps > 0 {
@@ -294,6 +296,11 @@ func pipeline(c *http.Client, base string, keys []string, rc *receiver, d time.D
 		}
 	}
 	var next atomic.Int64
+	profiled := func() {}
+	if qps == 0 {
+		profiled = svc.profile("pipeline", d)
+	}
+	defer profiled()
 	r := rc.measure(func(ctx context.Context) bool {
 		i := next.Add(1) - 1
 		if i >= int64(len(sessions)) {

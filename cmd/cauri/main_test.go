@@ -449,3 +449,28 @@ func TestUserCreate_PasswordFromStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestServe_DebugAddr: with CAURI_DEBUG_ADDR, serve answers Go's profiles
+// on that address, and not on its public one; the command line, which may
+// hold a secret given as a flag, is not served.
+func TestServe_DebugAddr(t *testing.T) {
+	debug := freeAddr(t)
+	s := startServe(t, map[string]string{"CAURI_DATABASE_URL": filepath.Join(t.TempDir(), "cauri.db"), "CAURI_DEBUG_ADDR": debug})
+	for _, c := range []struct {
+		url  string
+		want int
+	}{
+		{"http://" + debug + "/debug/pprof/goroutine?debug=1", 200},
+		{"http://" + debug + "/debug/pprof/cmdline", 404},
+		{s.base + "/debug/pprof/goroutine?debug=1", 404},
+	} {
+		res, err := http.Get(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("GET %s = %d; want %d", c.url, res.StatusCode, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -164,6 +165,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	logger.Info("listening", "addr", ln.Addr().String(), "database", st.Kind(), "base_url", cfg.BaseURL, "pay_url", cfg.PayURL,
 		"rate_limits", limits)
 
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			return fmt.Errorf("CAURI_DEBUG_ADDR: %w", err)
+		}
+		debug := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+		defer debug.Close()
+		go debug.Serve(dln)
+		logger.Info("serving Go's profiles", "addr", dln.Addr().String())
+	}
+
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {
@@ -185,6 +197,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// debugHandler serves Go's runtime profiles (CAURI_DEBUG_ADDR, a loopback
+// address): CPU, heap, goroutines, execution traces. The command line is
+// left out: it may hold a secret given as a flag.
+func debugHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // gatewayObserver counts and times the calls to aggregators, per provider,

@@ -38,6 +38,9 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics asks for; ""
 	// serves the metrics to this host only.
 	MetricsToken string
+	// DebugAddr, when set, is the address of a second listener that serves
+	// Go's runtime profiles (/debug/pprof/); "" serves none.
+	DebugAddr string
 
 	WebhookAllowedCIDRs  []netip.Prefix
 	WebhookRetrySchedule []time.Duration
@@ -75,6 +78,7 @@ func (c *Config) settings(raw *rawConfig) []setting {
 		{"CAURI_PLATFORM_WORKSPACE", "platform-workspace", "", "the workspace whose gateways collect the payments of Connect workspaces", &c.PlatformWorkspace},
 		{"CAURI_METRICS_TOKEN", "metrics-token", "", "bearer token that /metrics asks for (default: /metrics answers this host only)", &c.MetricsToken},
 		{"CAURI_REDIS_URL", "redis-url", "", "redis://host:port/db shared by every node for the rate limits (default: each node's memory)", &c.RedisURL},
+		{"CAURI_DEBUG_ADDR", "debug-addr", "", "address of a listener serving Go's runtime profiles at /debug/pprof/ (default: none); a loopback address only", &c.DebugAddr},
 		{"CAURI_EVENT_RETENTION", "event-retention", "180d", "how long events, webhook deliveries and notifications are kept: days (180d) or a Go duration, at least 30d; 0 keeps them for ever", &raw.eventRetention},
 	}
 }
@@ -143,7 +147,20 @@ func (c *Config) finish(raw *rawConfig) (Config, error) {
 	if _, _, err := ParseDatabaseURL(c.DatabaseURL); err != nil {
 		return Config{}, err
 	}
+	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
+		return Config{}, fmt.Errorf("CAURI_DEBUG_ADDR: %q is not a loopback address such as 127.0.0.1:6060 (the profiles are for this machine only)", c.DebugAddr)
+	}
 	return *c, nil
+}
+
+// loopback reports whether addr is host:port with a loopback host.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return host == "localhost" || err == nil && ip.IsLoopback()
 }
 
 // maxAgeDays bounds an age in days: beyond it the duration would wrap.

@@ -51,6 +51,11 @@ func TestConfig_EnvThenFlag(t *testing.T) {
 	if c.Addr != ":9100" {
 		t.Errorf("Addr = %q; want the flag to win over the environment", c.Addr)
 	}
+	for _, addr := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:6060"} {
+		if c, err := load(t, map[string]string{"CAURI_DEBUG_ADDR": addr}); err != nil || c.DebugAddr != addr {
+			t.Errorf("CAURI_DEBUG_ADDR=%s: %q, %v", addr, c.DebugAddr, err)
+		}
+	}
 	if c.PayURL != "https://pay.example.com/pay" {
 		t.Errorf("PayURL = %q; want it derived from the base URL", c.PayURL)
 	}
@@ -75,6 +80,9 @@ func TestConfig_Invalid(t *testing.T) {
 		{"CAURI_EVENT_RETENTION": "-30d"},
 		{"CAURI_EVENT_RETENTION": "a year"},
 		{"CAURI_EVENT_RETENTION": "213535d"}, // would wrap to 31 days
+		{"CAURI_DEBUG_ADDR": ":6060"},        // every interface
+		{"CAURI_DEBUG_ADDR": "10.0.0.5:6060"},
+		{"CAURI_DEBUG_ADDR": "127.0.0.1"},
 	} {
 		if _, err := load(t, env); err == nil {
 			t.Errorf("load(%v) succeeded; want an error", env)
