@@ -9,7 +9,7 @@ import (
 // insertEvent writes an event and, in the same transaction, its webhook
 // delivery: a committed state change always has both, or neither.
 func (t *tx) insertEvent(ctx context.Context, ev *cauri.Event) error {
-	_, err := t.exec(ctx, `INSERT INTO events (id, workspace_id, livemode, type, session_id, transfer_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	err := t.execLater(ctx, "", `INSERT INTO events (id, workspace_id, livemode, type, session_id, transfer_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		ev.ID, ev.WorkspaceID, ev.Livemode, ev.Type, nullString(ev.SessionID), nullString(ev.TransferID), string(ev.Data), micros(ev.CreatedAt))
 	if err != nil {
 		return err

@@ -97,8 +97,7 @@ func (t *tx) writeCounts(ctx context.Context) error {
 	if len(args) == 0 {
 		return nil
 	}
-	_, err := t.exec(ctx, b.String(), args...)
-	return err
+	return t.execLater(ctx, "", b.String(), args...)
 }
 
 // sortedKeys orders counters as every writer of payment_rollups does, so

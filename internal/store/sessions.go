@@ -226,10 +226,19 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 // new state credits the workspace's balance (cauri.CreditsBalance), the
 // credit is written then too.
 func (t *tx) saveSessionStatus(ctx context.Context, sess *cauri.Session, was cauri.SessionStatus, ev *cauri.Event) error {
-	var connect bool // the workspace's, read with the update: no extra round trip
-	if err := t.queryRow(ctx, `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?
-		RETURNING (SELECT w.connect FROM workspaces w WHERE w.id = checkout_sessions.workspace_id)`,
-		string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID).Scan(&connect); err != nil {
+	const update = `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`
+	args := []any{string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID}
+	// The workspace's Connect flag: read in this transaction already (the
+	// update then waits to go with the next statement), or read with the
+	// update (no extra round trip).
+	var connect bool
+	if ws := t.workspaces[sess.WorkspaceID]; ws != nil {
+		connect = ws.Connect
+		if err := t.execLater(ctx, "checkout_sessions:"+sess.ID, update, args...); err != nil {
+			return err
+		}
+	} else if err := t.queryRow(ctx, update+`
+		RETURNING (SELECT w.connect FROM workspaces w WHERE w.id = checkout_sessions.workspace_id)`, args...).Scan(&connect); err != nil {
 		return err
 	}
 	t.moveSession(sess, was)

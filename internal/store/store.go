@@ -53,12 +53,13 @@ type Store struct {
 	kind  string // config.SQLite or config.Postgres
 	vault *vault.Vault
 	stmts statements
-	// writer lets one of this process's transactions at a time ask for
-	// SQLite's write lock, in turn: waiting for it in SQLite's busy
+	// writer lets one of this process's batches of transactions at a time
+	// ask for SQLite's write lock, in turn: waiting for it in SQLite's busy
 	// handler polls with sleeps of up to 100 ms, and under load a writer
 	// can lose the race many times (another process, the CLI, still waits
-	// there).
+	// there). queue holds the transactions waiting (writer.go).
 	writer chan struct{}
+	queue  writeQueue
 	keys   keyCache
 	target string // the driver's connection string (LISTEN opens its own)
 
@@ -144,7 +145,7 @@ func postgresDSN(target string) string {
 // server's, in the background (checkpoint.go).
 func sqliteDSN(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)",
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "temp_store(MEMORY)",
 		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")"} {
 		q.Add("_pragma", p)
 	}
@@ -226,20 +227,7 @@ const writerWait = 10 * time.Second
 // it takes the write lock at once: use it for changes.
 func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 	if s.writer != nil {
-		// Wait no longer than SQLite's own busy_timeout would: a writer
-		// that never lets go (a bug) fails its waiters as SQLITE_BUSY did,
-		// rather than hanging them.
-		wait := time.NewTimer(writerWait)
-		select {
-		case s.writer <- struct{}{}:
-			wait.Stop()
-			defer func() { <-s.writer }()
-		case <-ctx.Done():
-			wait.Stop()
-			return ctx.Err()
-		case <-wait.C:
-			return fmt.Errorf("store: no write turn within %s", writerWait)
-		}
+		return s.groupTx(ctx, fn) // writer.go
 	}
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -253,6 +241,12 @@ func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 	var told func()
 	if err == nil && t.clearsKeys {
 		told, err = t.beforeKeysCommit(ctx)
+	}
+	if err == nil {
+		err = t.flush(ctx)
+	}
+	if t.laterErr != nil {
+		err = t.laterErr // the cause of what failed after it
 	}
 	if err != nil {
 		sqlTx.Rollback()
@@ -292,6 +286,12 @@ type tx struct {
 	clearsKeys bool                            // see keysChanged
 	counts     map[rollupKey]rollupCount       // the overview's counts this transaction changes (rollups.go)
 	hooks      map[string]*cauri.WebhookConfig // webhook settings read with their workspace (workspaceAndHooks)
+	// uncancelled runs the statements without their context's cancellation
+	// (a batch of SQLite transactions: writer.go).
+	uncancelled bool
+	later       []laterStatement            // deferred writes, sent together (execLater)
+	laterErr    error                       // the error of the last flush of later, if any
+	workspaces  map[string]*cauri.Workspace // workspaces read in this transaction (workspaceAndHooks)
 }
 
 // QueryLog receives each query a store method runs in a context given
@@ -318,7 +318,10 @@ func (t *tx) sent(ctx context.Context, q string, args []any) string {
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	q = t.sent(ctx, q, args)
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	ctx, q = t.statement(ctx), t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -326,7 +329,8 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	q = t.sent(ctx, q, args)
+	t.flush(ctx) // its error is kept in laterErr; the query then fails on the aborted transaction
+	ctx, q = t.statement(ctx), t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -334,11 +338,23 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	q = t.sent(ctx, q, args)
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	ctx, q = t.statement(ctx), t.sent(ctx, q, args)
 	if st := t.prepared(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return t.q.QueryContext(ctx, q, args...)
+}
+
+// statement is the context a statement runs with: ctx, without its
+// cancellation in a batch of SQLite transactions (writer.go).
+func (t *tx) statement(ctx context.Context) context.Context {
+	if t.uncancelled {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // prepared is q's prepared statement (in the transaction, if any), or nil

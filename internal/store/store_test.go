@@ -365,6 +365,63 @@ func TestStore_UpdateSession(t *testing.T) {
 	})
 }
 
+// TestStore_DeferredWrites: a settlement's writes (the session, its
+// event, the event's delivery, the overview's counts) go to PostgreSQL as
+// one statement after the two reads; SQLite runs each. A deferred write
+// refused fails the transaction with its own cause and leaves nothing.
+func TestStore_DeferredWrites(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		if _, err := s.UpdateWebhookConfig(ctx, ws.ID, func(c *cauri.WebhookConfig) error {
+			c.TestURL = "https://hooks.example.com/cauri"
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		other := newSession(ws, 710)
+		s.CreateSession(ctx, other, nil)
+		var sent []string
+		logged := store.WithQueryLog(ctx, func(q string, _ []any) { sent = append(sent, q) })
+		done := t0.Add(2 * time.Minute)
+		var ev *cauri.Event
+		if _, err := s.UpdateSession(logged, other.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+			x.Status, x.Provider, x.UpdatedAt, x.CompletedAt = cauri.SessionSuccess, "sandbox", done, &done
+			ev = cauri.SessionEvent(x, []byte(`{"id":"`+x.ID+`"}`), done)
+			return ev, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int{"sqlite": 5, "postgres": 3}[s.Kind()]; len(sent) != want {
+			t.Errorf("%d statements sent; want %d:\n%s", len(sent), want, strings.Join(sent, "\n"))
+		}
+		got, _ := s.Session(ctx, other.ID)
+		deliveries, err := s.Deliveries(ctx, ws.ID, false, store.DeliveryFilter{TransactionID: other.ID, Limit: 10})
+		if got.Status != cauri.SessionSuccess || err != nil || len(deliveries) != 1 || deliveries[0].EventID != ev.ID {
+			t.Fatalf("after the settlement: %s, deliveries %+v, %v; want SUCCESS and the event's delivery", got.Status, deliveries, err)
+		}
+
+		// A deferred write refused (an event id already taken): the
+		// transaction fails with that cause, and leaves nothing.
+		third := newSession(ws, 720)
+		s.CreateSession(ctx, third, nil)
+		_, err = s.UpdateSession(ctx, third.ID, func(x *cauri.Session, _ *cauri.Workspace) (*cauri.Event, error) {
+			x.Status, x.Provider, x.UpdatedAt, x.CompletedAt = cauri.SessionSuccess, "sandbox", done, &done
+			dup := cauri.SessionEvent(x, []byte(`{}`), done)
+			dup.ID = ev.ID
+			return dup, nil
+		})
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), "unique") {
+			t.Fatalf("an event id taken: %v; want the unique constraint's error", err)
+		}
+		got, _ = s.Session(ctx, third.ID)
+		deliveries, _ = s.Deliveries(ctx, ws.ID, false, store.DeliveryFilter{TransactionID: third.ID, Limit: 10})
+		if got.Status != cauri.SessionPending || len(deliveries) != 0 {
+			t.Fatalf("after a refused write: %s, %d deliveries; want PENDING and none", got.Status, len(deliveries))
+		}
+	})
+}
+
 func TestStore_Deliveries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()

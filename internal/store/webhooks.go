@@ -53,6 +53,7 @@ func (t *tx) workspaceAndHooks(ctx context.Context, id string) (*cauri.Workspace
 		return nil, err
 	}
 	t.hooks = map[string]*cauri.WebhookConfig{id: h.config()}
+	t.workspaces = map[string]*cauri.Workspace{id: ws}
 	return ws, nil
 }
 
@@ -113,11 +114,10 @@ func (t *tx) enqueueDelivery(ctx context.Context, ev *cauri.Event) error {
 	if url == "" || !cfg.Selects(ev.Type, ev.Livemode) {
 		return nil
 	}
-	_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
+	return t.execLater(ctx, "", `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
 		next_attempt_at, transaction_id, transfer_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		cauri.NewID("whd_"), ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), t.s.maxAttempts(),
 		micros(ev.CreatedAt), nullString(ev.SessionID), nullString(ev.TransferID), micros(ev.CreatedAt))
-	return err
 }
 
 const deliveryColumns = `id, workspace_id, event_id, event, livemode, url, status, attempts, auto_attempts, max_attempts,

@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SQLite has one writer, and each commit with synchronous=FULL writes the
+// pages it changed to the WAL and waits for an fsync. Under load, the
+// transactions waiting for the write lock are therefore committed
+// together (group commit): the one that gets the turn runs every
+// transaction queued behind it, each in its own savepoint, and commits
+// once. A transaction whose function fails is rolled back to its
+// savepoint alone and answered at once; the others are answered after the
+// commit, with its outcome: each caller still returns only once its
+// changes are durable, or with the error that says they are not. Pages
+// that several of the batch's transactions change (the tail of every
+// index by time, the overview's counts) are written once, and the fsync
+// is shared.
+
+// maxBatch bounds how many transactions one commit carries, so that the
+// first of them waits for a bounded amount of others' work.
+const maxBatch = 64
+
+// writeJob is one transaction waiting for the write turn.
+type writeJob struct {
+	fn    func(*tx) error
+	state atomic.Int32 // jobQueued, jobTaken or jobAbandoned
+	done  chan struct{}
+	err   error  // the outcome, set before done is closed
+	told  func() // run by the caller once done (beforeKeysCommit's wait)
+}
+
+const (
+	jobQueued int32 = iota
+	jobTaken
+	jobAbandoned
+)
+
+// writeQueue is the transactions waiting for the write turn, oldest first.
+type writeQueue struct {
+	mu   sync.Mutex
+	jobs []*writeJob
+}
+
+func (q *writeQueue) push(j *writeJob) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.mu.Unlock()
+}
+
+// take removes up to maxBatch of the oldest jobs that their callers still
+// wait for, and marks them taken.
+func (q *writeQueue) take() []*writeJob {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*writeJob
+	i := 0
+	for ; i < len(q.jobs) && len(out) < maxBatch; i++ {
+		if j := q.jobs[i]; j.state.CompareAndSwap(jobQueued, jobTaken) {
+			out = append(out, j)
+		}
+	}
+	q.jobs = append(q.jobs[:0], q.jobs[i:]...)
+	return out
+}
+
+// groupTx is tx on SQLite: fn joins the queue, and its caller either sees
+// it done by another's batch or takes the turn and runs a batch itself.
+// A transaction not begun when ctx ends, or after writerWait (SQLite's own
+// busy_timeout: a writer that never lets go fails its waiters as
+// SQLITE_BUSY did rather than hanging them), is abandoned and never runs;
+// one already begun is waited for (a batch is bounded).
+func (s *Store) groupTx(ctx context.Context, fn func(*tx) error) error {
+	j := &writeJob{fn: fn, done: make(chan struct{})}
+	s.queue.push(j)
+	wait := time.NewTimer(writerWait)
+	defer wait.Stop()
+	cancelled, timeout := ctx.Done(), wait.C
+	for {
+		select {
+		case <-j.done:
+			if j.told != nil {
+				j.told()
+			}
+			return j.err
+		case s.writer <- struct{}{}:
+			s.runBatch()
+			<-s.writer
+		case <-cancelled:
+			if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+				return ctx.Err()
+			}
+			cancelled, timeout = nil, nil // begun: wait for its outcome
+		case <-timeout:
+			if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+				return fmt.Errorf("store: no write turn within %s", writerWait)
+			}
+			cancelled, timeout = nil, nil
+		}
+	}
+}
+
+// runBatch runs the queued transactions in one SQLite transaction, each
+// in a savepoint when there are several, commits, and answers each.
+// Statements run without their callers' cancellation: an interrupted
+// statement makes SQLite roll back the whole transaction, the others'
+// work with it.
+func (s *Store) runBatch() {
+	jobs := s.queue.take()
+	if len(jobs) == 0 {
+		return
+	}
+	answered := 0 // jobs[:answered] have their outcome or are in ok
+	finish := func(j *writeJob, err error) {
+		j.err = err
+		close(j.done)
+	}
+	ctx := context.Background()
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		for _, j := range jobs {
+			finish(j, err)
+		}
+		return
+	}
+	savepoints := len(jobs) > 1
+	var ok []*writeJob
+	clear := false
+	for _, j := range jobs {
+		if savepoints {
+			if _, err = sqlTx.ExecContext(ctx, `SAVEPOINT job`); err != nil {
+				break
+			}
+		}
+		t := &tx{q: sqlTx, sqlTx: sqlTx, s: s, uncancelled: true}
+		ferr := j.fn(t)
+		if ferr == nil && t.counts != nil {
+			ferr = t.writeCounts(ctx)
+		}
+		if ferr == nil && t.clearsKeys {
+			j.told, ferr = t.beforeKeysCommit(ctx)
+		}
+		if ferr == nil {
+			if savepoints {
+				if _, err = sqlTx.ExecContext(ctx, `RELEASE job`); err != nil {
+					break
+				}
+			}
+			ok, clear = append(ok, j), clear || t.clearsKeys
+			answered++
+			continue
+		}
+		answered++
+		j.told = nil
+		if !savepoints {
+			sqlTx.Rollback()
+			finish(j, ferr)
+			return
+		}
+		// fn failed: undo its changes alone. When SQLite has already rolled
+		// the whole transaction back (a full disk, an I/O error), the
+		// savepoint is gone: every transaction of the batch fails.
+		if _, err = sqlTx.ExecContext(ctx, `ROLLBACK TO job`); err == nil {
+			_, err = sqlTx.ExecContext(ctx, `RELEASE job`)
+		}
+		finish(j, ferr)
+		if err != nil {
+			break
+		}
+	}
+	ok = append(ok, jobs[answered:]...) // not run, or cut short: they fail with the batch
+	if err != nil {
+		sqlTx.Rollback()
+		err = fmt.Errorf("store: a batch of transactions was rolled back: %w", err)
+	} else {
+		err = sqlTx.Commit()
+	}
+	if clear {
+		s.keys.clear() // even when the commit's outcome is unknown
+	}
+	for _, j := range ok {
+		if err != nil {
+			j.told = nil
+		}
+		finish(j, err)
+	}
+}
