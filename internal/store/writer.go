@@ -32,6 +32,9 @@ type writeJob struct {
 	done  chan struct{}
 	err   error  // the outcome, set before done is closed
 	told  func() // run by the caller once done (beforeKeysCommit's wait)
+	// panicked is what fn panicked with, raised again in its caller's
+	// goroutine (the batch goes on without it).
+	panicked any
 }
 
 const (
@@ -83,13 +86,18 @@ func (s *Store) groupTx(ctx context.Context, fn func(*tx) error) error {
 	for {
 		select {
 		case <-j.done:
+			if j.panicked != nil {
+				panic(j.panicked)
+			}
 			if j.told != nil {
 				j.told()
 			}
 			return j.err
 		case s.writer <- struct{}{}:
-			s.runBatch()
-			<-s.writer
+			func() {
+				defer func() { <-s.writer }()
+				s.runBatch()
+			}()
 		case <-cancelled:
 			if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
 				return ctx.Err()
@@ -102,6 +110,24 @@ func (s *Store) groupTx(ctx context.Context, fn func(*tx) error) error {
 			cancelled, timeout = nil, nil
 		}
 	}
+}
+
+// run runs the job's function and what ends a transaction, in t; a panic
+// is kept for the caller and fails the job.
+func (j *writeJob) run(ctx context.Context, t *tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.panicked, err = r, fmt.Errorf("store: the transaction panicked: %v", r)
+		}
+	}()
+	err = j.fn(t)
+	if err == nil && t.counts != nil {
+		err = t.writeCounts(ctx)
+	}
+	if err == nil && t.clearsKeys {
+		j.told, err = t.beforeKeysCommit(ctx)
+	}
+	return err
 }
 
 // runBatch runs the queued transactions in one SQLite transaction, each
@@ -137,13 +163,7 @@ func (s *Store) runBatch() {
 			}
 		}
 		t := &tx{q: sqlTx, sqlTx: sqlTx, s: s, uncancelled: true}
-		ferr := j.fn(t)
-		if ferr == nil && t.counts != nil {
-			ferr = t.writeCounts(ctx)
-		}
-		if ferr == nil && t.clearsKeys {
-			j.told, ferr = t.beforeKeysCommit(ctx)
-		}
+		ferr := j.run(ctx, t)
 		if ferr == nil {
 			if savepoints {
 				if _, err = sqlTx.ExecContext(ctx, `RELEASE job`); err != nil {

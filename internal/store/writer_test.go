@@ -120,3 +120,60 @@ func (s *Store) queued() int {
 	defer s.queue.mu.Unlock()
 	return len(s.queue.jobs)
 }
+
+// TestGroupCommit_Panic: a transaction that panics is rolled back and its
+// panic raised in its own caller; the others of its batch commit, and the
+// write turn is free again.
+func TestGroupCommit_Panic(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "cauri.db"))
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE group_test (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	s.writer <- struct{}{}
+	var wg sync.WaitGroup
+	var recovered atomic.Value
+	var okErr error
+	for i, k := range []string{"panics", "commits"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					recovered.Store(r)
+				}
+			}()
+			err := s.tx(ctx, func(t *tx) error {
+				if _, err := t.exec(ctx, `INSERT INTO group_test (k) VALUES (?)`, k); err != nil {
+					return err
+				}
+				if i == 0 {
+					panic("boom")
+				}
+				return nil
+			})
+			okErr = err
+		}()
+		for deadline := time.Now().Add(5 * time.Second); s.queued() <= i && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		}
+	}
+	<-s.writer
+	wg.Wait()
+	var keys []string
+	rows, err := s.db.QueryContext(ctx, `SELECT k FROM group_test`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if recovered.Load() != "boom" || okErr != nil || fmt.Sprint(keys) != "[commits]" {
+		t.Fatalf("panic %v, the other's error %v, rows %v; want boom, nil, [commits]", recovered.Load(), okErr, keys)
+	}
+	if err := s.tx(ctx, func(*tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
