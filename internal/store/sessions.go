@@ -14,6 +14,9 @@ const sessionColumns = `id, workspace_id, livemode, status, amount, currency, cu
 	customer_phone, description, success_url, cancel_url, merchant_name, merchant_logo, metadata, provider,
 	created_at, updated_at, completed_at, link_id, expires_at`
 
+// qualifiedSessionColumns are sessionColumns of the table named s.
+var qualifiedSessionColumns = qualify("s", sessionColumns)
+
 func scanSession(row interface{ Scan(...any) error }) (*cauri.Session, error) {
 	var s cauri.Session
 	var status, cur, md string
@@ -116,14 +119,10 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*cauri.Ses
 	}
 	var sess *cauri.Session
 	err := s.tx(ctx, func(t *tx) error {
+		var ws *cauri.Workspace
 		var err error
-		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`+s.forUpdate(), id))
-		if err != nil {
+		if sess, ws, err = t.sessionForUpdate(ctx, id); err != nil {
 			return notFound(err, "Session %s not found", id)
-		}
-		ws, err := t.workspaceAndHooks(ctx, sess.WorkspaceID)
-		if err != nil {
-			return err
 		}
 		was := sess.Status
 		ev, err := fn(sess, ws)

@@ -444,3 +444,12 @@ func notFound(err error, format string, args ...any) error {
 	}
 	return err
 }
+
+// qualify prefixes each of a list of columns with a table's name.
+func qualify(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}

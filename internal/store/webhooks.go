@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/config"
 )
 
 func (t *tx) webhookConfig(ctx context.Context, workspaceID string, lock bool) (*cauri.WebhookConfig, error) {
@@ -43,19 +44,40 @@ func (h *hookFields) config() *cauri.WebhookConfig {
 	return c
 }
 
-// workspaceAndHooks reads a workspace with its webhook settings in one
-// statement; the settings serve the deliveries of the events the
+// sessionForUpdate reads a session, locked for the transaction's update,
+// with its workspace and the workspace's webhook settings, in one
+// statement: the settings serve the deliveries of the events the
 // transaction then writes, without a read of their own.
-func (t *tx) workspaceAndHooks(ctx context.Context, id string) (*cauri.Workspace, error) {
-	var h hookFields
-	ws, err := scanWorkspace(t.queryRow(ctx, `SELECT `+workspaceColumns+`, `+hookColumns+` FROM workspaces w WHERE w.id = ?`, id), h.targets()...)
-	if err != nil {
-		return nil, err
+func (t *tx) sessionForUpdate(ctx context.Context, id string) (*cauri.Session, *cauri.Workspace, error) {
+	lock := "" // SQLite: the transaction holds the write lock already
+	if t.s.kind == config.Postgres {
+		lock = " FOR UPDATE OF s" // the session's row, not the workspace's
 	}
-	t.hooks = map[string]*cauri.WebhookConfig{id: h.config()}
-	t.workspaces = map[string]*cauri.Workspace{id: ws}
-	return ws, nil
+	row := t.queryRow(ctx, `SELECT `+qualifiedSessionColumns+`, `+workspaceColumns+`, `+hookColumns+`
+		FROM checkout_sessions s JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?`+lock, id)
+	// One Scan fills the three: the workspace's scan asks for its columns
+	// and the settings', the session's for its own before them.
+	var h hookFields
+	var sess *cauri.Session
+	ws, err := scanWorkspace(scanFunc(func(wsDests ...any) (err error) {
+		sess, err = scanSession(scanFunc(func(sessDests ...any) error {
+			return row.Scan(append(sessDests, wsDests...)...)
+		}))
+		return err
+	}), h.targets()...)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.hooks = map[string]*cauri.WebhookConfig{ws.ID: h.config()}
+	t.workspaces = map[string]*cauri.Workspace{ws.ID: ws}
+	return sess, ws, nil
 }
+
+// scanFunc is a Scan method of a function, to fill several scans' values
+// from one row.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // WebhookConfig reads a workspace's webhook settings.
 func (s *Store) WebhookConfig(ctx context.Context, workspaceID string) (*cauri.WebhookConfig, error) {
