@@ -62,6 +62,11 @@ type Simulator struct {
 	LoseResults                                bool
 	b2c                                        b2cBook
 
+	// LoseCallbacks drops the STK callbacks a settle sends (a payment only
+	// the status query confirms, whose receipt Cauri never learns); the
+	// control call /_sim/callback/ still sends one.
+	LoseCallbacks bool
+
 	// Reversals (simulator_reversal.go): LoseReversalAnswers records each
 	// reversal and closes the connection without answering.
 	LoseReversalAnswers bool
@@ -125,6 +130,9 @@ func (s *Simulator) ready() {
 				}
 			},
 			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
+				if s.LoseCallbacks && claim == "" {
+					return sim.Note{} // lost: only the status query tells
+				}
 				code, _ := strconv.Atoi(m.Status)
 				if claim != "" || m.Status == processing { // claimed, or early: as its number asks
 					code = resultCode(claim, m.Phone)
