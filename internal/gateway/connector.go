@@ -62,10 +62,11 @@ type Ref struct {
 	// collection as Refund.Collection does, for the aggregators that know
 	// a refund only by its payment (Wave: by its checkout session).
 	Collection *Ref
-	// NotifyURL, in a PayoutStatus only, is the gateway's callback
-	// address, for the aggregators whose status query answers there
-	// (M-Pesa's transaction status query); Amount and Currency are the
-	// payout's, for those that check the answer's amount (M-Pesa).
+	// NotifyURL, in a PayoutStatus or a RefundStatus only, is the
+	// gateway's callback address, for the aggregators whose status query
+	// answers there (M-Pesa's transaction status query); Amount and
+	// Currency are the payout's, for those that check the answer's amount
+	// (M-Pesa).
 	NotifyURL string
 	Amount    int64 // minor units
 	Currency  cauri.Currency
@@ -243,6 +244,17 @@ func WholeRefundsOnly(r Refunder) bool {
 func RefundsUnavailable(r Refunder) string {
 	if u, ok := r.(interface{ RefundsUnavailable() string }); ok {
 		return u.RefundsUnavailable()
+	}
+	return ""
+}
+
+// CollectionUnrefundable says why r cannot refund the collection ref
+// (M-Pesa: a payment whose receipt number never reached Cauri, which a
+// reversal names it by); "" when it can. The refund service answers
+// refunds_unsupported with it, before anything is written.
+func CollectionUnrefundable(r Refunder, ref Ref) string {
+	if u, ok := r.(interface{ CollectionUnrefundable(Ref) string }); ok {
+		return u.CollectionUnrefundable(ref)
 	}
 	return ""
 }

@@ -75,6 +75,10 @@ func (o *observedRefunder) RefundsUnavailable() string { return RefundsUnavailab
 
 func (o *observedRefunder) WholeRefundsOnly() bool { return WholeRefundsOnly(o.r) }
 
+func (o *observedRefunder) CollectionUnrefundable(ref Ref) string {
+	return CollectionUnrefundable(o.r, ref)
+}
+
 type observed struct {
 	c        Connector
 	provider string

@@ -140,8 +140,8 @@ func (s *Service) parse(ctx context.Context, ws *cauri.Workspace, keyLive bool, 
 // The first check that fails answers: the transaction (404
 // transaction_not_found), the fields (invalid_amount, invalid_body), a
 // replay, the session's state (not_refundable), the way back
-// (refunds_unsupported for an aggregator that cannot refund, or that
-// refunds only a whole payment and is asked a part; the transfers' checks
+// (refunds_unsupported for an aggregator that cannot refund, or not this
+// payment, or that refunds only a whole payment and is asked a part; the transfers' checks
 // and codes for a payout), then, under the session's lock, what is left to
 // refund (refund_exceeds_payment; refunds_unsupported for the rest of a
 // payment partly refunded through an aggregator that refunds only a whole
@@ -205,6 +205,9 @@ func (s *Service) Create(ctx context.Context, ws *cauri.Workspace, keyLive bool,
 	refunder, name, err := s.refunder(ctx, r.GatewayID)
 	if err != nil {
 		return nil, false, err
+	}
+	if why := gateway.CollectionUnrefundable(refunder, gateway.Ref{Reference: a.Reference, ProviderRef: a.ProviderRef}); why != "" {
+		return nil, false, invalid("refunds_unsupported", "%s cannot refund transaction %s through its API: %s", name, q.sess.ID, strings.TrimSuffix(why, "."))
 	}
 	admit := cauri.AdmitRefund
 	if gateway.WholeRefundsOnly(refunder) {
@@ -627,13 +630,14 @@ func (s *Service) check(ctx context.Context, r *cauri.Refund) error {
 }
 
 // statusRef names a refund for its aggregator's RefundStatus: our
-// reference, the aggregator's id once known, and the payment it gives back
-// (gateway.Ref.Collection: Wave knows a refund only by its payment's
-// checkout session).
+// reference, the aggregator's id once known, the gateway's callback
+// address (M-Pesa's status query answers there), and the payment it gives
+// back (gateway.Ref.Collection: Wave knows a refund only by its payment's
+// checkout session; M-Pesa asks about a payment by its receipt).
 // Without the attempt (unreadable now), the aggregators that need no more
 // than the refund's own ids are still asked; the others say what they lack.
 func (s *Service) statusRef(ctx context.Context, r *cauri.Refund) gateway.Ref {
-	ref := gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef}
+	ref := gateway.Ref{Reference: r.Reference, ProviderRef: r.ProviderRef, NotifyURL: s.CallbackURL + "/" + r.GatewayID}
 	a, err := s.attempt(ctx, r)
 	if err != nil {
 		s.Failures.Record(ctx, movement.Refund, "attempt", r.ID, err)

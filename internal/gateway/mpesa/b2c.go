@@ -80,11 +80,21 @@ var sandboxCert []byte
 
 // The keys of the query string of a ResultURL or QueueTimeOutURL.
 const (
-	kindKey   = "mpesa"     // result, timeout, status, status_timeout
-	refKey    = "mpesa_ref" // the transfer's reference
-	amountKey = "mpesa_amt" // the amount in whole shillings, when known
-	tokenKey  = "mpesa_t"   // tokenFor(reference, amount)
+	kindKey    = "mpesa"     // result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	refKey     = "mpesa_ref" // the transfer's (or the refund's) reference
+	amountKey  = "mpesa_amt" // the amount in whole shillings, when known
+	subjectKey = "mpesa_tx"  // what a reversal's result must be about (reversal.go), when any
+	tokenKey   = "mpesa_t"   // tokenFor(reference, signed(amount, subject))
 )
+
+// signed is what a result address's token covers besides the reference:
+// the amount, and the subject when there is one.
+func signed(amount, subject string) string {
+	if subject == "" {
+		return amount
+	}
+	return amount + "\x00" + subject
+}
 
 // b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
 // numbers, as in the portal's example (testdata/b2c_request.json).
@@ -279,6 +289,12 @@ func (c *Client) tokenFor(reference, amount string) string {
 // resultURL is notify with the kind, the reference, the amount (whole
 // shillings, "" when unknown) and their token.
 func (c *Client) resultURL(notify, kind, reference, amount string) (string, error) {
+	return c.resultURLFor(notify, kind, reference, amount, "")
+}
+
+// resultURLFor is resultURL with a subject (a receipt, an id) the result
+// must be about, covered by the token.
+func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(notify))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
@@ -289,7 +305,10 @@ func (c *Client) resultURL(notify, kind, reference, amount string) (string, erro
 	if amount != "" {
 		q.Set(amountKey, amount)
 	}
-	q.Set(tokenKey, c.tokenFor(reference, amount))
+	if subject != "" {
+		q.Set(subjectKey, subject)
+	}
+	q.Set(tokenKey, c.tokenFor(reference, signed(amount, subject)))
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
@@ -434,9 +453,15 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		return "", false, nil
 	}
 	reference = q.Get(refKey)
-	amount := q.Get(amountKey)
-	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, amount))) {
+	amount, subject := q.Get(amountKey), q.Get(subjectKey)
+	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject)))) {
 		return "", true, errors.New("M-Pesa B2C callback without the right token: ignored")
+	}
+	if strings.HasPrefix(kind, "revers") {
+		if err := c.reversalCallback(kind, reference, amount, subject, body); err != nil {
+			return "", true, err
+		}
+		return reference, true, nil
 	}
 	if kind == "status_timeout" {
 		// A status query that timed out in Daraja's queue: asking again at

@@ -1,7 +1,8 @@
-// Package mpesa is the connector to Safaricom's M-Pesa Daraja API in Kenya,
-// for collections only: Lipa na M-Pesa Online (M-Pesa Express, the "STK
-// push" to the customer's phone, who approves it with their M-Pesa PIN) and
-// its status query, and a simulator of that part of the API. Facts from
+// Package mpesa is the connector to Safaricom's M-Pesa Daraja API in Kenya:
+// collections by Lipa na M-Pesa Online (M-Pesa Express, the "STK push" to
+// the customer's phone, who approves it with their M-Pesa PIN) and its
+// status query, payouts by B2C (b2c.go), refunds by the Reversal API
+// (reversal.go), and a simulator of those parts of the API. Facts from
 // Safaricom's developer portal (developer.safaricom.co.ke: Authorization,
 // M-Pesa Express Simulate and Query, as stored copies of those pages show
 // them), Safaricom's own Node library (safaricom/mpesa-node-library), an
@@ -98,11 +99,13 @@ type Client struct {
 	credErr   error
 	resultsMu sync.Mutex
 	results   map[string]B2CResult // trusted B2C outcomes, by reference
+	receipts  map[string]string    // collections' M-Pesa receipts, by CheckoutRequestID (under resultsMu)
 }
 
 var (
 	_ gateway.Connector = (*Client)(nil)
 	_ gateway.Payer     = (*Client)(nil)
+	_ gateway.Refunder  = (*Client)(nil)
 )
 
 // TokenMargin is how long before its expiry a token is renewed.
@@ -419,7 +422,11 @@ func accepted(raw []byte, created func(string) error) (gateway.Status, error) {
 }
 
 // CollectionStatus implements gateway.Connector: the STK push query, by
-// Safaricom's CheckoutRequestID (ref.ProviderRef). Daraja cannot be asked
+// Safaricom's CheckoutRequestID (ref.ProviderRef). A paid push's
+// ProviderRef becomes its M-Pesa receipt number when its callback gave one
+// (keepReceipt): what a reversal names the payment by, and what the
+// customer's SMS shows. A ProviderRef that is a receipt is a collected
+// payment: succeeded, without a call. Daraja cannot be asked
 // by our reference: without a CheckoutRequestID, Daraja never accepted a
 // push as far as we know (it refused it, failed, or never answered), so
 // there is nothing at Safaricom to ask about, and nothing that can be
@@ -435,6 +442,10 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	id := strings.TrimSpace(ref.ProviderRef)
 	if id == "" {
 		return gateway.Status{Outcome: gateway.NotFound}, nil
+	}
+	if isReceipt(id) {
+		// Only a collected payment's id is ever its receipt (see below).
+		return gateway.Status{Outcome: gateway.Succeeded, ProviderRef: id}, nil
 	}
 	if err := c.configured(); err != nil {
 		return gateway.Status{}, err
@@ -452,7 +463,13 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered an unreadable status"}
 	}
-	return resultStatus(a, id)
+	st, err := resultStatus(a, id)
+	if err == nil && st.Outcome == gateway.Succeeded {
+		if receipt, ok := c.receipt(id); ok {
+			st.ProviderRef = receipt
+		}
+	}
+	return st, err
 }
 
 // resultStatus reads a status query's answer about push id.
@@ -484,7 +501,7 @@ type callbackBody struct {
 // a string as in the query) and ResultDesc, and, for a payment,
 // CallbackMetadata's items (Amount, MpesaReceiptNumber, TransactionDate,
 // PhoneNumber; sometimes a Balance without a value). The receipt number is
-// only there: the query does not give it.
+// only there: the query does not give it (CallbackReference keeps it).
 type stkCallback struct {
 	MerchantRequestID string            `json:"MerchantRequestID"`
 	CheckoutRequestID string            `json:"CheckoutRequestID"`
@@ -517,22 +534,72 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 			return ref, err
 		}
 	}
-	// Only the id is read: the rest of the callback is not believed anyway.
+	// The id is read, and a payment's receipt number: the rest of the
+	// callback is not believed anyway.
 	var cb struct {
 		Body struct {
 			STKCallback struct {
 				CheckoutRequestID string `json:"CheckoutRequestID"`
+				ResultCode        any    `json:"ResultCode"`
+				CallbackMetadata  struct {
+					Item []callbackItem `json:"Item"`
+				} `json:"CallbackMetadata"`
 			} `json:"stkCallback"`
 		} `json:"Body"`
 	}
 	if err := json.Unmarshal(body, &cb); err != nil {
 		return "", errors.New("M-Pesa callback is not an stkCallback")
 	}
-	id := strings.TrimSpace(cb.Body.STKCallback.CheckoutRequestID)
+	stk := cb.Body.STKCallback
+	id := strings.TrimSpace(stk.CheckoutRequestID)
 	if id == "" {
 		return "", errors.New("M-Pesa callback without a CheckoutRequestID")
 	}
+	if fmt.Sprint(stk.ResultCode) == "0" {
+		for _, it := range stk.CallbackMetadata.Item {
+			if r, ok := it.Value.(string); ok && it.Name == "MpesaReceiptNumber" && isReceipt(strings.TrimSpace(r)) {
+				c.keepReceipt(id, strings.TrimSpace(r))
+			}
+		}
+	}
 	return id, nil
+}
+
+// receiptRE is an M-Pesa receipt number (a transaction id): ten capital
+// letters and digits (the portal's NLJ7RT61SV, PDU91HIVIT, SKC82PACB8).
+// A CheckoutRequestID (ws_CO_...) never is one.
+var receiptRE = regexp.MustCompile(`^[A-Z0-9]{10}$`)
+
+func isReceipt(s string) bool { return receiptRE.MatchString(s) }
+
+// keepReceipt keeps the receipt number a push's callback gave, until the
+// status query confirms the payment (CollectionStatus): the query's answer
+// carries no receipt (SOURCES.md), and the reversal of the payment, its
+// refund, needs it. The callback is unsigned: its receipt is only believed
+// for a push the query says was paid, and the last one given wins.
+// Bounded as the B2C results are.
+func (c *Client) keepReceipt(checkoutRequestID, receipt string) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	if c.receipts == nil {
+		c.receipts = map[string]string{}
+	}
+	if len(c.receipts) >= maxResults {
+		for k := range c.receipts {
+			delete(c.receipts, k)
+			break
+		}
+	}
+	c.receipts[checkoutRequestID] = receipt
+}
+
+// receipt answers and forgets the receipt kept for a push.
+func (c *Client) receipt(checkoutRequestID string) (string, bool) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	r, ok := c.receipts[checkoutRequestID]
+	delete(c.receipts, checkoutRequestID)
+	return r, ok
 }
 
 // configured refuses, before anything is sent, a client without the

@@ -44,7 +44,9 @@ import (
 // status when given (a duplicate, a stale or an early callback); POST
 // /_sim/fault?mode= injects faults into the API (the OAuth endpoint aside;
 // 500-initiate fails the push only, though the query is a POST too).
-// Calls counts the API's requests, the OAuth endpoint's too.
+// Calls counts the API's requests, the OAuth endpoint's too. B2C and the
+// transaction status query: simulator_b2c.go; reversals:
+// simulator_reversal.go.
 type Simulator struct {
 	ConsumerKey    string
 	ConsumerSecret string
@@ -59,6 +61,16 @@ type Simulator struct {
 	InitiatorName, B2CCredential, B2CShortCode string
 	LoseResults                                bool
 	b2c                                        b2cBook
+
+	// LoseCallbacks drops the STK callbacks a settle sends (a payment only
+	// the status query confirms, whose receipt Cauri never learns); the
+	// control call /_sim/callback/ still sends one.
+	LoseCallbacks bool
+
+	// Reversals (simulator_reversal.go): LoseReversalAnswers records each
+	// reversal and closes the connection without answering.
+	LoseReversalAnswers bool
+	reversals           reversalBook
 
 	// Book holds the pushes, by CheckoutRequestID; their status is the
 	// query's errorCode while they wait, then their ResultCode.
@@ -118,6 +130,9 @@ func (s *Simulator) ready() {
 				}
 			},
 			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
+				if s.LoseCallbacks && claim == "" {
+					return sim.Note{} // lost: only the status query tells
+				}
 				code, _ := strconv.Atoi(m.Status)
 				if claim != "" || m.Status == processing { // claimed, or early: as its number asks
 					code = resultCode(claim, m.Phone)
@@ -160,14 +175,14 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		faulted = r.Clone(r.Context())
 		faulted.Method = http.MethodGet
 	}
-	if strings.HasPrefix(r.URL.Path, "/_sim/settle/") && s.b2cControl(w, r) {
+	if strings.HasPrefix(r.URL.Path, "/_sim/settle/") && (s.b2cControl(w, r) || s.reversalControl(w, r)) {
 		return
 	}
 	if s.Intercept(w, faulted) {
 		return
 	}
 	switch {
-	case r.URL.Path != pushPath && r.URL.Path != queryPath && r.URL.Path != b2cPath && r.URL.Path != statusPath:
+	case r.URL.Path != pushPath && r.URL.Path != queryPath && r.URL.Path != b2cPath && r.URL.Path != statusPath && r.URL.Path != reversalPath:
 		refuse(w, http.StatusNotFound, "404.001.01", "Resource not found")
 	case r.Method != http.MethodPost:
 		refuse(w, http.StatusMethodNotAllowed, "405.001", "Method Not Allowed")
@@ -179,6 +194,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.b2cPayment(w, r)
 	case r.URL.Path == statusPath:
 		s.transactionStatus(w, r)
+	case r.URL.Path == reversalPath:
+		s.reversal(w, r)
 	default:
 		s.query(w, r)
 	}

@@ -117,7 +117,9 @@ func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C, checkI
 	switch {
 	case why != "":
 		refuse(w, http.StatusBadRequest, "400.002.02", why)
-	case string(p.PartyA) != s.b2cShortCode():
+	case string(p.PartyA) != s.b2cShortCode() && !(checkInitiator && string(p.PartyA) == s.ShortCode):
+		// A status query may ask about the paybill's transactions too
+		// (a reversal, a payment reversed).
 		badRequest(w, "PartyA")
 	case !webURL(string(p.ResultURL)):
 		badRequest(w, "ResultURL")
@@ -131,11 +133,23 @@ func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C, checkI
 
 func decodeB2C(w http.ResponseWriter, r *http.Request) (simB2C, bool) {
 	var p simB2C
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&p); err != nil {
+	return p, decodeJSON(w, r, &p)
+}
+
+// decodeJSON reads a request's body into v, answering Daraja's refusal
+// when it is not JSON.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(v); err != nil {
 		refuse(w, http.StatusBadRequest, "400.002.02", "Bad Request - Invalid JSON")
-		return p, false
+		return false
 	}
-	return p, true
+	return true
+}
+
+// marshalResult is a result callback's body, {"Result": res}.
+func marshalResult(res map[string]any) []byte {
+	b, _ := json.Marshal(map[string]any{"Result": res})
+	return b
 }
 
 // b2cPayment is POST /mpesa/b2c/v3/paymentrequest.
@@ -303,6 +317,9 @@ func (s *Simulator) transactionStatus(w http.ResponseWriter, r *http.Request) {
 		body = statusResult(found, convID, fmt.Sprintf("%d-%d-1", 20000+n, n))
 	}
 	s.b2c.mu.Unlock()
+	if found == nil {
+		body = s.reversalStatus(ref, string(p.TransactionID), convID, fmt.Sprintf("%d-%d-1", 20000+n, n))
+	}
 	if body != nil {
 		go post(string(p.ResultURL), body)
 	}

@@ -1,0 +1,321 @@
+package mpesa
+
+// Refunds of collections through Daraja's Reversal API. Sources:
+// testdata/SOURCES.md, "Reversals".
+//
+// A reversal is POST /mpesa/reversal/v1/request naming the payment by its
+// M-Pesa receipt number (TransactionID) and the organisation that received
+// it (ReceiverParty, RecieverIdentifierType "11", spelt so by Safaricom's
+// own library and portal). Like B2C, Daraja acknowledges it at once and
+// POSTs the outcome later to the ResultURL (or the QueueTimeOutURL); it
+// takes no id of ours and no idempotency key. So, as for B2C:
+//
+//   - the ResultURL and QueueTimeOutURL carry the refund's reference, the
+//     amount, the receipt reversed and their token (tokenFor): a result
+//     without the right token, or about another receipt or amount, is
+//     ignored;
+//   - the refund is never sent twice (IdempotentRefund false); one whose
+//     acknowledgement or result was lost is asked about with the
+//     transaction status query, whose own result comes back the same way.
+//
+// The portal's Reversal page describes the reversal of a payment received
+// (C2B), with Amount "Transaction amount"; nothing describes reversing part
+// of one, and M-Pesa refuses to reverse a transaction twice (R000001 "The
+// transaction has already been reversed"): a reversal gives back the whole
+// payment (WholeRefundsOnly). Its initiator needs the "Org Reversals
+// Initiator" role on the shortcode that received the payment.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cauri-pay/cauri/internal/gateway"
+)
+
+// reversalPath is the Reversal API's (the portal's and the library's v1).
+const reversalPath = "/mpesa/reversal/v1/request"
+
+// The reversal's fixed fields: its only CommandID, and the receiver's
+// identifier type, "11" (the portal: "Type of Organization (should be
+// '11')"; the library's default).
+const (
+	transactionReversal  = "TransactionReversal"
+	reversalReceiverType = "11"
+)
+
+// The result codes of a reversal that name the initiator (the portal's
+// Reversal page): 21 "The initiator is not allowed to initiate" (no Org
+// Reversals Initiator role), 2001 "The initiator information is invalid",
+// 8006 "The security credential is locked".
+const (
+	resultNotAllowed = "21"
+	resultLocked     = "8006"
+)
+
+// reversalRequest is POST /mpesa/reversal/v1/request, its numbers written
+// as strings, as in the portal's example (testdata/reversal_request.json).
+type reversalRequest struct {
+	Initiator              string `json:"Initiator"`
+	SecurityCredential     string `json:"SecurityCredential"`
+	CommandID              string `json:"CommandID"`
+	TransactionID          string `json:"TransactionID"`
+	Amount                 string `json:"Amount"`
+	ReceiverParty          string `json:"ReceiverParty"`
+	RecieverIdentifierType string `json:"RecieverIdentifierType"`
+	ResultURL              string `json:"ResultURL"`
+	QueueTimeOutURL        string `json:"QueueTimeOutURL"`
+	Remarks                string `json:"Remarks"`
+	Occasion               string `json:"Occasion"`
+}
+
+// reversalRemarksMax is Remarks' longest ("2-100 characters").
+const reversalRemarksMax = 100
+
+// receiverParty is the organisation a collection paid: the till of a buy
+// goods gateway, else the paybill shortcode.
+func (c *Client) receiverParty() string {
+	if till := strings.TrimSpace(c.TillNumber); till != "" {
+		return till
+	}
+	return strings.TrimSpace(c.ShortCode)
+}
+
+// RefundsUnavailable implements the refund service's question: a gateway
+// reverses payments only with an API initiator (the B2C credentials).
+func (c *Client) RefundsUnavailable() string {
+	switch {
+	case strings.TrimSpace(c.InitiatorName) == "":
+		return `M-Pesa refunds a payment by reversing it, which needs an API initiator with the "Org Reversals Initiator" role: the gateway has no "initiator_name"`
+	case strings.TrimSpace(c.SecurityCredential) == "" && c.InitiatorPassword == "":
+		return `M-Pesa refunds a payment by reversing it, which needs the initiator's "initiator_password" (or a ready "security_credential"): the gateway has neither`
+	}
+	return ""
+}
+
+// WholeRefundsOnly implements the refund service's question: a reversal
+// gives back the whole payment.
+func (c *Client) WholeRefundsOnly() bool { return true }
+
+// CollectionUnrefundable implements the refund service's question: a
+// reversal names the payment by its M-Pesa receipt, which the payment's
+// ProviderRef is only once its callback gave it (CollectionStatus).
+func (c *Client) CollectionUnrefundable(ref gateway.Ref) string {
+	if isReceipt(strings.TrimSpace(ref.ProviderRef)) {
+		return ""
+	}
+	return "M-Pesa reverses a payment by its receipt number, and Safaricom's callback that gives it never reached Cauri for this payment " +
+		"(the status query does not give it); reverse it from the M-PESA organisation portal, or ask for \"method\": \"payout\""
+}
+
+// IdempotentRefund implements gateway.Refunder: Daraja takes no
+// idempotency key.
+func (c *Client) IdempotentRefund() bool { return false }
+
+// reversalConfigured refuses, before anything is sent, a client that cannot
+// reverse.
+func (c *Client) reversalConfigured() error {
+	for _, f := range []struct{ value, credential string }{
+		{c.ConsumerKey, "consumer_key"}, {c.ConsumerSecret, "consumer_secret"}, {c.receiverParty(), "shortcode"},
+	} {
+		if strings.TrimSpace(f.value) == "" {
+			return &gateway.Error{NotSent: true, Message: fmt.Sprintf("M-Pesa reversals need the credential %q", f.credential)}
+		}
+	}
+	if why := c.RefundsUnavailable(); why != "" {
+		return &gateway.Error{NotSent: true, Message: why}
+	}
+	return nil
+}
+
+// Refund implements gateway.Refunder: the reversal of the whole payment
+// r.Collection, named by its M-Pesa receipt (the attempt's ProviderRef once
+// the payment's callback gave it, see CollectionStatus). A payment whose
+// receipt is unknown (its callback never came: the status query does not
+// give it) cannot be reversed through the API: nothing is sent, and the
+// error says what the merchant can do. Daraja's acknowledgement is pending,
+// with its OriginatorConversationID as ProviderRef (what the status query
+// asks by); a 4xx or another ResponseCode is a refusal; a 5xx, an
+// unreadable answer or none concludes nothing.
+func (c *Client) Refund(ctx context.Context, r gateway.Refund) (gateway.Status, error) {
+	receipt := strings.TrimSpace(r.Collection.ProviderRef)
+	whole, amountOK := shillings(r.Amount, r.Currency)
+	why := ""
+	switch {
+	case r.Currency != "KES":
+		why = "M-Pesa reverses Kenyan shillings (KES) only, not " + string(r.Currency)
+	case !amountOK:
+		why = "M-Pesa reverses whole shillings; the amount is not one"
+	case strings.TrimSpace(r.Reference) == "":
+		why = "the refund has no reference"
+	}
+	if why != "" {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "not sent to M-Pesa: " + why}, nil
+	}
+	if why := c.CollectionUnrefundable(r.Collection); why != "" {
+		return gateway.Status{}, &gateway.Error{NotSent: true, Message: why}
+	}
+	if err := c.reversalConfigured(); err != nil {
+		return gateway.Status{}, err
+	}
+	amount := strconv.FormatInt(whole, 10)
+	result, err := c.resultURLFor(r.NotifyURL, "reversal", r.Reference, amount, receipt)
+	if err != nil {
+		return gateway.Status{}, &gateway.Error{NotSent: true, Message: "M-Pesa reversal: " + err.Error()}
+	}
+	timeout, _ := c.resultURLFor(r.NotifyURL, "reversal_timeout", r.Reference, amount, receipt)
+	cred, err := c.securityCredential()
+	if err != nil {
+		return gateway.Status{}, err
+	}
+	code, raw, err := c.api(ctx, reversalPath, c.encodeReversal(r.Reference, receipt, amount, r.Reason, cred, result, timeout))
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case code == http.StatusOK:
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the reversal " + refusal(code, raw) + " (check the gateway's address, and that its Daraja app has the Reversal product)"}
+	case code >= 400 && code < 500:
+		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
+	default:
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the reversal " + refusal(code, raw)}
+	}
+	var a ack
+	if json.Unmarshal(raw, &a) != nil || a.ResponseCode == "" {
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the reversal with unreadable JSON"}
+	}
+	if a.ResponseCode != "0" {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "200 " + truncate(strings.Trim(string(a.ResponseCode)+": "+a.ResponseDescription, ": "), 200)}, nil
+	}
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(a.OriginatorConversationID)}, nil
+}
+
+// encodeReversal is the reversal of receipt's whole amount (whole
+// shillings), received by the gateway's shortcode (or till); Remarks is the
+// merchant's reason's letters, digits and spaces ("Refund" when it has
+// fewer than 2), Occasion our reference's first 12 letters and digits.
+func (c *Client) encodeReversal(reference, receipt, amount, reason, cred, result, timeout string) reversalRequest {
+	remarks := alphanumerics(reason, reversalRemarksMax, true)
+	if len(remarks) < 2 {
+		remarks = "Refund"
+	}
+	return reversalRequest{Initiator: c.InitiatorName, SecurityCredential: cred, CommandID: transactionReversal, TransactionID: receipt,
+		Amount: amount, ReceiverParty: c.receiverParty(), RecieverIdentifierType: reversalReceiverType, ResultURL: result,
+		QueueTimeOutURL: timeout, Remarks: remarks, Occasion: accountReference(reference)}
+}
+
+// RefundStatus implements gateway.Refunder: the outcome a trusted result
+// brought (see CallbackReference), else the transaction status query is
+// sent and the refund is pending until its result arrives. The query names
+// the reversal by the OriginatorConversationID Daraja acknowledged it with
+// (ref.ProviderRef); when that acknowledgement was lost, it asks about the
+// reversed payment, by its receipt. Never NotFound: nothing proves Daraja
+// did not receive a reversal whose answer was lost.
+func (c *Client) RefundStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
+	if r, ok := c.takeResult(ref.Reference); ok {
+		return r.Status, nil
+	}
+	if err := c.reversalConfigured(); err != nil {
+		return gateway.Status{}, err
+	}
+	req := statusRequest{Initiator: c.InitiatorName, CommandID: "TransactionStatusQuery", PartyA: c.receiverParty(), IdentifierType: "4",
+		Remarks: "Status", Occasion: accountReference(ref.Reference)}
+	kind, subject := "reversal_status", strings.TrimSpace(ref.ProviderRef)
+	if subject != "" {
+		req.OriginatorConversationID = subject
+	} else {
+		if ref.Collection == nil || !isReceipt(strings.TrimSpace(ref.Collection.ProviderRef)) {
+			return gateway.Status{}, &gateway.Error{Message: "M-Pesa reversal " + ref.Reference + ": neither Daraja's id of the reversal nor the payment's receipt is known: it cannot be asked about; look for it in the M-PESA organisation portal"}
+		}
+		kind, subject = "reversed_status", strings.TrimSpace(ref.Collection.ProviderRef)
+		req.TransactionID = subject
+	}
+	var err error
+	if req.ResultURL, err = c.resultURLFor(ref.NotifyURL, kind, ref.Reference, "", subject); err != nil {
+		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
+	}
+	req.QueueTimeOutURL, _ = c.resultURLFor(ref.NotifyURL, "status_timeout", ref.Reference, "", subject)
+	if req.SecurityCredential, err = c.securityCredential(); err != nil {
+		return gateway.Status{}, err
+	}
+	code, raw, err := c.api(ctx, statusPath, req)
+	switch {
+	case err != nil:
+		return gateway.Status{}, err
+	case code != http.StatusOK:
+		return gateway.Status{}, &gateway.Error{Transient: code >= 500, Answered: true, Message: "M-Pesa answered the status query " + refusal(code, raw)}
+	}
+	var a ack
+	if json.Unmarshal(raw, &a) != nil || a.ResponseCode != "0" {
+		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa did not accept the status query: " + truncate(string(a.ResponseCode)+" "+a.ResponseDescription, 200)}
+	}
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
+}
+
+// reversalCallback reads a trusted (token checked) reversal result, or the
+// result of a status query about a reversal, for the refund with our
+// reference; subject is the receipt reversed (reversal), the reversal's
+// OriginatorConversationID (reversal_status) or the reversed payment's
+// receipt (reversed_status). A final outcome is kept for RefundStatus.
+func (c *Client) reversalCallback(kind, reference, amount, subject string, body []byte) error {
+	if kind == "reversal_timeout" {
+		return nil // only a signal: the status query decides
+	}
+	var b resultBody
+	if err := json.Unmarshal(body, &b); err != nil || b.Result.ResultCode == "" {
+		return errors.New("M-Pesa reversal callback is not a Result")
+	}
+	switch kind {
+	case "reversal":
+		if orig := b.param("OriginalTransactionID"); orig != "" && orig != subject {
+			return errors.New("M-Pesa reversal result about " + truncate(orig, 20) + ", not " + subject + ": ignored")
+		}
+		if !sameAmount(b.param("Amount"), amount) {
+			return errors.New("M-Pesa reversal result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
+		}
+		c.keepResult(reference, B2CResult{Status: reversalOutcome(b)})
+	case "reversal_status", "reversed_status":
+		param, want := "OriginatorConversationID", "Completed"
+		if kind == "reversed_status" {
+			param, want = "ReceiptNo", "Reversed"
+		}
+		if got := b.param(param); got != "" && got != subject {
+			return errors.New("M-Pesa status result about " + truncate(got, 60) + ", not " + subject + ": ignored")
+		}
+		// Only a completed reversal concludes (or, asked about the payment,
+		// a payment said reversed): any other answer leaves the refund
+		// pending, never ended on a guess.
+		if b.Result.ResultCode == "0" && strings.EqualFold(b.param("TransactionStatus"), want) {
+			receipt := ""
+			if kind == "reversal_status" {
+				receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
+			}
+			c.keepResult(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
+		}
+	}
+	return nil
+}
+
+// reversalOutcome reads a reversal's result: ResultCode 0 reversed (the
+// ProviderRef its TransactionID, the reversal's own receipt), any other
+// code failed in Daraja's words, with what the merchant must fix when it
+// names the initiator.
+func reversalOutcome(b resultBody) gateway.Status {
+	r := b.Result
+	if r.ResultCode == "0" {
+		return gateway.Status{Outcome: gateway.Succeeded, ProviderRef: strings.TrimSpace(r.TransactionID)}
+	}
+	why := truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200)
+	switch r.ResultCode {
+	case resultNotAllowed:
+		why += ` (the gateway's initiator needs the "Org Reversals Initiator" role on the shortcode that received the payment)`
+	case resultInitiator, resultLocked:
+		why += " (check the gateway's initiator_name and initiator_password or security_credential)"
+	}
+	return gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID), Reason: why,
+		CredentialsRefused: r.ResultCode == resultInitiator || r.ResultCode == resultLocked || r.ResultCode == resultNotAllowed}
+}
