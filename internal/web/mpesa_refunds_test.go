@@ -124,7 +124,8 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		// Its acknowledgement and result lost: pending, never sent again,
 		// ended by the reconciler's status query about the payment.
 		id, a = pay(g, simURL, keys["live_public"])
-		sim.LoseReversalAnswers, sim.LoseResults = true, true
+		sim.LoseReversalAnswers.Store(true)
+		sim.LoseResults.Store(true)
 		reversals := sim.Reversals()
 		r, rf = refund(id)
 		if sim.Reversals() != reversals+1 || rf.ProviderRef != "" {
@@ -141,12 +142,13 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		if sim.Reversals() != reversals+1 {
 			t.Fatalf("the lost reversal was sent %d times; want once", sim.Reversals()-reversals)
 		}
-		sim.LoseReversalAnswers, sim.LoseResults = false, false
+		sim.LoseReversalAnswers.Store(false)
+		sim.LoseResults.Store(false)
 
 		// A payment confirmed without Safaricom's callback (its attempt
 		// still known by the CheckoutRequestID) has no receipt to reverse:
 		// refused before anything is written or sent.
-		sim.LoseCallbacks = true
+		sim.LoseCallbacks.Store(true)
 		id = e.mustSession(keys["live_public"], `{"amount": 1500, "currency": "KES"}`)
 		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "MPESA", "phone": "0712 345 678"}), 200)
 		attempts, _ := st.Attempts(ctx, id)
@@ -155,7 +157,7 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 			e.clock.Add(movement.StatusCheck)
 			return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "SUCCESS"
 		})
-		sim.LoseCallbacks = false
+		sim.LoseCallbacks.Store(false)
 		if attempts, _ = st.Attempts(ctx, id); !strings.HasPrefix(attempts[0].ProviderRef, "ws_CO_") {
 			t.Fatalf("attempt = %+v; want the CheckoutRequestID still", attempts[0])
 		}

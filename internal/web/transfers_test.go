@@ -654,7 +654,7 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 
 		// The result lost: the reconciler's status query recovers it, and
 		// nothing is sent twice.
-		sim.LoseResults = true
+		sim.LoseResults.Store(true)
 		lost := send("0708374150", "ke-2")
 		gatewaytest.Control(t, simURL, "/_sim/settle/"+lost.str("reference"))
 		if got := get(lost.str("id")); got.str("status") != "processing" {
@@ -675,7 +675,7 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		if sim.Payouts() != 2 || sim.B2CPaid(lost.str("reference")) != 1 {
 			t.Fatalf("%d payouts, %d of the lost one paid", sim.Payouts(), sim.B2CPaid(lost.str("reference")))
 		}
-		sim.LoseResults = false
+		sim.LoseResults.Store(false)
 
 		// A failure, with Daraja's code; a number Daraja refuses at once.
 		failed := send("0708370029", "ke-3")

@@ -205,7 +205,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 // result and stays pending; PayoutStatus never answers NotFound.
 func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 	s, c, rcv := newB2C(t)
-	s.LoseResults = true
+	s.LoseResults.Store(true)
 	ctx := context.Background()
 	notify := rcv.srv.URL + "/callbacks/gw_1"
 	if _, err := c.Payout(ctx, payout(ref1, "+254708374149", notify)); err != nil {
@@ -227,7 +227,7 @@ func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 	}
 
 	// Never settled, and never received: pending, never not found.
-	s.LoseResults = false
+	s.LoseResults.Store(false)
 	if _, err := c.Payout(ctx, payout("ref-stuck", "+254708370129", notify)); err != nil {
 		t.Fatal(err)
 	}

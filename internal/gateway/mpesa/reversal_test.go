@@ -140,7 +140,8 @@ func TestRefund_LostAnswers(t *testing.T) {
 	notify := rcv.srv.URL + "/callbacks/gw_1"
 	receipt := paidPush(t, s, c, rcv)
 
-	s.LoseReversalAnswers, s.LoseResults = true, true
+	s.LoseReversalAnswers.Store(true)
+	s.LoseResults.Store(true)
 	r := reversalOf(receipt, notify)
 	if st, err := c.Refund(ctx, r); err == nil || !gateway.IsTransient(err) || gateway.ErrorOf(err).NotSent {
 		t.Fatalf("Refund without an answer = %+v, %v; want a transient error, maybe sent", st, err)
@@ -173,7 +174,7 @@ func TestRefund_LostAnswers(t *testing.T) {
 	}
 
 	// The acknowledgement kept, the result lost: asked by Daraja's id.
-	s.LoseReversalAnswers = false
+	s.LoseReversalAnswers.Store(false)
 	second := paidPush(t, s, c, rcv)
 	r2 := reversalOf(second, notify)
 	r2.Reference = "ref-2"

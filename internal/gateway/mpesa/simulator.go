@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway/sim"
@@ -59,17 +60,17 @@ type Simulator struct {
 	// B2C shortcode (ShortCode when empty); LoseResults drops the B2C
 	// results, not the status query's.
 	InitiatorName, B2CCredential, B2CShortCode string
-	LoseResults                                bool
+	LoseResults                                atomic.Bool
 	b2c                                        b2cBook
 
 	// LoseCallbacks drops the STK callbacks a settle sends (a payment only
 	// the status query confirms, whose receipt Cauri never learns); the
 	// control call /_sim/callback/ still sends one.
-	LoseCallbacks bool
+	LoseCallbacks atomic.Bool
 
 	// Reversals (simulator_reversal.go): LoseReversalAnswers records each
 	// reversal and closes the connection without answering.
-	LoseReversalAnswers bool
+	LoseReversalAnswers atomic.Bool
 	reversals           reversalBook
 
 	// Book holds the pushes, by CheckoutRequestID; their status is the
@@ -130,7 +131,7 @@ func (s *Simulator) ready() {
 				}
 			},
 			Notify: func(m *sim.Movement[simPayment], claim string) sim.Note {
-				if s.LoseCallbacks && claim == "" {
+				if s.LoseCallbacks.Load() && claim == "" {
 					return sim.Note{} // lost: only the status query tells
 				}
 				code, _ := strconv.Atoi(m.Status)

@@ -214,7 +214,7 @@ func (s *Simulator) settleB2C(pay *b2cPayout) bool {
 	}
 	body := b2cResult(pay)
 	s.b2c.mu.Unlock()
-	if !s.LoseResults {
+	if !s.LoseResults.Load() {
 		post(pay.resultURL, body)
 	}
 	return true

@@ -122,7 +122,7 @@ func (s *Simulator) reversal(w http.ResponseWriter, r *http.Request) {
 				s.settleReversal(rv, "")
 			}()
 		}
-		if s.LoseReversalAnswers {
+		if s.LoseReversalAnswers.Load() {
 			if hj, ok := w.(http.Hijacker); ok {
 				if conn, _, err := hj.Hijack(); err == nil {
 					conn.Close()
@@ -166,7 +166,7 @@ func (s *Simulator) settleReversal(rv *simReversal, code string) bool {
 	}
 	body := reversalResult(rv)
 	s.reversals.mu.Unlock()
-	if !s.LoseResults {
+	if !s.LoseResults.Load() {
 		post(rv.resultURL, body)
 	}
 	return true
