@@ -651,6 +651,14 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 			!strings.Contains(string(events[0].Data), `"recipient_name_reported":"John Doe"`) {
 			t.Fatalf("events = %+v", events)
 		}
+		// And on the dashboard's transfers page, beside the name the
+		// merchant gave.
+		addUser(t, st, "payroll@example.com", "correct horse battery", ws.ID)
+		b := e.newBrowserish()
+		b.login("payroll@example.com", "correct horse battery")
+		if _, body := b.get("/dashboard/transfers"); !strings.Contains(body, `<span class="reported">(registered name: John Doe)</span>`) {
+			t.Fatalf("the transfers page does not show the registered name:\n%s", body)
+		}
 
 		// The result lost: the reconciler's status query recovers it, and
 		// nothing is sent twice.

@@ -322,6 +322,7 @@ func (s *Dashboard) linkQR(w http.ResponseWriter, r *http.Request, u *signedInUs
 
 type transferRow struct {
 	ID, Created, Recipient, Phone, Amount, Status, Provider, Failure string
+	Reported                                                         string // the name the payout's result gave (M-Pesa B2C)
 }
 
 type transfersData struct {
@@ -348,7 +349,7 @@ func (s *Dashboard) transfersPage(w http.ResponseWriter, r *http.Request, u *sig
 	for _, tr := range list {
 		data.Rows = append(data.Rows, transferRow{ID: tr.ID, Created: tr.CreatedAt.UTC().Format("2006-01-02 15:04"),
 			Recipient: tr.RecipientName, Phone: tr.Phone, Amount: cauri.DisplayAmount(tr.Amount, tr.Currency), Status: string(tr.Status),
-			Provider: tr.Provider, Failure: tr.FailureCode})
+			Provider: tr.Provider, Failure: tr.FailureCode, Reported: tr.RecipientNameReported})
 	}
 	return s.pages.ExecuteTemplate(w, "transfers.html", data)
 }
