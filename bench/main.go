@@ -54,7 +54,7 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
-	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains) or "pipeline" (only the webhook pipeline and its limit)`)
+	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains) or "pipeline" (only the webhook pipeline and its limit, and Outpost's)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
 	if *only != "" && *only != "history" && *only != "drain" && *only != "pipeline" {
@@ -159,7 +159,7 @@ func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 		rows = append(rows, r...)
 		peaks = append(peaks, fmt.Sprintf("%s %.0f MB", st.name, peak))
 	}
-	if only == "" {
+	if only == "" || only == "pipeline" {
 		if rows, peaks, err = withOutpost(rows, peaks, tmp, rc, d, concurrency); err != nil {
 			return fmt.Errorf("outpost: %w", err)
 		}
