@@ -108,7 +108,7 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	if err != nil {
 		return nil, invalid("montant_invalide", "%s", cauri.ErrorMessage(err))
 	}
-	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone)
+	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone, amount)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ type destination struct {
 // documented order (pays_non_desservi, operateur_manquant,
 // operateur_non_desservi, methode_desactivee, telephone_invalide) against
 // the workspace's gateways: a transfer's and a name lookup's.
-func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryCode, operatorKey, phoneText string) (*destination, error) {
+func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryCode, operatorKey, phoneText string, amount int64) (*destination, error) {
 	country, ok := catalog.LookupCountry(countryCode)
 	if ok && len(strings.TrimSpace(countryCode)) != 2 {
 		ok = false // the SPEC asks for the ISO code
@@ -177,7 +177,7 @@ func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryC
 	if operator == "" {
 		return nil, invalid("operateur_manquant", "operator is required (an operator key such as orange_money, mtn_momo, wave)")
 	}
-	rt, enabled := s.pickRoute(gateways, routing.Context{Country: country.Code, Operator: operator, Kind: routing.Payout})
+	rt, enabled := s.pickRoute(gateways, routing.Context{Country: country.Code, Operator: operator, Kind: routing.Payout, Amount: amount})
 	if rt == nil && !enabled {
 		return nil, invalid("operateur_non_desservi", "operator %q is not served in %s by this workspace's gateways", operator, country.Code)
 	}
@@ -555,7 +555,7 @@ func reportedName(s string) string {
 // learn tells the routing engine how a payout ended at its provider.
 func (s *Service) learn(ctx context.Context, tr *cauri.Transfer, o routing.Outcome) {
 	if s.Route != nil {
-		s.Route.Record(ctx, routing.Key{Provider: tr.Provider, Country: tr.Country, Operator: tr.Operator, Kind: routing.Payout}, o, 0)
+		s.Route.Record(ctx, routing.Key{Provider: tr.Provider, Country: tr.Country, Operator: tr.Operator, Kind: routing.Payout, Amount: tr.Amount}, o, 0)
 	}
 }
 
