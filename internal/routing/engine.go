@@ -40,6 +40,13 @@ type Key struct {
 	Provider, Country, Operator string
 	Kind                        Kind
 	Amount                      int64 // minor units; 0 when unknown
+	// Retry: the customer's attempt after one that failed them. Its
+	// success or decline is left out of the rate: retries fail more
+	// whoever carries them (the customer's own trouble often remains), and
+	// they go to the providers that did not fail the customer, which would
+	// then look worse than they are. Its technical failure or refusal for
+	// the amount counts as any.
+	Retry bool
 }
 
 // link is what outcomes are counted by: a provider's integration with one
@@ -80,8 +87,8 @@ type Knobs struct {
 
 	// A newcomer is a provider first seen in the context less than
 	// NewcomerAge ago with less than NewcomerEvidence outcomes: it is
-	// tried in up to NewcomerExplore of the decisions (times the chance
-	// that it is better than the leader).
+	// tried in up to NewcomerExplore of the decisions (less as its
+	// evidence grows), unless it is almost surely worse than the leader.
 	NewcomerAge                       time.Duration
 	NewcomerEvidence, NewcomerExplore float64
 	// LinkDemoteP: a link whose failures in a row, with no success since,
@@ -100,13 +107,18 @@ type Knobs struct {
 	// CeilingMemory: how long a ceiling is believed after its latest
 	// refusal.
 	CeilingMemory time.Duration
+	// ExploreMatch: a runner-up that may well be better is tried in this
+	// share of the decisions times that probability (when more than
+	// Explore): close rivals are compared often, where it costs little,
+	// plainly worse ones seldom.
+	ExploreMatch float64
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
-	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 30, NewcomerExplore: 0.5, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour,
+	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
+	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, ExploreMatch: 0.1,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -131,6 +143,8 @@ type linkHealth struct {
 	ceilingAt    time.Time // its latest refusal
 	gen          uint64    // the operator's failure streak the held failures belong to
 	held         float64   // failures counted during that streak (forgiven if it is an incident)
+	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
+	trying       time.Time // when a payment last tried the link while it was broken; zero once an outcome came
 }
 
 func (c *counts) decay(now time.Time, k Knobs) {
@@ -172,9 +186,22 @@ func (c *counts) broken(k Knobs) bool {
 	return math.Pow(1-rate, float64(c.fails)) < k.LinkDemoteP
 }
 
-// demoted: broken, and not yet due for another try.
+// outage: broken beyond doubt (DownAfter technical failures in a row, or
+// failures in a row that its rate makes 50 times less likely than
+// LinkDemoteP): when it works again, the streak's failures were an outage's.
+func (c *counts) outage(k Knobs) bool {
+	if c.techs >= k.DownAfter {
+		return true
+	}
+	rate := (c.ok + k.PriorStrength*k.DefaultPrior) / (c.ok + c.ko + k.PriorStrength)
+	return c.fails >= 2 && math.Pow(1-rate, float64(c.fails)) < k.LinkDemoteP/50
+}
+
+// demoted: broken, and not yet due for another try, or tried again and
+// its outcome not yet seen (a decline comes when the push expires: one
+// payment tries a broken link, not all those of the next minutes).
 func (c *counts) demoted(k Knobs, now time.Time) bool {
-	return c.broken(k) && now.Sub(c.lastFail) < k.RetestAfter<<min(c.retests, 5)
+	return c.broken(k) && (now.Sub(c.lastFail) < k.RetestAfter<<min(c.retests, 5) || now.Sub(c.trying) < 3*time.Minute)
 }
 
 // above: amount is at or above the link's ceiling, still believed.
@@ -257,11 +284,12 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		e.stats[lk] = c
 	}
 	c.decay(now, e.Knobs)
+	c.trying = time.Time{}
 	if latency > 0 {
 		c.latencyMS = 0.8*c.latencyMS + 0.2*float64(latency.Milliseconds())
 	}
 	if o != Technical {
-		e.callLocked(k.Provider, true, now)
+		back = e.callLocked(k.Provider, true, now)
 		c.techs = 0
 	}
 	switch o {
@@ -273,13 +301,22 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 			}
 			c.ceilingAt = now
 		}
-		return false, nil
+		return false, back
 	case Success:
 		if c.ceiling > 0 && k.Amount >= c.ceiling {
 			c.ceiling = 0 // a larger amount went through: no ceiling there (or it rose)
 		}
+		if c.outage(e.Knobs) && c.streakKO > 0 {
+			// The link was broken and works again: its failures since were
+			// the outage's, which demotion dealt with, not its rate.
+			c.ko, c.fastKO = math.Max(0, c.ko-c.streakKO), math.Max(0, c.fastKO-c.streakKO)
+			back = append(back, forgiven{lk, c.streakKO})
+		}
+		c.fails, c.retests, c.streakKO = 0, 0, 0
+		if k.Retry {
+			return false, back
+		}
 		c.ok, c.fastOK = c.ok+1, c.fastOK+1
-		c.fails, c.retests = 0, 0
 		if op := e.ops[opKey{k.Country, k.Operator, k.Kind}]; op != nil && (op.incident || len(op.fails) > 0) {
 			if op.incident {
 				op.incident, op.graceUntil = false, now.Add(e.Knobs.IncidentGrace)
@@ -287,7 +324,10 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 			op.gen++
 			clear(op.fails)
 		}
-		return true, nil
+		return true, back
+	}
+	if k.Retry && o == Declined {
+		return false, back
 	}
 	ok := opKey{k.Country, k.Operator, k.Kind}
 	op := e.ops[ok]
@@ -299,7 +339,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		e.attributeLocked(k.Provider, lk)
 	}
 	if op.incident || now.Before(op.graceUntil) {
-		return false, nil // the operator's outage, not the provider's
+		return false, back // the operator's outage, not the provider's
 	}
 	if c.gen != op.gen {
 		c.gen, c.held = op.gen, 0
@@ -307,7 +347,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	if c.broken(e.Knobs) {
 		c.retests++ // a demoted link tried again, and still failing
 	}
-	c.ko, c.fastKO, c.held = c.ko+1, c.fastKO+1, c.held+1
+	c.ko, c.fastKO, c.held, c.streakKO = c.ko+1, c.fastKO+1, c.held+1, c.streakKO+1
 	c.fails++
 	c.lastFail = now
 	if o == Technical {
@@ -321,7 +361,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		}
 	}
 	if failing < 2 || e.Knobs.IncidentFails <= 0 {
-		return true, nil
+		return true, back
 	}
 	// Every provider tried on the operator failed, several times each,
 	// with no success in between: the operator's incident. What the
@@ -335,6 +375,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		}
 		s.ko, s.fastKO = math.Max(0, s.ko-s.held), math.Max(0, s.fastKO-s.held)
 		back = append(back, forgiven{l, s.held})
+		s.streakKO = math.Max(0, s.streakKO-s.held)
 		s.held, s.fails, s.techs, s.retests = 0, 0, 0, 0
 	}
 	return true, back
@@ -368,7 +409,9 @@ func (e *Engine) Call(provider string, answered bool) {
 	e.mu.Unlock()
 }
 
-func (e *Engine) callLocked(provider string, answered bool, now time.Time) {
+// callLocked records a call; when it brings a provider that was down
+// back, it returns the failures its outage's streak took back.
+func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back []forgiven) {
 	h := e.health[provider]
 	if h == nil {
 		h = &health{}
@@ -377,18 +420,22 @@ func (e *Engine) callLocked(provider string, answered bool, now time.Time) {
 	if answered {
 		if h.down(e.Knobs) {
 			// The whole API is back: its links' technical failures were
-			// the outage's.
+			// the outage's, which the demotion dealt with, not their rate.
 			for l, c := range e.stats {
-				if l.provider == provider {
-					c.techs = 0
+				if l.provider == provider && c.techs > 0 {
+					n := math.Min(float64(c.techs), c.streakKO)
+					c.ko, c.fastKO, c.streakKO = math.Max(0, c.ko-n), math.Max(0, c.fastKO-n), c.streakKO-n
+					c.techs, c.fails = 0, max(0, c.fails-int(n))
+					back = append(back, forgiven{l, n})
 				}
 			}
 		}
 		h.streak, h.lastAnswer, h.links, h.linkN = 0, now, 0, 0
-		return
+		return back
 	}
 	h.streak++
 	h.lastFail = now
+	return nil
 }
 
 // Down reports whether the provider is marked down now.
@@ -556,6 +603,11 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		d.Explored = e.exploreLocked(ranked)
 	}
 	d.Provider = ranked[0].Provider
+	if explore && c.Operator != "" {
+		if s := e.stats[link{d.Provider, c.Country, c.Operator, c.Kind}]; s != nil && s.broken(k) {
+			s.trying = now // a real payment tries the broken link: the next wait for its outcome
+		}
+	}
 	for _, s := range ranked[1:] {
 		d.Alternates = append(d.Alternates, s.Provider)
 	}
@@ -581,12 +633,13 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 			break
 		}
 		p := better(s, ranked[0], k)
-		if p <= 0.05 {
+		newcomer := s.New && s.Evidence < k.NewcomerEvidence
+		if p <= 0.05 && !(newcomer && p > 0.001) {
 			continue
 		}
-		sh := k.Explore
-		if s.New && s.Evidence < k.NewcomerEvidence {
-			sh = math.Max(sh, k.NewcomerExplore*p*(1-s.Evidence/k.NewcomerEvidence))
+		sh := math.Max(k.Explore, k.ExploreMatch*p)
+		if newcomer {
+			sh = math.Max(sh, k.NewcomerExplore*(1-s.Evidence/k.NewcomerEvidence))
 		}
 		if sh*p > share*bestP {
 			best, bestP, share = i+1, p, sh

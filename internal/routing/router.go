@@ -58,27 +58,40 @@ func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Dura
 	c := store.RoutingCount{Provider: k.Provider, Country: k.Country, Operator: k.Operator, Kind: string(k.Kind),
 		Minute: now, LatencyMS: latency.Milliseconds()}
 	switch {
+	case o == Success && k.Retry:
+		c.SucceededMax = k.Amount
 	case o == Success:
 		c.Successes, c.SucceededMax = 1, k.Amount
 	case o == OverLimit:
 		c.RefusedMin = k.Amount
-	case !counted: // an operator's incident: not the provider's
+	case !counted: // an operator's incident, or a retry's decline: not the provider's
 	case o == Declined:
 		c.Failures = 1
 	default:
 		c.Technical = 1
 	}
 	r.save(ctx, c)
+	r.forgive(ctx, back, now)
+}
+
+// forgive takes failures back from the shared counts (negative failures).
+func (r *Router) forgive(ctx context.Context, back []forgiven, now time.Time) {
 	for _, f := range back {
-		r.save(ctx, store.RoutingCount{Provider: f.link.provider, Country: f.link.country, Operator: f.link.operator, Kind: string(f.link.kind),
-			Minute: now, Failures: -int64(math.Round(f.n))})
+		if n := int64(math.Round(f.n)); n > 0 {
+			r.save(ctx, store.RoutingCount{Provider: f.link.provider, Country: f.link.country, Operator: f.link.operator, Kind: string(f.link.kind),
+				Minute: now, Failures: -n})
+		}
 	}
 }
 
 // RecordCall counts whether a provider answered one call.
 func (r *Router) RecordCall(ctx context.Context, provider string, answered bool, latency time.Duration) {
-	r.Call(provider, answered)
-	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: r.Now(), LatencyMS: latency.Milliseconds()}
+	now := r.Now()
+	r.mu.Lock()
+	back := r.callLocked(provider, answered, now)
+	r.mu.Unlock()
+	r.forgive(ctx, back, now)
+	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: now, LatencyMS: latency.Milliseconds()}
 	if answered {
 		c.Successes = 1
 	} else {
