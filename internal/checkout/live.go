@@ -193,6 +193,23 @@ func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session) ([]s
 	return out, nil
 }
 
+// isRetry reports whether a came after another attempt of its session
+// that failed the customer (one the customer saw: not a gateway that
+// could not start it and was failed over). The engine leaves a retry's
+// success or decline out of the provider's rate (routing.Key.Retry).
+func (s *Service) isRetry(ctx context.Context, a *cauri.PaymentAttempt) bool {
+	attempts, err := s.Store.Attempts(ctx, a.SessionID)
+	if err != nil {
+		return false
+	}
+	for _, e := range attempts {
+		if e.ID != a.ID && e.CreatedAt.Before(a.CreatedAt) && e.Status == cauri.AttemptFailed && !strings.HasPrefix(e.Reason, gateway.NotStarted) {
+			return true
+		}
+	}
+	return false
+}
+
 // rank orders the gateways that can carry a payment by the routing
 // engine's ranking of their providers (several gateways of one provider
 // keep the order they came in), and returns the reason for the first.
@@ -455,7 +472,7 @@ func (s *Service) finishAt(ctx context.Context, attemptID string, st gateway.Sta
 			o = routing.OverLimit
 		}
 		s.Route.Record(ctx, routing.Key{Provider: ended.Provider, Country: ended.Country, Operator: ended.Operator, Kind: routing.Collect,
-			Amount: sess.Amount}, o, 0)
+			Amount: sess.Amount, Retry: s.isRetry(ctx, ended)}, o, 0)
 	}
 	return sess, err
 }

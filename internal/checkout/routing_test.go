@@ -3,6 +3,7 @@ package checkout
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/movement"
@@ -53,6 +54,17 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 		}
 		if got := order(); got != "cinetpay,pawapay" {
 			t.Fatalf("the customer's retry = %s; want pawapay, which failed them, last", got)
+		}
+		if s.isRetry(ctx, a) {
+			t.Fatal("the session's first attempt counted as a retry")
+		}
+		clk.Add(time.Minute) // the phone is not flooded
+		b, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.isRetry(ctx, b) {
+			t.Fatal("the attempt after a failed one is not a retry: its outcome would bias the rate")
 		}
 	})
 }
