@@ -404,3 +404,19 @@ func BenchmarkChoose(b *testing.B) {
 		e.Choose(sn)
 	}
 }
+
+// BenchmarkChooseRetry is a decision among six providers with data, for an
+// amount with a ceiling known and a customer that one provider failed.
+func BenchmarkChooseRetry(b *testing.B) {
+	e, _ := newEngine()
+	c := Context{Country: "SN", Operator: "wave", Kind: Collect, Amount: 600_000, Avoid: []string{"pawapay"},
+		Providers: []string{"pawapay", "cinetpay", "paystack", "wave", "fedapay", "mtnmomo"}}
+	for i, p := range c.Providers {
+		observe(e, p, 90-i, 10+i)
+	}
+	e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Choose(c)
+	}
+}

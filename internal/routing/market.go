@@ -420,6 +420,9 @@ type MarketResult struct {
 	Attempts, Successes  int
 	Customers, Paid      int
 	ScenarioN, ScenarioS map[string]int
+	// The newcomer's contexts' attempts in its first hour live, and in
+	// its first 6 hours, and those it carried.
+	NewcomerHour, NewcomerHourTo, NewcomerSix, NewcomerSixTo int
 }
 
 // Rate is the share of attempts that succeeded.
@@ -549,6 +552,18 @@ func (m *market) attempt(res *MarketResult, pol marketPolicy, h *eventHeap, cust
 		cu.sticky |= 1 << p
 	}
 	res.Attempts++
+	if newP := marketProviders - 1; m.live[newP] > 0 && m.serves[newP][py.ctx] && t >= m.live[newP] && t < m.live[newP]+6*time.Hour {
+		res.NewcomerSix++
+		if p == newP {
+			res.NewcomerSixTo++
+		}
+		if t < m.live[newP]+time.Hour {
+			res.NewcomerHour++
+			if p == newP {
+				res.NewcomerHourTo++
+			}
+		}
+	}
 	*tags = m.tags(py.ctx, py.amount, t, k, *tags)
 	for _, s := range *tags {
 		res.ScenarioN[s]++
@@ -764,5 +779,11 @@ func MarketTable(cfg MarketConfig, results []MarketResult) string {
 	for _, s := range MarketScenarios {
 		row(s, oracle.ScenarioN[s], func(r MarketResult) float64 { return r.ScenarioRate(s) })
 	}
+	b.WriteString("\nThe newcomer's share of its contexts' attempts in its first hour live, and in its first 6 hours:")
+	for _, r := range results {
+		fmt.Fprintf(&b, " %s %.0f%% and %.0f%%;", r.Policy, 100*float64(r.NewcomerHourTo)/float64(max(r.NewcomerHour, 1)),
+			100*float64(r.NewcomerSixTo)/float64(max(r.NewcomerSix, 1)))
+	}
+	b.WriteString("\n")
 	return b.String()
 }

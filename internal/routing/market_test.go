@@ -68,6 +68,7 @@ func addMarket(a, b MarketResult) MarketResult {
 		a = MarketResult{Policy: b.Policy, ScenarioN: map[string]int{}, ScenarioS: map[string]int{}}
 	}
 	a.Attempts, a.Successes, a.Customers, a.Paid = a.Attempts+b.Attempts, a.Successes+b.Successes, a.Customers+b.Customers, a.Paid+b.Paid
+	a.NewcomerHour, a.NewcomerHourTo, a.NewcomerSix, a.NewcomerSixTo = a.NewcomerHour+b.NewcomerHour, a.NewcomerHourTo+b.NewcomerHourTo, a.NewcomerSix+b.NewcomerSix, a.NewcomerSixTo+b.NewcomerSixTo
 	for s, n := range b.ScenarioN {
 		a.ScenarioN[s] += n
 		a.ScenarioS[s] += b.ScenarioS[s]
