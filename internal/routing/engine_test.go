@@ -250,6 +250,14 @@ func TestRank_Avoid(t *testing.T) {
 	if d := e.Rank(retry); d.Provider != "pawapay" {
 		t.Fatalf("every provider failed the customer = %+v; want the usual order", d)
 	}
+	// A retry's decline is not held against the provider it went to.
+	before := e.Rank(pair).Ranked[1]
+	for range 5 {
+		e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Retry: true}, Declined, 0)
+	}
+	if after := e.Rank(pair).Ranked[1]; after.Rate != before.Rate || after.Demoted {
+		t.Fatalf("after 5 retries declined: %+v; want %+v", after, before)
+	}
 }
 
 // TestObserve_OperatorIncident: when every provider tried fails on an
@@ -389,6 +397,43 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 		c.t = c.t.Add(Memory + time.Hour)
 		if n, err := st.PurgeRoutingOutcomes(ctx, c.t.Add(-Memory)); err != nil || n == 0 {
 			t.Fatalf("purge = %d, %v", n, err)
+		}
+	})
+}
+
+// TestRouter_OneOperatorsFailuresAcrossNodes: a provider that answers
+// 5xx for one operator on one node is not marked down on another (the
+// shared counts show the failures were all on one link), but one whose
+// calls fail on two operators is.
+func TestRouter_OneOperatorsFailuresAcrossNodes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		for range 3 {
+			a.RecordCall(ctx, "pawapay", false, time.Second)
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Technical, 0)
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if b.Down("pawapay") || a.Down("pawapay") {
+			t.Fatalf("one operator's 5xx: down on a %v, on b %v; want neither", a.Down("pawapay"), b.Down("pawapay"))
+		}
+		a.RecordCall(ctx, "pawapay", false, time.Second)
+		a.Record(ctx, Key{Provider: "pawapay", Country: "CI", Operator: "orange_money", Kind: Collect}, Technical, 0)
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !a.Down("pawapay") || !b.Down("pawapay") {
+			t.Fatalf("failing on two operators: down on a %v, on b %v; want both", a.Down("pawapay"), b.Down("pawapay"))
 		}
 	})
 }
