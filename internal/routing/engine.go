@@ -706,7 +706,7 @@ func (e *Engine) explain(r []Scored, explored bool) (float64, string) {
 	switch {
 	case second.Down && first.tier() == 0:
 		return round(evidence), fmt.Sprintf("provider_down: %s is not answering; %s at %s", second.Provider, first.Provider, pct(first.Rate))
-	case first.tier() == 0 && second.tier() > 0:
+	case first.tier() == 0 && second.tier() > 0 && second.Rate > first.Rate: // the tier, not the rate, put it second
 		why := map[int]string{1: "already failed this customer", 2: "is failing on this operator", 3: "refused amounts this large"}[second.tier()]
 		return round(evidence), fmt.Sprintf("ranked_after: %s %s; %s at %s", second.Provider, why, first.Provider, pct(first.Rate))
 	case first.tier() == 3:
