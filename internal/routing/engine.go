@@ -105,8 +105,10 @@ type Knobs struct {
 	IncidentFails int
 	IncidentGrace time.Duration
 	// CeilingMemory: how long a ceiling is believed after its latest
-	// refusal.
+	// refusal; CeilingAfter: how many refusals for the amount (at or above
+	// it, since it was last cleared) make it believed.
 	CeilingMemory time.Duration
+	CeilingAfter  int
 	// ExploreMatch: a runner-up that may well be better is tried in this
 	// share of the decisions times that probability (when more than
 	// Explore): close rivals are compared often, where it costs little,
@@ -118,7 +120,7 @@ type Knobs struct {
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, ExploreMatch: 0.1,
+	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -141,6 +143,7 @@ type linkHealth struct {
 	first        time.Time // the link's first outcome within Memory
 	ceiling      int64     // the smallest amount refused at once; 0: none known
 	ceilingAt    time.Time // its latest refusal
+	refusals     int       // refusals for the amount since the ceiling was last cleared
 	gen          uint64    // the operator's failure streak the held failures belong to
 	held         float64   // failures counted during that streak (forgiven if it is an incident)
 	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
@@ -204,9 +207,11 @@ func (c *counts) demoted(k Knobs, now time.Time) bool {
 	return c.broken(k) && (now.Sub(c.lastFail) < k.RetestAfter<<min(c.retests, 5) || now.Sub(c.trying) < 3*time.Minute)
 }
 
-// above: amount is at or above the link's ceiling, still believed.
+// above: amount is at or above the link's ceiling, believed (CeilingAfter
+// refusals: one customer's wallet limit, which reads the same, does not
+// make a ceiling) and not forgotten.
 func (c *counts) above(amount int64, now time.Time, k Knobs) bool {
-	return amount > 0 && c.ceiling > 0 && amount >= c.ceiling && now.Sub(c.ceilingAt) < k.CeilingMemory
+	return amount > 0 && c.ceiling > 0 && amount >= c.ceiling && c.refusals >= k.CeilingAfter && now.Sub(c.ceilingAt) < k.CeilingMemory
 }
 
 // health is a provider's recent answering record, for fast demotion.
@@ -296,15 +301,15 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	case OverLimit:
 		// Says nothing of smaller amounts: it teaches the ceiling only.
 		if k.Amount > 0 {
-			if c.ceiling == 0 || k.Amount < c.ceiling || now.Sub(c.ceilingAt) >= e.Knobs.CeilingMemory {
-				c.ceiling = k.Amount
+			if c.ceiling == 0 || now.Sub(c.ceilingAt) >= e.Knobs.CeilingMemory {
+				c.ceiling, c.refusals = k.Amount, 0
 			}
-			c.ceilingAt = now
+			c.ceiling, c.ceilingAt, c.refusals = min(c.ceiling, k.Amount), now, c.refusals+1
 		}
 		return false, back
 	case Success:
 		if c.ceiling > 0 && k.Amount >= c.ceiling {
-			c.ceiling = 0 // a larger amount went through: no ceiling there (or it rose)
+			c.ceiling, c.refusals = 0, 0 // a larger amount went through: no ceiling there (or it rose)
 		}
 		if c.outage(e.Knobs) && c.streakKO > 0 {
 			// The link was broken and works again: its failures since were

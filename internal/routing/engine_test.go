@@ -201,8 +201,8 @@ func TestRank_DeclinesInARow(t *testing.T) {
 	}
 }
 
-// TestRank_Ceiling: an instant refusal for the amount teaches the
-// provider's ceiling on that operator: above it, the provider is ranked
+// TestRank_Ceiling: instant refusals for the amount (two: one may be a
+// customer's wallet limit) teach the provider's ceiling on that operator: above it, the provider is ranked
 // after those that can carry the amount; below it, it keeps its rank and
 // its rate (the refusal says nothing of small payments); a larger amount
 // collected clears it.
@@ -211,10 +211,13 @@ func TestRank_Ceiling(t *testing.T) {
 	observe(e, "pawapay", 95, 5)
 	observe(e, "cinetpay", 80, 20)
 	before := e.Rank(pair).Ranked[0].Rate
-	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 800_000}, OverLimit, 0)
-	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
 	big, small := pair, pair
 	big.Amount, small.Amount = 600_000, 20_000
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 800_000}, OverLimit, 0)
+	if d := e.Rank(big); d.Provider != "pawapay" {
+		t.Fatalf("after one refusal for the amount (a customer's wallet limit reads the same) = %+v; want no ceiling yet", d)
+	}
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
 	d := e.Rank(big)
 	if d.Provider != "cinetpay" || !d.Ranked[len(d.Ranked)-1].OverLimit {
 		t.Fatalf("600 000 above a 500 000 ceiling = %+v; want pawapay last", d)

@@ -63,7 +63,7 @@ func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Dura
 	case o == Success:
 		c.Successes, c.SucceededMax = 1, k.Amount
 	case o == OverLimit:
-		c.RefusedMin = k.Amount
+		c.RefusedMin, c.Refusals = k.Amount, 1
 	case !counted: // an operator's incident, or a retry's decline: not the provider's
 	case o == Declined:
 		c.Failures = 1
@@ -122,7 +122,7 @@ func (r *Router) add(c store.RoutingCount) {
 	if c.RefusedMin > 0 && (p.RefusedMin == 0 || c.RefusedMin < p.RefusedMin) {
 		p.RefusedMin = c.RefusedMin
 	}
-	p.SucceededMax = max(p.SucceededMax, c.SucceededMax)
+	p.SucceededMax, p.Refusals = max(p.SucceededMax, c.SucceededMax), p.Refusals+c.Refusals
 }
 
 // Flush writes the counts observed since the last flush, in one
@@ -215,11 +215,14 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		if n := b.Successes + b.Failures + b.Technical; n > 0 && b.LatencyMS > 0 {
 			c.latencyMS = float64(b.LatencyMS) / float64(n) // the latest bucket's mean, as buckets come in time order per key
 		}
-		if b.RefusedMin > 0 && now.Sub(b.Minute) < k.CeilingMemory && (c.ceiling == 0 || b.RefusedMin < c.ceiling) {
-			c.ceiling, c.ceilingAt = b.RefusedMin, b.Minute
+		if b.RefusedMin > 0 && now.Sub(b.Minute) < k.CeilingMemory {
+			if c.ceiling == 0 {
+				c.ceiling = b.RefusedMin
+			}
+			c.ceiling, c.ceilingAt, c.refusals = min(c.ceiling, b.RefusedMin), b.Minute, c.refusals+int(b.Refusals)
 		}
 		if c.ceiling > 0 && b.SucceededMax >= c.ceiling {
-			c.ceiling = 0
+			c.ceiling, c.refusals = 0, 0
 		}
 	}
 	r.mu.Lock()
@@ -229,15 +232,15 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		if old := r.stats[key]; old != nil {
 			// The ceiling is every node's (this node's flushed first);
 			// the rest of the link's health is this node's own.
-			ceiling, at, first := c.ceiling, c.ceilingAt, c.first
+			ceiling, at, n, first := c.ceiling, c.ceilingAt, c.refusals, c.first
 			c.linkHealth = old.linkHealth
-			c.ceiling, c.ceilingAt, c.first = ceiling, at, first
+			c.ceiling, c.ceilingAt, c.refusals, c.first = ceiling, at, n, first
 		}
 	}
 	for key, old := range r.stats {
 		if stats[key] == nil && old.fails > 0 {
 			stats[key] = &counts{at: now, linkHealth: old.linkHealth}
-			stats[key].ceiling = 0
+			stats[key].ceiling, stats[key].refusals = 0, 0
 		}
 	}
 	r.stats = stats

@@ -24,6 +24,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -437,7 +438,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 	if err != nil {
 		return s.transfer(ctx, tr.WorkspaceID, tr.ID) // it may have arrived: the status decides, later
 	}
-	return s.finish(ctx, tr.ID, st, "")
+	return s.finishAt(ctx, tr.ID, st, "", true)
 }
 
 // notifyURL is the callback address of tr's gateway.
@@ -464,6 +465,13 @@ func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, e
 // final one ends it with its event; a pending one changes nothing.
 // "Not found" ends it failed only NotFoundIsFinal after its payout call.
 func (s *Service) finish(ctx context.Context, id string, st gateway.Status, failureCode string) (*cauri.Transfer, error) {
+	return s.finishAt(ctx, id, st, failureCode, false)
+}
+
+// finishAt is finish; instant: the aggregator refused the payout in its
+// answer to the payout call (a refusal for the amount then teaches the
+// provider's ceiling).
+func (s *Service) finishAt(ctx context.Context, id string, st gateway.Status, failureCode string, instant bool) (*cauri.Transfer, error) {
 	tr, changed, err := s.Store.FinishTransfer(ctx, id, func(tr *cauri.Transfer) error {
 		now := s.Now().UTC()
 		if st.ProviderRef != "" {
@@ -507,7 +515,11 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		case "":
 			s.learn(ctx, tr, routing.Success)
 		case "rejected":
-			s.learn(ctx, tr, routing.Declined)
+			if instant && connectors.Refusal(tr.Provider, st.Reason) == gateway.RefusalLimit {
+				s.learn(ctx, tr, routing.OverLimit)
+			} else {
+				s.learn(ctx, tr, routing.Declined)
+			}
 		case "not_received":
 			s.learn(ctx, tr, routing.Technical)
 		} // an empty wallet is the merchant's, not the provider's doing
