@@ -13,6 +13,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 )
@@ -152,8 +153,12 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	if help := PreauthHelp(chosen.Provider, code); help != nil && p.AuthCode == "" {
 		return nil, cauri.Errorf(cauri.EInvalid, "This operator asks for a payment code first: %s", help["en"])
 	}
+	avoid, err := s.failedProviders(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
 	candidates, reason := s.rank(candidates, routing.Context{Country: chosen.Flag, Operator: operator, Kind: routing.Collect,
-		Amount: sess.Amount})
+		Amount: sess.Amount, Avoid: avoid})
 	for i, g := range candidates {
 		if i > 0 {
 			reason = "failover: " + candidates[i-1].Provider + " could not start the payment; next in the ranking"
@@ -165,6 +170,44 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	}
 	// Every gateway failed to start it; the causes are on the attempts.
 	return nil, cauri.Errorf(cauri.EBadGateway, "The payment could not be started; please try again in a moment")
+}
+
+// failedProviders is the providers of the session's failed attempts: the
+// customer's next attempt goes to them last (a retry sent back to the
+// provider that just failed the customer succeeds less often than one sent
+// elsewhere; docs/routing.md).
+func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session) ([]string, error) {
+	if s.Route == nil {
+		return nil, nil
+	}
+	attempts, err := s.Store.Attempts(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range attempts {
+		if a.Status == cauri.AttemptFailed && !slices.Contains(out, a.Provider) {
+			out = append(out, a.Provider)
+		}
+	}
+	return out, nil
+}
+
+// isRetry reports whether a came after another attempt of its session
+// that failed the customer (one the customer saw: not a gateway that
+// could not start it and was failed over). The engine leaves a retry's
+// success or decline out of the provider's rate (routing.Key.Retry).
+func (s *Service) isRetry(ctx context.Context, a *cauri.PaymentAttempt) bool {
+	attempts, err := s.Store.Attempts(ctx, a.SessionID)
+	if err != nil {
+		return false
+	}
+	for _, e := range attempts {
+		if e.ID != a.ID && e.CreatedAt.Before(a.CreatedAt) && e.Status == cauri.AttemptFailed && !strings.HasPrefix(e.Reason, gateway.NotStarted) {
+			return true
+		}
+	}
+	return false
 }
 
 // rank orders the gateways that can carry a payment by the routing
@@ -259,7 +302,7 @@ func (s *Service) attempt(ctx context.Context, sess *cauri.Session, g *cauri.Gat
 	}
 	switch st.Outcome {
 	case gateway.Failed:
-		if _, err := s.finish(ctx, a.ID, st, true); err != nil {
+		if _, err := s.finishAt(ctx, a.ID, st, true, true); err != nil {
 			return nil, err
 		}
 		return nil, cauri.Errorf(cauri.EBadGateway, "%s refused the payment: %s", g.Name, st.Reason)
@@ -362,6 +405,13 @@ func (s *Service) connector(ctx context.Context, g *cauri.Gateway) (gateway.Conn
 // customer never saw (notify false: the gateway was down, another is tried)
 // changes the attempt only.
 func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Status, notify bool) (*cauri.Session, error) {
+	return s.finishAt(ctx, attemptID, st, notify, false)
+}
+
+// finishAt is finish; instant: the aggregator refused the payment in its
+// answer to the initiation (a refusal for the amount then teaches the
+// provider's ceiling).
+func (s *Service) finishAt(ctx context.Context, attemptID string, st gateway.Status, notify, instant bool) (*cauri.Session, error) {
 	var ended *cauri.PaymentAttempt // the attempt, when this call ended it
 	sess, err := s.Store.UpdateAttempt(ctx, attemptID, func(sess *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
 		now := s.Now().UTC()
@@ -410,15 +460,19 @@ func (s *Service) finish(ctx context.Context, attemptID string, st gateway.Statu
 	}
 	if err == nil && ended != nil && s.Route != nil {
 		// What the routing engine learns: a collected payment, a payment the
-		// customer's side refused, or one the aggregator could not start.
+		// customer's side refused, one the aggregator could not start, or
+		// one it refused at once for its amount (its ceiling).
 		o := routing.Declined
 		switch {
 		case ended.Status == cauri.AttemptSucceeded:
 			o = routing.Success
 		case !notify || st.Outcome == gateway.NotFound:
 			o = routing.Technical
+		case instant && connectors.Refusal(ended.Provider, st.Reason) == gateway.RefusalLimit:
+			o = routing.OverLimit
 		}
-		s.Route.Record(ctx, routing.Key{Provider: ended.Provider, Country: ended.Country, Operator: ended.Operator, Kind: routing.Collect}, o, 0)
+		s.Route.Record(ctx, routing.Key{Provider: ended.Provider, Country: ended.Country, Operator: ended.Operator, Kind: routing.Collect,
+			Amount: sess.Amount, Retry: s.isRetry(ctx, ended)}, o, 0)
 	}
 	return sess, err
 }

@@ -1,10 +1,14 @@
 // Package routing ranks the aggregators (providers) that can carry a
 // payment or a payout in a given context (country, operator, amount), from
 // the outcomes observed across the service: a success rate with a Bayesian
-// prior, time decay, fast demotion of a provider that stops answering,
-// latency as a tie-breaker and a small exploration share. A decision is
-// pure in-memory work over state that observations and the background
-// refresh from the store keep current. docs/routing.md explains the model.
+// prior, time decay, a ceiling learned per provider and operator from the
+// amounts it refused at once, fast demotion of a provider (or of one of its
+// operator links) that stops working, blame put on an operator when every
+// provider fails on it together, the providers that already failed this
+// customer ranked last, latency as a tie-breaker and an exploration share
+// that tries newcomers sooner. A decision is pure in-memory work over state
+// that observations and the background refresh from the store keep current.
+// docs/routing.md explains the model.
 //
 // The engine imports only the standard library; the Router that shares it
 // between nodes imports the store.
@@ -14,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -27,10 +32,36 @@ const (
 	Payout  Kind = "payout"
 )
 
-// Key is what outcomes are counted by.
+// Key is one outcome's provider and context. Outcomes are counted by
+// provider, country, operator and kind (a link); the amount is not counted
+// by but teaches the link's ceiling (OverLimit) and clears it (a success
+// above it).
 type Key struct {
 	Provider, Country, Operator string
 	Kind                        Kind
+	Amount                      int64 // minor units; 0 when unknown
+	// Retry: the customer's attempt after one that failed them. Its
+	// success or decline is left out of the rate: retries fail more
+	// whoever carries them (the customer's own trouble often remains), and
+	// they go to the providers that did not fail the customer, which would
+	// then look worse than they are. Its technical failure or refusal for
+	// the amount counts as any.
+	Retry bool
+}
+
+// link is what outcomes are counted by: a provider's integration with one
+// operator of one country, for one kind.
+type link struct {
+	provider, country, operator string
+	kind                        Kind
+}
+
+func (k Key) link() link { return link{k.Provider, k.Country, k.Operator, k.Kind} }
+
+// opKey is an operator's context, whatever the provider.
+type opKey struct {
+	country, operator string
+	kind              Kind
 }
 
 // Outcome is how one payment or payout ended at its provider.
@@ -40,6 +71,7 @@ const (
 	Success   Outcome = iota // the money moved
 	Declined                 // refused or failed at the customer's or operator's end
 	Technical                // the provider did not answer, answered 5xx or could not start it
+	OverLimit                // refused at once for its amount: above the provider's ceiling for the operator
 )
 
 // Knobs of the model (docs/routing.md).
@@ -48,25 +80,74 @@ type Knobs struct {
 	FastHalfLife  time.Duration // ... in the fast memory, which shows a change sooner
 	PriorStrength float64       // how many payments the prior is worth
 	DefaultPrior  float64       // the success rate assumed where nothing is known
-	DownAfter     int           // technical failures in a row, with no answer since, that mark a provider down
+	DownAfter     int           // technical failures in a row, with no answer since, that mark a provider (or one link) down
 	Caution       float64       // standard deviations taken off a rate to rank it
 	Explore       float64       // share of decisions that try a runner-up that could still be the best
 	LatencyWeight float64       // score per millisecond of mean latency (a tie-breaker)
+
+	// A newcomer is a provider first seen in the context less than
+	// NewcomerAge ago with less than NewcomerEvidence outcomes: it is
+	// tried in up to NewcomerExplore of the decisions (less as its
+	// evidence grows), unless it is almost surely worse than the leader.
+	NewcomerAge                       time.Duration
+	NewcomerEvidence, NewcomerExplore float64
+	// LinkDemoteP: a link whose failures in a row, with no success since,
+	// were this unlikely at its own rate is demoted (ranked below the links
+	// that work) and tried again after RetestAfter, doubling at each
+	// failed try up to 32 times.
+	LinkDemoteP float64
+	RetestAfter time.Duration
+	// IncidentFails: failures in a row on an operator, with no success on
+	// it by any provider, of at least this many of two providers or more
+	// each, are the operator's incident: they are not held against the
+	// providers, nor are those seen until IncidentGrace after the
+	// operator's next success (declines come when the push expires).
+	IncidentFails int
+	IncidentGrace time.Duration
+	// CeilingMemory: how long a ceiling is believed after its latest
+	// refusal; CeilingAfter: how many refusals for the amount (at or above
+	// it, since it was last cleared) make it believed.
+	CeilingMemory time.Duration
+	CeilingAfter  int
+	// ExploreMatch: a runner-up that may well be better is tried in this
+	// share of the decisions times that probability (when more than
+	// Explore): close rivals are compared often, where it costs little,
+	// plainly worse ones seldom.
+	ExploreMatch float64
 }
 
-// DefaultKnobs are the values the simulation was tuned with.
+// DefaultKnobs are the values the simulations were tuned with.
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
+	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
+	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1,
 }
 
-// counts are decayed outcome counts, as of at: a slow memory (HalfLife)
-// for a steady provider, and a fast one (FastHalfLife) that shows a change
-// sooner.
+// counts are a link's decayed outcome counts, as of at: a slow memory
+// (HalfLife) for a steady provider, and a fast one (FastHalfLife) that
+// shows a change sooner; and the link's health and ceiling.
 type counts struct {
 	ok, ko         float64 // successes, failures (declined or technical), slow memory
 	fastOK, fastKO float64 // the same, fast memory
 	latencyMS      float64 // exponentially weighted mean latency
 	at             time.Time
+
+	linkHealth
+}
+
+// linkHealth is what a node saw of one link lately: kept across refreshes.
+type linkHealth struct {
+	fails, techs int       // failures, technical ones, in a row (no success, no answer since)
+	lastFail     time.Time // the latest failure
+	retests      int       // failed tries since the link was demoted
+	first        time.Time // the link's first outcome within Memory
+	ceiling      int64     // the smallest amount refused at once; 0: none known
+	ceilingAt    time.Time // its latest refusal
+	refusals     int       // refusals for the amount since the ceiling was last cleared
+	gen          uint64    // the operator's failure streak the held failures belong to
+	held         float64   // failures counted during that streak (forgiven if it is an incident)
+	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
+	trying       time.Time // when a payment last tried the link while it was broken; zero once an outcome came
 }
 
 func (c *counts) decay(now time.Time, k Knobs) {
@@ -95,17 +176,80 @@ func (c *counts) estimate() (ok, n float64) {
 	return c.ok, n
 }
 
+// broken: the link failed DownAfter times in a row technically, or its
+// failures in a row were too unlikely at its own rate.
+func (c *counts) broken(k Knobs) bool {
+	if c.techs >= k.DownAfter {
+		return true
+	}
+	if c.fails < 2 {
+		return false
+	}
+	rate := (c.ok + k.PriorStrength*k.DefaultPrior) / (c.ok + c.ko + k.PriorStrength)
+	return math.Pow(1-rate, float64(c.fails)) < k.LinkDemoteP
+}
+
+// outage: broken beyond doubt (DownAfter technical failures in a row, or
+// failures in a row that its rate makes 50 times less likely than
+// LinkDemoteP): when it works again, the streak's failures were an outage's.
+func (c *counts) outage(k Knobs) bool {
+	if c.techs >= k.DownAfter {
+		return true
+	}
+	rate := (c.ok + k.PriorStrength*k.DefaultPrior) / (c.ok + c.ko + k.PriorStrength)
+	return c.fails >= 2 && math.Pow(1-rate, float64(c.fails)) < k.LinkDemoteP/50
+}
+
+// demoted: broken, and not yet due for another try, or tried again and
+// its outcome not yet seen (a decline comes when the push expires: one
+// payment tries a broken link, not all those of the next minutes).
+func (c *counts) demoted(k Knobs, now time.Time) bool {
+	return c.broken(k) && (now.Sub(c.lastFail) < k.RetestAfter<<min(c.retests, 5) || now.Sub(c.trying) < 3*time.Minute)
+}
+
+// above: amount is at or above the link's ceiling, believed (CeilingAfter
+// refusals: one customer's wallet limit, which reads the same, does not
+// make a ceiling) and not forgotten.
+func (c *counts) above(amount int64, now time.Time, k Knobs) bool {
+	return amount > 0 && c.ceiling > 0 && amount >= c.ceiling && c.refusals >= k.CeilingAfter && now.Sub(c.ceilingAt) < k.CeilingMemory
+}
+
 // health is a provider's recent answering record, for fast demotion.
 type health struct {
 	streak     int       // technical failures since the last answer
 	lastFail   time.Time // the latest technical failure
 	lastAnswer time.Time // the latest call the provider answered
+	// The links the streak's payments failed on: when they were all on
+	// one link, that link (its operator's trouble) explains the streak,
+	// not the provider.
+	link  link
+	linkN int
+	links int
 }
 
 // down: the provider failed DownAfter calls in a row and has answered none
-// since. It stays down until it answers again (a call, or the prober's
-// check of its API): no real payment is sent to find out.
-func (h *health) down(k Knobs) bool { return h.streak >= k.DownAfter }
+// since, and not only for one operator. It stays down until it answers
+// again (a call, or the prober's check of its API): no real payment is sent
+// to find out.
+func (h *health) down(k Knobs) bool {
+	return h.streak >= k.DownAfter && !(h.links == 1 && h.linkN >= h.streak)
+}
+
+// opState is an operator's current failure streak, across providers.
+type opState struct {
+	gen        uint64         // the streak's number
+	fails      map[string]int // failures per provider in the streak
+	incident   bool           // declared: every provider fails on the operator
+	since      time.Time      // when it was declared
+	graceUntil time.Time      // failures seen before then are the incident's tail
+}
+
+// forgiven is failures taken back from a link's counts: an operator's
+// incident's (the Router takes them back from the shared counts too).
+type forgiven struct {
+	link link
+	n    float64
+}
 
 // Engine holds the observed state and decides. It is safe for concurrent use.
 type Engine struct {
@@ -113,45 +257,156 @@ type Engine struct {
 	Now   func() time.Time
 
 	mu     sync.RWMutex
-	stats  map[Key]*counts
+	stats  map[link]*counts
 	health map[string]*health
+	ops    map[opKey]*opState
 	rng    *rand.Rand
 }
 
 // New returns an engine with the default knobs; seed fixes its exploration.
 func New(now func() time.Time, seed uint64) *Engine {
-	return &Engine{Knobs: DefaultKnobs, Now: now, stats: map[Key]*counts{}, health: map[string]*health{},
+	return &Engine{Knobs: DefaultKnobs, Now: now, stats: map[link]*counts{}, health: map[string]*health{}, ops: map[opKey]*opState{},
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 // Observe counts one payment's or payout's outcome (live only; the caller
 // filters).
 func (e *Engine) Observe(k Key, o Outcome, latency time.Duration) {
-	now := e.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c := e.stats[k]
+	e.observeLocked(k, o, latency, e.Now())
+}
+
+// observeLocked counts an outcome; it returns whether the failure was
+// counted against the provider, and the failures an incident declared by
+// it takes back.
+func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time.Time) (counted bool, back []forgiven) {
+	lk := k.link()
+	c := e.stats[lk]
 	if c == nil {
 		c = &counts{latencyMS: float64(latency.Milliseconds())}
-		e.stats[k] = c
+		c.first = now
+		e.stats[lk] = c
 	}
 	c.decay(now, e.Knobs)
-	if o == Success {
-		c.ok++
-		c.fastOK++
-	} else {
-		c.ko++
-		c.fastKO++
-	}
+	c.trying = time.Time{}
 	if latency > 0 {
 		c.latencyMS = 0.8*c.latencyMS + 0.2*float64(latency.Milliseconds())
 	}
-	e.callLocked(k.Provider, o != Technical, now)
+	if o != Technical {
+		back = e.callLocked(k.Provider, true, now)
+		c.techs = 0
+	}
+	switch o {
+	case OverLimit:
+		// Says nothing of smaller amounts: it teaches the ceiling only.
+		if k.Amount > 0 {
+			if c.ceiling == 0 || now.Sub(c.ceilingAt) >= e.Knobs.CeilingMemory {
+				c.ceiling, c.refusals = k.Amount, 0
+			}
+			c.ceiling, c.ceilingAt, c.refusals = min(c.ceiling, k.Amount), now, c.refusals+1
+		}
+		return false, back
+	case Success:
+		if c.ceiling > 0 && k.Amount >= c.ceiling {
+			c.ceiling, c.refusals = 0, 0 // a larger amount went through: no ceiling there (or it rose)
+		}
+		if c.outage(e.Knobs) && c.streakKO > 0 {
+			// The link was broken and works again: its failures since were
+			// the outage's, which demotion dealt with, not its rate.
+			c.ko, c.fastKO = math.Max(0, c.ko-c.streakKO), math.Max(0, c.fastKO-c.streakKO)
+			back = append(back, forgiven{lk, c.streakKO})
+		}
+		c.fails, c.retests, c.streakKO = 0, 0, 0
+		if k.Retry {
+			return false, back
+		}
+		c.ok, c.fastOK = c.ok+1, c.fastOK+1
+		if op := e.ops[opKey{k.Country, k.Operator, k.Kind}]; op != nil && (op.incident || len(op.fails) > 0) {
+			if op.incident {
+				op.incident, op.graceUntil = false, now.Add(e.Knobs.IncidentGrace)
+			}
+			op.gen++
+			clear(op.fails)
+		}
+		return true, back
+	}
+	if k.Retry && o == Declined {
+		return false, back
+	}
+	ok := opKey{k.Country, k.Operator, k.Kind}
+	op := e.ops[ok]
+	if op == nil {
+		op = &opState{fails: map[string]int{}, gen: 1}
+		e.ops[ok] = op
+	}
+	if o == Technical {
+		e.attributeLocked(k.Provider, lk)
+	}
+	if op.incident || now.Before(op.graceUntil) {
+		return false, back // the operator's outage, not the provider's
+	}
+	if c.gen != op.gen {
+		c.gen, c.held = op.gen, 0
+	}
+	if c.broken(e.Knobs) {
+		c.retests++ // a demoted link tried again, and still failing
+	}
+	c.ko, c.fastKO, c.held, c.streakKO = c.ko+1, c.fastKO+1, c.held+1, c.streakKO+1
+	c.fails++
+	c.lastFail = now
+	if o == Technical {
+		c.techs++
+	}
+	op.fails[k.Provider]++
+	failing := 0
+	for _, n := range op.fails {
+		if n >= e.Knobs.IncidentFails {
+			failing++
+		}
+	}
+	if failing < 2 || e.Knobs.IncidentFails <= 0 {
+		return true, back
+	}
+	// Every provider tried on the operator failed, several times each,
+	// with no success in between: the operator's incident. What the
+	// streak counted against them is taken back.
+	op.incident, op.since = true, now
+	for p := range op.fails {
+		l := link{p, k.Country, k.Operator, k.Kind}
+		s := e.stats[l]
+		if s == nil || s.gen != op.gen {
+			continue
+		}
+		s.ko, s.fastKO = math.Max(0, s.ko-s.held), math.Max(0, s.fastKO-s.held)
+		back = append(back, forgiven{l, s.held})
+		s.streakKO = math.Max(0, s.streakKO-s.held)
+		s.held, s.fails, s.techs, s.retests = 0, 0, 0, 0
+	}
+	return true, back
+}
+
+// attributeLocked notes that a technical failure of the provider's current
+// streak was a payment's on l.
+func (e *Engine) attributeLocked(provider string, l link) {
+	h := e.health[provider]
+	if h == nil || h.streak == 0 {
+		return
+	}
+	switch {
+	case h.links == 0:
+		h.link, h.linkN, h.links = l, 1, 1
+	case h.link == l:
+		h.linkN++
+	default:
+		h.links = 2
+	}
 }
 
 // Call records whether a provider answered one call (any call: an
 // initiation, a status read, a probe): technical failures in a row mark it
-// down; any answer brings it back.
+// down, unless its payments' failures were all on one operator; any answer
+// brings it back.
 func (e *Engine) Call(provider string, answered bool) {
 	now := e.Now()
 	e.mu.Lock()
@@ -159,18 +414,33 @@ func (e *Engine) Call(provider string, answered bool) {
 	e.mu.Unlock()
 }
 
-func (e *Engine) callLocked(provider string, answered bool, now time.Time) {
+// callLocked records a call; when it brings a provider that was down
+// back, it returns the failures its outage's streak took back.
+func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back []forgiven) {
 	h := e.health[provider]
 	if h == nil {
 		h = &health{}
 		e.health[provider] = h
 	}
 	if answered {
-		h.streak, h.lastAnswer = 0, now
-		return
+		if h.down(e.Knobs) {
+			// The whole API is back: its links' technical failures were
+			// the outage's, which the demotion dealt with, not their rate.
+			for l, c := range e.stats {
+				if l.provider == provider && c.techs > 0 {
+					n := math.Min(float64(c.techs), c.streakKO)
+					c.ko, c.fastKO, c.streakKO = math.Max(0, c.ko-n), math.Max(0, c.fastKO-n), c.streakKO-n
+					c.techs, c.fails = 0, max(0, c.fails-int(n))
+					back = append(back, forgiven{l, n})
+				}
+			}
+		}
+		h.streak, h.lastAnswer, h.links, h.linkN = 0, now, 0, 0
+		return back
 	}
 	h.streak++
 	h.lastFail = now
+	return nil
 }
 
 // Down reports whether the provider is marked down now.
@@ -181,6 +451,17 @@ func (e *Engine) Down(provider string) bool {
 	return h != nil && h.down(e.Knobs)
 }
 
+// Suspect reports whether the provider is down or failing technically in
+// its current streak (even on one operator's link only): the prober checks
+// its API, which tells a whole outage (the check fails too: down) from one
+// operator's trouble (it answers).
+func (e *Engine) Suspect(provider string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	h := e.health[provider]
+	return h != nil && (h.down(e.Knobs) || h.streak > 0 && h.linkN >= e.Knobs.DownAfter)
+}
+
 // Context is what a decision is about. Without an operator, a provider's
 // outcomes over every operator of the country count.
 type Context struct {
@@ -188,6 +469,9 @@ type Context struct {
 	Kind              Kind
 	Amount            int64 // minor units; 0 when unknown
 	Providers         []string
+	// Avoid is the providers that already failed this customer (this
+	// session's earlier attempts): ranked after every other that works.
+	Avoid []string
 }
 
 // Scored is one provider's standing in a decision.
@@ -197,7 +481,26 @@ type Scored struct {
 	Rate      float64 // posterior mean success rate
 	Evidence  float64 // decayed number of observed outcomes
 	LatencyMS float64
-	Down      bool
+	New       bool // a newcomer in the context
+	Down      bool // the provider is not answering
+	Avoided   bool // it failed this customer already
+	Demoted   bool // its link with the operator is failing
+	OverLimit bool // the amount is above its ceiling for the operator
+}
+
+// tier: the ranking's first criterion, before the score.
+func (s Scored) tier() int {
+	switch {
+	case s.Down:
+		return 4
+	case s.OverLimit:
+		return 3
+	case s.Demoted:
+		return 2
+	case s.Avoided:
+		return 1
+	}
+	return 0
 }
 
 // Decision is a ranking with its reason and confidence.
@@ -215,8 +518,9 @@ type Decision struct {
 func (e *Engine) Rank(c Context) Decision { return e.decide(c, false) }
 
 // Choose is Rank for a real payment: a small share of decisions try a
-// runner-up that answers and could still be the best, so that its
-// estimate stays fresh; a provider that is down never is.
+// runner-up that answers and could still be the best (a newcomer more
+// often), so that its estimate stays fresh; a provider that is down never
+// is.
 func (e *Engine) Choose(c Context) Decision { return e.decide(c, true) }
 
 func (e *Engine) decide(c Context, explore bool) Decision {
@@ -226,10 +530,19 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 	k := e.Knobs
 	// The prior: the pooled rate of every provider in this context, or
 	// the default where nothing is known.
-	stat := func(p string) *counts { return e.stat(p, c, now) }
+	var stats [8]*counts
+	stat := func(i int, p string) *counts {
+		if i < len(stats) {
+			return stats[i]
+		}
+		return e.stat(p, c, now)
+	}
 	var pooledOK, pooledN float64
-	for _, p := range c.Providers {
-		if s := stat(p); s != nil {
+	for i, p := range c.Providers {
+		if i < len(stats) {
+			stats[i] = e.stat(p, c, now)
+		}
+		if s := stat(i, p); s != nil {
 			ok, n := s.estimate()
 			pooledOK, pooledN = pooledOK+ok, pooledN+n
 		}
@@ -239,17 +552,18 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		prior = (pooledOK + k.PriorStrength*k.DefaultPrior) / (pooledN + k.PriorStrength)
 	}
 	ranked := make([]Scored, 0, len(c.Providers))
-	seen := map[string]bool{}
-	for _, p := range c.Providers {
-		if seen[p] {
+	for i, p := range c.Providers {
+		if slices.Contains(c.Providers[:i], p) {
 			continue
 		}
-		seen[p] = true
-		sc := Scored{Provider: p, Rate: prior}
-		if s := stat(p); s != nil {
+		sc := Scored{Provider: p, Rate: prior, Avoided: slices.Contains(c.Avoid, p), New: true}
+		if s := stat(i, p); s != nil {
+			sc.New = !s.first.IsZero() && now.Sub(s.first) < k.NewcomerAge
 			ok, n := s.estimate()
 			sc.Evidence, sc.LatencyMS = n, s.latencyMS
 			sc.Rate = (ok + k.PriorStrength*prior) / (n + k.PriorStrength)
+			sc.Demoted = s.demoted(k, now)
+			sc.OverLimit = s.above(c.Amount, now, k)
 		}
 		// Ranked by a cautious estimate (a lower confidence bound): a
 		// provider seen a few times cannot jump ahead on luck alone.
@@ -260,6 +574,9 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		ranked = append(ranked, sc)
 	}
 	sort.SliceStable(ranked, func(i, j int) bool {
+		if ti, tj := ranked[i].tier(), ranked[j].tier(); ti != tj {
+			return ti < tj
+		}
 		if ranked[i].Score != ranked[j].Score {
 			return ranked[i].Score > ranked[j].Score
 		}
@@ -273,37 +590,78 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		d.Reason = "no_provider: no provider serves this context"
 		return d
 	}
-	if explore && len(ranked) > 1 && !ranked[1].Down && e.rng.Float64() < k.Explore {
-		// Try the runner-up most likely to be better than the leader, if
-		// that is at all likely: its estimate stays fresh, and no payment
-		// goes to a provider that is down or plainly worse.
-		best, bestP := 0, 0.05
-		for i, s := range ranked[1:] {
-			if s.Down {
-				break
-			}
-			if p := better(s, ranked[0], k); p > bestP {
-				best, bestP = i+1, p
-			}
+	op := e.ops[opKey{c.Country, c.Operator, c.Kind}]
+	incident := c.Operator != "" && op != nil && op.incident
+	switch {
+	case explore && incident:
+		// Every provider fails on the operator: spread the payments over
+		// those that answer, so that the first to succeed again is found.
+		n := 0
+		for n < len(ranked) && ranked[n].tier() == ranked[0].tier() && ranked[n].tier() < 2 {
+			n++
 		}
-		if best != 0 {
-			ranked[0], ranked[best] = ranked[best], ranked[0]
-			d.Explored = true
+		if n > 1 {
+			i := e.rng.IntN(n)
+			ranked[0], ranked[i] = ranked[i], ranked[0]
 		}
+	case explore && len(ranked) > 1 && ranked[0].tier() <= 1:
+		d.Explored = e.exploreLocked(ranked)
 	}
 	d.Provider = ranked[0].Provider
+	if explore && c.Operator != "" {
+		if s := e.stats[link{d.Provider, c.Country, c.Operator, c.Kind}]; s != nil && s.broken(k) {
+			s.trying = now // a real payment tries the broken link: the next wait for its outcome
+		}
+	}
 	for _, s := range ranked[1:] {
 		d.Alternates = append(d.Alternates, s.Provider)
 	}
 	d.Confidence, d.Reason = e.explain(ranked, d.Explored)
+	if incident {
+		d.Confidence, d.Reason = 0, fmt.Sprintf("operator_incident: every provider tried has been failing on %s since %s; not held against them",
+			c.Operator, op.since.UTC().Format(time.TimeOnly))
+	}
 	return d
+}
+
+// exploreLocked may swap a runner-up of the leader's tier into first place:
+// the one most likely to be better than the leader, if that is at all
+// likely, in Explore of the decisions, or more often while it is a
+// newcomer (little evidence). So its estimate stays fresh, a better
+// newcomer is found within tens of its payments, and no payment goes to a
+// provider that is down, demoted or plainly worse.
+func (e *Engine) exploreLocked(ranked []Scored) bool {
+	k := e.Knobs
+	best, bestP, share := 0, 0.05, 0.0
+	for i, s := range ranked[1:] {
+		if s.tier() != ranked[0].tier() {
+			break
+		}
+		p := better(s, ranked[0], k)
+		newcomer := s.New && s.Evidence < k.NewcomerEvidence
+		if p <= 0.05 && !(newcomer && p > 0.001) {
+			continue
+		}
+		sh := math.Max(k.Explore, k.ExploreMatch*p)
+		if newcomer {
+			sh = math.Max(sh, k.NewcomerExplore*(1-s.Evidence/k.NewcomerEvidence))
+		}
+		if sh*p > share*bestP {
+			best, bestP, share = i+1, p, sh
+		}
+	}
+	if best == 0 || e.rng.Float64() >= share {
+		return false
+	}
+	ranked[0], ranked[best] = ranked[best], ranked[0]
+	return true
 }
 
 // stat is a provider's decayed counts in a context; with no operator, the
 // sum over every operator of the country.
 func (e *Engine) stat(p string, c Context, now time.Time) *counts {
 	if c.Operator != "" {
-		s := e.stats[Key{p, c.Country, c.Operator, c.Kind}]
+		s := e.stats[link{p, c.Country, c.Operator, c.Kind}]
 		if s != nil {
 			s.decay(now, e.Knobs)
 		}
@@ -311,7 +669,7 @@ func (e *Engine) stat(p string, c Context, now time.Time) *counts {
 	}
 	var sum *counts
 	for key, s := range e.stats {
-		if key.Provider != p || key.Country != c.Country || key.Kind != c.Kind {
+		if key.provider != p || key.country != c.Country || key.kind != c.Kind {
 			continue
 		}
 		s.decay(now, e.Knobs)
@@ -350,8 +708,16 @@ func (e *Engine) explain(r []Scored, explored bool) (float64, string) {
 			first.Provider, pct(first.Rate), first.Evidence)
 	}
 	second := r[1]
-	if second.Down {
+	switch {
+	case second.Down && first.tier() == 0:
 		return round(evidence), fmt.Sprintf("provider_down: %s is not answering; %s at %s", second.Provider, first.Provider, pct(first.Rate))
+	case first.tier() == 0 && second.tier() > 0 && second.Rate > first.Rate: // the tier, not the rate, put it second
+		why := map[int]string{1: "already failed this customer", 2: "is failing on this operator", 3: "refused amounts this large"}[second.tier()]
+		return round(evidence), fmt.Sprintf("ranked_after: %s %s; %s at %s", second.Provider, why, first.Provider, pct(first.Rate))
+	case first.tier() == 3:
+		return 0, fmt.Sprintf("over_limit: every provider refused amounts this large; %s at %s", first.Provider, pct(first.Rate))
+	case first.tier() == 2:
+		return 0, fmt.Sprintf("link_demoted: every provider is failing on this operator; %s is tried again first", first.Provider)
 	}
 	conf := round(better(first, second, k) * evidence)
 	if first.Evidence < 1 {

@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +22,19 @@ func newEngine() (*Engine, *clock) {
 
 var sn = Context{Country: "SN", Operator: "wave", Kind: Collect, Providers: []string{"pawapay", "cinetpay", "paystack"}}
 
+// pair is sn without the provider the tests know nothing of.
+var pair = Context{Country: "SN", Operator: "wave", Kind: Collect, Providers: []string{"pawapay", "cinetpay"}}
+
+// observe records ok successes and ko declines, spread evenly as they
+// come in real traffic (failures in a row are what demotes a link).
 func observe(e *Engine, p string, ok, ko int) {
-	for range ok {
-		e.Observe(Key{p, "SN", "wave", Collect}, Success, 100*time.Millisecond)
-	}
-	for range ko {
-		e.Observe(Key{p, "SN", "wave", Collect}, Declined, 100*time.Millisecond)
+	k := Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}
+	for i := range ok + ko {
+		if i*ko%(ok+ko) < ko { // a success last
+			e.Observe(k, Declined, 100*time.Millisecond)
+		} else {
+			e.Observe(k, Success, 100*time.Millisecond)
+		}
 	}
 }
 
@@ -87,15 +95,18 @@ func TestRank_Decay(t *testing.T) {
 	}
 }
 
-// TestRank_Outage: a provider failing to answer is ranked last at once
+// TestRank_Outage: a provider whose API stops answering (its calls fail,
+// its payments on two operators fail technically) is ranked last at once
 // (never chosen for a real payment while down) and comes back when it
 // answers again.
 func TestRank_Outage(t *testing.T) {
 	e, c := newEngine()
 	observe(e, "pawapay", 95, 5)
 	observe(e, "cinetpay", 80, 20)
-	for range e.Knobs.DownAfter {
-		e.Observe(Key{"pawapay", "SN", "wave", Collect}, Technical, 15*time.Second)
+	for i := range e.Knobs.DownAfter {
+		e.Call("pawapay", false)
+		op := []string{"wave", "orange_money"}[i%2]
+		e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}, Technical, 15*time.Second)
 	}
 	d := e.Rank(sn)
 	if d.Provider == "pawapay" || d.Ranked[len(d.Ranked)-1].Provider != "pawapay" || !d.Ranked[len(d.Ranked)-1].Down {
@@ -116,6 +127,207 @@ func TestRank_Outage(t *testing.T) {
 	}
 }
 
+// TestRank_OneLinkFailing: a provider whose integration with one operator
+// breaks (5xx there, its other calls answer) is demoted on that operator
+// within DownAfter failures and nowhere else; it is tried again after
+// RetestAfter, and a success brings the link back.
+func TestRank_OneLinkFailing(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	om := Context{Country: "SN", Operator: "orange_money", Kind: Collect, Providers: pair.Providers}
+	for range 50 {
+		e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "orange_money", Kind: Collect}, Success, 0)
+		e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "orange_money", Kind: Collect}, Success, 0)
+	}
+	for range e.Knobs.DownAfter {
+		e.Call("pawapay", false) // the initiation's call answered 5xx
+		e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Technical, 0)
+	}
+	if e.Down("pawapay") {
+		t.Fatal("one operator's 5xx marked the provider down everywhere")
+	}
+	if !e.Suspect("pawapay") {
+		t.Fatal("the provider is not suspect: the prober would not check its API")
+	}
+	d := e.Rank(pair)
+	if d.Provider != "cinetpay" || !d.Ranked[len(d.Ranked)-1].Demoted || !strings.HasPrefix(d.Reason, "ranked_after:") {
+		t.Fatalf("on the broken link = %+v; want cinetpay first, pawapay demoted last", d)
+	}
+	if d := e.Rank(om); d.Provider != "pawapay" {
+		t.Fatalf("on another operator = %+v; want pawapay still first", d)
+	}
+	c.t = c.t.Add(e.Knobs.RetestAfter)
+	if d := e.Rank(pair); d.Provider != "pawapay" {
+		t.Fatalf("after RetestAfter = %+v; want pawapay tried again", d)
+	}
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	if d := e.Rank(pair); d.Provider != "cinetpay" {
+		t.Fatalf("after the retry failed = %+v; want pawapay demoted again", d)
+	}
+	c.t = c.t.Add(e.Knobs.RetestAfter)
+	if d := e.Rank(pair); d.Provider != "cinetpay" {
+		t.Fatalf("the wait before the next try doubles; got %+v", d)
+	}
+	c.t = c.t.Add(e.Knobs.RetestAfter)
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Success, 0)
+	if d := e.Rank(pair); d.Provider != "pawapay" || d.Ranked[0].Demoted {
+		t.Fatalf("after a success = %+v; want pawapay back", d)
+	}
+}
+
+// TestRank_DeclinesInARow: failures in a row that the link's own rate
+// makes very unlikely demote it, even when they are declines (a push that
+// never reaches the phone).
+func TestRank_DeclinesInARow(t *testing.T) {
+	e, _ := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	for range 3 {
+		e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	if d := e.Rank(sn); d.Provider == "pawapay" || !d.Ranked[len(d.Ranked)-1].Demoted {
+		t.Fatalf("after 3 declines in a row at 95%% = %+v; want pawapay demoted", d)
+	}
+	e2, _ := newEngine()
+	observe(e2, "pawapay", 60, 40)
+	observe(e2, "cinetpay", 50, 50)
+	for range 3 {
+		e2.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	if d := e2.Rank(sn); d.Ranked[0].Demoted || d.Ranked[1].Demoted {
+		t.Fatalf("3 declines in a row at 60%% are not unusual; got %+v", d)
+	}
+}
+
+// TestRank_Ceiling: instant refusals for the amount (two: one may be a
+// customer's wallet limit) teach the provider's ceiling on that operator: above it, the provider is ranked
+// after those that can carry the amount; below it, it keeps its rank and
+// its rate (the refusal says nothing of small payments); a larger amount
+// collected clears it.
+func TestRank_Ceiling(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	before := e.Rank(pair).Ranked[0].Rate
+	big, small := pair, pair
+	big.Amount, small.Amount = 600_000, 20_000
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 800_000}, OverLimit, 0)
+	if d := e.Rank(big); d.Provider != "pawapay" {
+		t.Fatalf("after one refusal for the amount (a customer's wallet limit reads the same) = %+v; want no ceiling yet", d)
+	}
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
+	d := e.Rank(big)
+	if d.Provider != "cinetpay" || !d.Ranked[len(d.Ranked)-1].OverLimit {
+		t.Fatalf("600 000 above a 500 000 ceiling = %+v; want pawapay last", d)
+	}
+	for range 1000 {
+		if e.Choose(big).Provider == "pawapay" {
+			t.Fatal("exploration sent an amount above the ceiling")
+		}
+	}
+	if d := e.Rank(small); d.Provider != "pawapay" || d.Ranked[0].Rate != before {
+		t.Fatalf("20 000 = %+v; want pawapay first at its rate %v", d, before)
+	}
+	c.t = c.t.Add(time.Hour)
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 700_000}, Success, 0)
+	if d := e.Rank(big); d.Provider != "pawapay" {
+		t.Fatalf("after 700 000 collected = %+v; want the ceiling gone", d)
+	}
+}
+
+// TestRank_Avoid: a provider that failed this customer is ranked after
+// every other that works, for their next attempt.
+func TestRank_Avoid(t *testing.T) {
+	e, _ := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	retry := pair
+	retry.Avoid = []string{"pawapay"}
+	d := e.Rank(retry)
+	if d.Provider != "cinetpay" || d.Ranked[len(d.Ranked)-1].Provider != "pawapay" || !d.Ranked[len(d.Ranked)-1].Avoided {
+		t.Fatalf("retry = %+v; want pawapay last", d)
+	}
+	retry.Avoid = pair.Providers
+	if d := e.Rank(retry); d.Provider != "pawapay" {
+		t.Fatalf("every provider failed the customer = %+v; want the usual order", d)
+	}
+	// A retry's decline is not held against the provider it went to.
+	before := e.Rank(pair).Ranked[1]
+	for range 5 {
+		e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Retry: true}, Declined, 0)
+	}
+	if after := e.Rank(pair).Ranked[1]; after.Rate != before.Rate || after.Demoted {
+		t.Fatalf("after 5 retries declined: %+v; want %+v", after, before)
+	}
+}
+
+// TestObserve_OperatorIncident: when every provider tried fails on an
+// operator together, with no success in between, it is the operator's
+// incident: the failures are taken back from the providers (the carrier
+// is not punished), payments are spread over them, and it ends with the
+// operator's next success (and the grace for late declines).
+func TestObserve_OperatorIncident(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	before := e.Rank(sn)
+	fail := func(p string) {
+		c.t = c.t.Add(20 * time.Second)
+		e.Observe(Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	fail("pawapay")
+	fail("pawapay")
+	fail("pawapay")
+	fail("cinetpay")
+	fail("cinetpay")
+	d := e.Rank(sn)
+	if !strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after both failed together = %+v; want operator_incident", d)
+	}
+	for i, s := range d.Ranked {
+		if s.Demoted || math.Abs(s.Rate-before.Ranked[i].Rate) > 0.005 {
+			t.Fatalf("%s after the incident's failures: rate %v demoted %v; want %v as before", s.Provider, s.Rate, s.Demoted, before.Ranked[i].Rate)
+		}
+	}
+	chosen := map[string]int{}
+	for range 300 {
+		chosen[e.Choose(sn).Provider]++
+		fail("paystack")
+	}
+	if len(chosen) != 3 {
+		t.Fatalf("during the incident, payments went to %v; want them spread over every provider", chosen)
+	}
+	e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, Success, 0)
+	fail("pawapay") // a push of the incident expiring late
+	if d := e.Rank(sn); d.Provider != "pawapay" || strings.HasPrefix(d.Reason, "operator_incident:") || d.Ranked[0].Demoted {
+		t.Fatalf("after the operator's success = %+v; want the incident over, pawapay first", d)
+	}
+	c.t = c.t.Add(e.Knobs.IncidentGrace)
+	fail("pawapay")
+	if d := e.Rank(sn); d.Ranked[0].Rate >= before.Ranked[0].Rate {
+		t.Fatalf("after the grace, failures count again; got %+v", d)
+	}
+}
+
+// TestChoose_Newcomer: a provider new to a context is tried far more often
+// than the usual exploration while it has little data.
+func TestChoose_Newcomer(t *testing.T) {
+	e, _ := newEngine()
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	n := 0
+	for range 1000 {
+		if e.Choose(sn).Provider == "paystack" {
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("a newcomer was tried %d times in 1000; want at least 50", n)
+	}
+}
+
 // TestRouter_SharedThroughTheStore: what one node records, another learns
 // at its next refresh, on both stores.
 func TestRouter_SharedThroughTheStore(t *testing.T) {
@@ -125,11 +337,11 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 		b := &Router{Engine: New(c.now, 2), Store: st}
 		ctx := context.Background()
 		for range 40 {
-			a.Record(ctx, Key{"cinetpay", "SN", "wave", Collect}, Success, 200*time.Millisecond)
+			a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, Success, 200*time.Millisecond)
 		}
 		for range 20 {
-			a.Record(ctx, Key{"pawapay", "SN", "wave", Collect}, Declined, 0)
-			a.Record(ctx, Key{"pawapay", "SN", "wave", Collect}, Success, 0)
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Success, 0)
 		}
 		c.t = c.t.Add(time.Minute)
 		if err := b.Refresh(ctx); err != nil {
@@ -154,6 +366,25 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 		if d.Provider != "cinetpay" || d.Ranked[0].Evidence < 39 || d.Ranked[0].LatencyMS != 200 {
 			t.Fatalf("node b after refresh = %+v", d)
 		}
+		// A ceiling learnt on one node holds on the other.
+		a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 900_000}, OverLimit, 0)
+		a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
+		a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 400_000}, Success, 0)
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		big := sn
+		big.Amount = 600_000
+		if d := b.Rank(big); d.Provider == "cinetpay" || !d.Ranked[len(d.Ranked)-1].OverLimit {
+			t.Fatalf("node b, 600 000 above cinetpay's 500 000 = %+v; want cinetpay last", d)
+		}
+		big.Amount = 450_000
+		if d := b.Rank(big); d.Provider != "cinetpay" {
+			t.Fatalf("node b, 450 000 under cinetpay's ceiling = %+v", d)
+		}
 		for range 3 {
 			a.RecordCall(ctx, "cinetpay", false, 15*time.Second)
 		}
@@ -173,6 +404,43 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 	})
 }
 
+// TestRouter_OneOperatorsFailuresAcrossNodes: a provider that answers
+// 5xx for one operator on one node is not marked down on another (the
+// shared counts show the failures were all on one link), but one whose
+// calls fail on two operators is.
+func TestRouter_OneOperatorsFailuresAcrossNodes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		for range 3 {
+			a.RecordCall(ctx, "pawapay", false, time.Second)
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Technical, 0)
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if b.Down("pawapay") || a.Down("pawapay") {
+			t.Fatalf("one operator's 5xx: down on a %v, on b %v; want neither", a.Down("pawapay"), b.Down("pawapay"))
+		}
+		a.RecordCall(ctx, "pawapay", false, time.Second)
+		a.Record(ctx, Key{Provider: "pawapay", Country: "CI", Operator: "orange_money", Kind: Collect}, Technical, 0)
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !a.Down("pawapay") || !b.Down("pawapay") {
+			t.Fatalf("failing on two operators: down on a %v, on b %v; want both", a.Down("pawapay"), b.Down("pawapay"))
+		}
+	})
+}
+
 // BenchmarkChoose is one decision among three providers with data.
 func BenchmarkChoose(b *testing.B) {
 	e, _ := newEngine()
@@ -182,5 +450,21 @@ func BenchmarkChoose(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Choose(sn)
+	}
+}
+
+// BenchmarkChooseRetry is a decision among six providers with data, for an
+// amount with a ceiling known and a customer that one provider failed.
+func BenchmarkChooseRetry(b *testing.B) {
+	e, _ := newEngine()
+	c := Context{Country: "SN", Operator: "wave", Kind: Collect, Amount: 600_000, Avoid: []string{"pawapay"},
+		Providers: []string{"pawapay", "cinetpay", "paystack", "wave", "fedapay", "mtnmomo"}}
+	for i, p := range c.Providers {
+		observe(e, p, 90-i, 10+i)
+	}
+	e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Amount: 500_000}, OverLimit, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Choose(c)
 	}
 }

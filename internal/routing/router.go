@@ -46,26 +46,52 @@ const Memory = 48 * time.Hour
 // RefreshEvery is how often a node reloads the shared counts.
 const RefreshEvery = 10 * time.Second
 
-// Record counts a payment's or payout's outcome here and for every node.
+// Record counts a payment's or payout's outcome here and for every node
+// (an OverLimit with its amount, which teaches the ceiling; the failures
+// an operator's incident takes back from its providers, as negative
+// counts).
 func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Duration) {
-	r.Observe(k, o, latency)
+	now := r.Now()
+	r.mu.Lock()
+	counted, back := r.observeLocked(k, o, latency, now)
+	r.mu.Unlock()
 	c := store.RoutingCount{Provider: k.Provider, Country: k.Country, Operator: k.Operator, Kind: string(k.Kind),
-		Minute: r.Now(), LatencyMS: latency.Milliseconds()}
-	switch o {
-	case Success:
-		c.Successes = 1
-	case Declined:
+		Minute: now, LatencyMS: latency.Milliseconds()}
+	switch {
+	case o == Success && k.Retry:
+		c.SucceededMax = k.Amount
+	case o == Success:
+		c.Successes, c.SucceededMax = 1, k.Amount
+	case o == OverLimit:
+		c.RefusedMin, c.Refusals = k.Amount, 1
+	case !counted: // an operator's incident, or a retry's decline: not the provider's
+	case o == Declined:
 		c.Failures = 1
 	default:
 		c.Technical = 1
 	}
 	r.save(ctx, c)
+	r.forgive(ctx, back, now)
+}
+
+// forgive takes failures back from the shared counts (negative failures).
+func (r *Router) forgive(ctx context.Context, back []forgiven, now time.Time) {
+	for _, f := range back {
+		if n := int64(math.Round(f.n)); n > 0 {
+			r.save(ctx, store.RoutingCount{Provider: f.link.provider, Country: f.link.country, Operator: f.link.operator, Kind: string(f.link.kind),
+				Minute: now, Failures: -n})
+		}
+	}
 }
 
 // RecordCall counts whether a provider answered one call.
 func (r *Router) RecordCall(ctx context.Context, provider string, answered bool, latency time.Duration) {
-	r.Call(provider, answered)
-	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: r.Now(), LatencyMS: latency.Milliseconds()}
+	now := r.Now()
+	r.mu.Lock()
+	back := r.callLocked(provider, answered, now)
+	r.mu.Unlock()
+	r.forgive(ctx, back, now)
+	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: now, LatencyMS: latency.Milliseconds()}
 	if answered {
 		c.Successes = 1
 	} else {
@@ -93,6 +119,10 @@ func (r *Router) add(c store.RoutingCount) {
 		r.pending[k] = p
 	}
 	p.Successes, p.Failures, p.Technical, p.LatencyMS = p.Successes+c.Successes, p.Failures+c.Failures, p.Technical+c.Technical, p.LatencyMS+c.LatencyMS
+	if c.RefusedMin > 0 && (p.RefusedMin == 0 || c.RefusedMin < p.RefusedMin) {
+		p.RefusedMin = c.RefusedMin
+	}
+	p.SucceededMax, p.Refusals = max(p.SucceededMax, c.SucceededMax), p.Refusals+c.Refusals
 }
 
 // Flush writes the counts observed since the last flush, in one
@@ -137,14 +167,32 @@ func (r *Router) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// load replaces the engine's counts with the decayed sum of the buckets,
-// and marks down a provider that every node saw fail, unanswered, in the
-// last two minutes.
+// load replaces the engine's counts with the decayed sum of the buckets
+// and the ceilings they teach (the smallest amount refused at once within
+// CeilingMemory, unless a larger one succeeded since), keeps what this node
+// saw of each link's health, and marks down a provider that every node saw
+// fail, unanswered, in the last two minutes.
 func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 	k := r.Knobs
-	stats := map[Key]*counts{}
+	stats := map[link]*counts{}
 	technical, answered := map[string]int64{}, map[string]int64{}
+	linked := map[string]*health{} // each provider's recent technical payment failures, by link
 	for _, b := range buckets {
+		if b.Kind != "call" && b.Technical > 0 && now.Sub(b.Minute) <= 2*time.Minute {
+			h := linked[b.Provider]
+			if h == nil {
+				h = &health{}
+				linked[b.Provider] = h
+			}
+			switch l := (link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}); {
+			case h.links == 0:
+				h.link, h.linkN, h.links = l, int(b.Technical), 1
+			case h.link == l:
+				h.linkN += int(b.Technical)
+			default:
+				h.links = 2
+			}
+		}
 		if b.Kind == "call" {
 			if now.Sub(b.Minute) <= 2*time.Minute {
 				technical[b.Provider] += b.Technical
@@ -152,10 +200,11 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 			}
 			continue
 		}
-		key := Key{b.Provider, b.Country, b.Operator, Kind(b.Kind)}
+		key := link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}
 		c := stats[key]
 		if c == nil {
 			c = &counts{at: now}
+			c.first = b.Minute
 			stats[key] = c
 		}
 		age := float64(now.Sub(b.Minute))
@@ -166,9 +215,34 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		if n := b.Successes + b.Failures + b.Technical; n > 0 && b.LatencyMS > 0 {
 			c.latencyMS = float64(b.LatencyMS) / float64(n) // the latest bucket's mean, as buckets come in time order per key
 		}
+		if b.RefusedMin > 0 && now.Sub(b.Minute) < k.CeilingMemory {
+			if c.ceiling == 0 {
+				c.ceiling = b.RefusedMin
+			}
+			c.ceiling, c.ceilingAt, c.refusals = min(c.ceiling, b.RefusedMin), b.Minute, c.refusals+int(b.Refusals)
+		}
+		if c.ceiling > 0 && b.SucceededMax >= c.ceiling {
+			c.ceiling, c.refusals = 0, 0
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for key, c := range stats {
+		c.ok, c.ko, c.fastOK, c.fastKO = math.Max(0, c.ok), math.Max(0, c.ko), math.Max(0, c.fastOK), math.Max(0, c.fastKO)
+		if old := r.stats[key]; old != nil {
+			// The ceiling is every node's (this node's flushed first);
+			// the rest of the link's health is this node's own.
+			ceiling, at, n, first := c.ceiling, c.ceilingAt, c.refusals, c.first
+			c.linkHealth = old.linkHealth
+			c.ceiling, c.ceilingAt, c.refusals, c.first = ceiling, at, n, first
+		}
+	}
+	for key, old := range r.stats {
+		if stats[key] == nil && old.fails > 0 {
+			stats[key] = &counts{at: now, linkHealth: old.linkHealth}
+			stats[key].ceiling, stats[key].refusals = 0, 0
+		}
+	}
 	r.stats = stats
 	for p, n := range technical {
 		h := r.health[p]
@@ -178,18 +252,21 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		}
 		if answered[p] == 0 && int(n) > h.streak {
 			h.streak, h.lastFail = int(n), now
+			if l := linked[p]; l != nil {
+				h.link, h.linkN, h.links = l.link, l.linkN, l.links // one operator's trouble does not mark it down
+			}
 		}
 	}
 }
 
-// ProbeDown asks check about every provider marked down: a call that moves
+// ProbeDown asks check about every provider marked down, or suspect (Suspect): a call that moves
 // no money (a status read of a payment that does not exist), whose answer
 // the connector's observer records (RecordCall), bringing the provider back.
 func (r *Router) ProbeDown(ctx context.Context, check func(ctx context.Context, provider string) error) (int, error) {
 	r.mu.RLock()
 	var down []string
 	for p, h := range r.health {
-		if h.down(r.Knobs) {
+		if h.down(r.Knobs) || h.streak > 0 && h.linkN >= r.Knobs.DownAfter {
 			down = append(down, p)
 		}
 	}

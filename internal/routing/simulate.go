@@ -126,11 +126,11 @@ func Simulate(cfg SimConfig) []SimResult {
 	step := cfg.Span / time.Duration(cfg.Payments)
 	for i := range cfg.Payments {
 		clock = time.Duration(i) * step
-		// The prober: every 30 s, each provider the engine holds down is
+		// The prober: every 30 s, each provider the engine holds down (or suspect) is
 		// checked (an API call that moves no money).
 		if i > 0 && clock/(30*time.Second) != (clock-step)/(30*time.Second) {
 			for q, name := range names {
-				if eng.Down(name) {
+				if eng.Suspect(name) {
 					eng.Call(name, !w.down(q, clock))
 				}
 			}
@@ -142,7 +142,10 @@ func Simulate(cfg SimConfig) []SimResult {
 		var p int
 		fmt.Sscanf(d.Provider, "p%d", &p)
 		o := outcome(p, c)
-		eng.Observe(Key{d.Provider, ctx.Country, ctx.Operator, Collect}, o, 0)
+		if o == Technical {
+			eng.Call(d.Provider, false) // the connector's observer saw the call fail
+		}
+		eng.Observe(Key{Provider: d.Provider, Country: ctx.Country, Operator: ctx.Operator, Kind: Collect}, o, 0)
 		tally(&results[0], o)
 		// The baselines.
 		tally(&results[1], outcome(fixed, c))

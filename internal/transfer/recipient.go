@@ -54,7 +54,7 @@ func (s *Service) RecipientName(ctx context.Context, ws *cauri.Workspace, keyLiv
 	if err := Allowed(ws, keyLive, true); err != nil {
 		return nil, err
 	}
-	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone)
+	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) checkName(ctx context.Context, ws *cauri.Workspace, tr *cauri.
 	if tr.RecipientNameCheck == cauri.NameCheckNone {
 		return nil
 	}
-	d, err := s.destination(ctx, ws, tr.Country, tr.Operator, tr.Phone)
+	d, err := s.destination(ctx, ws, tr.Country, tr.Operator, tr.Phone, tr.Amount)
 	if err != nil {
 		return err
 	}

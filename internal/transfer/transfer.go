@@ -24,6 +24,7 @@ import (
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/catalog"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/connectors"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -108,7 +109,7 @@ func (s *Service) Validate(ctx context.Context, ws *cauri.Workspace, p Params) (
 	if err != nil {
 		return nil, invalid("montant_invalide", "%s", cauri.ErrorMessage(err))
 	}
-	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone)
+	d, err := s.destination(ctx, ws, p.Country, p.Operator, p.Phone, amount)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ type destination struct {
 // documented order (pays_non_desservi, operateur_manquant,
 // operateur_non_desservi, methode_desactivee, telephone_invalide) against
 // the workspace's gateways: a transfer's and a name lookup's.
-func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryCode, operatorKey, phoneText string) (*destination, error) {
+func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryCode, operatorKey, phoneText string, amount int64) (*destination, error) {
 	country, ok := catalog.LookupCountry(countryCode)
 	if ok && len(strings.TrimSpace(countryCode)) != 2 {
 		ok = false // the SPEC asks for the ISO code
@@ -177,7 +178,7 @@ func (s *Service) destination(ctx context.Context, ws *cauri.Workspace, countryC
 	if operator == "" {
 		return nil, invalid("operateur_manquant", "operator is required (an operator key such as orange_money, mtn_momo, wave)")
 	}
-	rt, enabled := s.pickRoute(gateways, routing.Context{Country: country.Code, Operator: operator, Kind: routing.Payout})
+	rt, enabled := s.pickRoute(gateways, routing.Context{Country: country.Code, Operator: operator, Kind: routing.Payout, Amount: amount})
 	if rt == nil && !enabled {
 		return nil, invalid("operateur_non_desservi", "operator %q is not served in %s by this workspace's gateways", operator, country.Code)
 	}
@@ -437,7 +438,7 @@ func (s *Service) payout(ctx context.Context, tr *cauri.Transfer, redrive bool) 
 	if err != nil {
 		return s.transfer(ctx, tr.WorkspaceID, tr.ID) // it may have arrived: the status decides, later
 	}
-	return s.finish(ctx, tr.ID, st, "")
+	return s.finishAt(ctx, tr.ID, st, "", true)
 }
 
 // notifyURL is the callback address of tr's gateway.
@@ -464,6 +465,13 @@ func (s *Service) payer(ctx context.Context, gatewayID string) (gateway.Payer, e
 // final one ends it with its event; a pending one changes nothing.
 // "Not found" ends it failed only NotFoundIsFinal after its payout call.
 func (s *Service) finish(ctx context.Context, id string, st gateway.Status, failureCode string) (*cauri.Transfer, error) {
+	return s.finishAt(ctx, id, st, failureCode, false)
+}
+
+// finishAt is finish; instant: the aggregator refused the payout in its
+// answer to the payout call (a refusal for the amount then teaches the
+// provider's ceiling).
+func (s *Service) finishAt(ctx context.Context, id string, st gateway.Status, failureCode string, instant bool) (*cauri.Transfer, error) {
 	tr, changed, err := s.Store.FinishTransfer(ctx, id, func(tr *cauri.Transfer) error {
 		now := s.Now().UTC()
 		if st.ProviderRef != "" {
@@ -507,7 +515,11 @@ func (s *Service) finish(ctx context.Context, id string, st gateway.Status, fail
 		case "":
 			s.learn(ctx, tr, routing.Success)
 		case "rejected":
-			s.learn(ctx, tr, routing.Declined)
+			if instant && connectors.Refusal(tr.Provider, st.Reason) == gateway.RefusalLimit {
+				s.learn(ctx, tr, routing.OverLimit)
+			} else {
+				s.learn(ctx, tr, routing.Declined)
+			}
 		case "not_received":
 			s.learn(ctx, tr, routing.Technical)
 		} // an empty wallet is the merchant's, not the provider's doing
@@ -555,7 +567,7 @@ func reportedName(s string) string {
 // learn tells the routing engine how a payout ended at its provider.
 func (s *Service) learn(ctx context.Context, tr *cauri.Transfer, o routing.Outcome) {
 	if s.Route != nil {
-		s.Route.Record(ctx, routing.Key{Provider: tr.Provider, Country: tr.Country, Operator: tr.Operator, Kind: routing.Payout}, o, 0)
+		s.Route.Record(ctx, routing.Key{Provider: tr.Provider, Country: tr.Country, Operator: tr.Operator, Kind: routing.Payout, Amount: tr.Amount}, o, 0)
 	}
 }
 

@@ -1,0 +1,70 @@
+package checkout
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/movement"
+	"github.com/cauri-pay/cauri/internal/routing"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// TestInitiate_RetryAvoidsTheProviderThatFailed: once a provider failed a
+// customer, their next attempt in the session ranks it after the others
+// (routing.Context.Avoid), and the engine learnt the payment's outcome
+// with its amount.
+func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		s, ws, g, simURL, clk := setup(t, st)
+		s.Route = &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
+		other := &cauri.Gateway{ID: "gw_other", Provider: "cinetpay"}
+		for range 20 { // pawapay leads before the customer's try
+			s.Route.Observe(routing.Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: routing.Collect}, routing.Success, 0)
+			s.Route.Observe(routing.Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: routing.Collect, Amount: 1}, routing.Success, 0)
+			s.Route.Observe(routing.Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: routing.Collect}, routing.Declined, 0)
+		}
+		sess, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := func() string {
+			t.Helper()
+			avoid, err := s.failedProviders(ctx, sess)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranked, _ := s.rank([]*cauri.Gateway{g, other}, routing.Context{Country: "SN", Operator: "wave", Kind: routing.Collect, Amount: sess.Amount, Avoid: avoid})
+			return ranked[0].Provider + "," + ranked[1].Provider
+		}
+		if got := order(); got != "pawapay,cinetpay" {
+			t.Fatalf("first try = %s; want pawapay first", got)
+		}
+		a, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		settle(t, simURL, a.Reference+"?status=FAILED")
+		clk.Add(movement.StatusCheck)
+		if got, err := s.Refresh(ctx, sess.ID); err != nil || got.Status != cauri.SessionFailed {
+			t.Fatalf("after the aggregator failed it = %+v, %v; want FAILED", got, err)
+		}
+		if got := order(); got != "cinetpay,pawapay" {
+			t.Fatalf("the customer's retry = %s; want pawapay, which failed them, last", got)
+		}
+		if s.isRetry(ctx, a) {
+			t.Fatal("the session's first attempt counted as a retry")
+		}
+		clk.Add(time.Minute) // the phone is not flooded
+		b, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.isRetry(ctx, b) {
+			t.Fatal("the attempt after a failed one is not a retry: its outcome would bias the rate")
+		}
+	})
+}
