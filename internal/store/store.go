@@ -145,7 +145,7 @@ func postgresDSN(target string) string {
 // server's, in the background (checkpoint.go).
 func sqliteDSN(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "temp_store(MEMORY)",
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)",
 		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")"} {
 		q.Add("_pragma", p)
 	}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,8 +34,8 @@ type writeJob struct {
 	done  chan struct{}
 	err   error  // the outcome, set before done is closed
 	told  func() // run by the caller once done (beforeKeysCommit's wait)
-	// panicked is what fn panicked with, raised again in its caller's
-	// goroutine (the batch goes on without it).
+	// panicked is what fn panicked with and where, raised again in its
+	// caller's goroutine (the batch goes on without it).
 	panicked any
 }
 
@@ -117,7 +119,8 @@ func (s *Store) groupTx(ctx context.Context, fn func(*tx) error) error {
 func (j *writeJob) run(ctx context.Context, t *tx) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			j.panicked, err = r, fmt.Errorf("store: the transaction panicked: %v", r)
+			j.panicked = fmt.Sprintf("%v [in a batched SQLite transaction]\n%s", r, debug.Stack())
+			err = fmt.Errorf("store: the transaction panicked: %v", r)
 		}
 	}()
 	err = j.fn(t)
@@ -134,27 +137,34 @@ func (j *writeJob) run(ctx context.Context, t *tx) (err error) {
 // in a savepoint when there are several, commits, and answers each.
 // Statements run without their callers' cancellation: an interrupted
 // statement makes SQLite roll back the whole transaction, the others'
-// work with it.
+// work with it. A transaction whose function failed is answered with its
+// error only once the batch has committed: that error may rest on what an
+// earlier transaction of the batch wrote ("already paid"), which a failed
+// commit undoes; then it gets the batch's error, as the others do.
 func (s *Store) runBatch() {
 	jobs := s.queue.take()
 	if len(jobs) == 0 {
 		return
 	}
-	answered := 0 // jobs[:answered] have their outcome or are in ok
-	finish := func(j *writeJob, err error) {
-		j.err = err
-		close(j.done)
-	}
+	answered := false
+	defer func() {
+		if !answered { // a panic outside the jobs' functions: nobody waits for ever
+			for _, j := range jobs {
+				j.answer(errors.New("store: a batch of transactions was abandoned"))
+			}
+		}
+	}()
 	ctx := context.Background()
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		for _, j := range jobs {
-			finish(j, err)
+			j.answer(err)
 		}
+		answered = true
 		return
 	}
 	savepoints := len(jobs) > 1
-	var ok []*writeJob
+	failed := map[*writeJob]error{} // the jobs whose function failed, rolled back alone
 	clear := false
 	for _, j := range jobs {
 		if savepoints {
@@ -163,49 +173,55 @@ func (s *Store) runBatch() {
 			}
 		}
 		t := &tx{q: sqlTx, sqlTx: sqlTx, s: s, uncancelled: true}
-		ferr := j.run(ctx, t)
-		if ferr == nil {
-			if savepoints {
-				if _, err = sqlTx.ExecContext(ctx, `RELEASE job`); err != nil {
-					break
-				}
+		if ferr := j.run(ctx, t); ferr != nil {
+			failed[j], j.told = ferr, nil
+			if !savepoints {
+				break
 			}
-			ok, clear = append(ok, j), clear || t.clearsKeys
-			answered++
-			continue
+			// Undo its changes alone. When SQLite has already rolled the
+			// whole transaction back (a full disk, an I/O error), the
+			// savepoint is gone: every transaction of the batch fails.
+			if _, err = sqlTx.ExecContext(ctx, `ROLLBACK TO job`); err == nil {
+				_, err = sqlTx.ExecContext(ctx, `RELEASE job`)
+			}
+		} else {
+			clear = clear || t.clearsKeys
+			if savepoints {
+				_, err = sqlTx.ExecContext(ctx, `RELEASE job`)
+			}
 		}
-		answered++
-		j.told = nil
-		if !savepoints {
-			sqlTx.Rollback()
-			finish(j, ferr)
-			return
-		}
-		// fn failed: undo its changes alone. When SQLite has already rolled
-		// the whole transaction back (a full disk, an I/O error), the
-		// savepoint is gone: every transaction of the batch fails.
-		if _, err = sqlTx.ExecContext(ctx, `ROLLBACK TO job`); err == nil {
-			_, err = sqlTx.ExecContext(ctx, `RELEASE job`)
-		}
-		finish(j, ferr)
 		if err != nil {
 			break
 		}
 	}
-	ok = append(ok, jobs[answered:]...) // not run, or cut short: they fail with the batch
-	if err != nil {
+	switch {
+	case err != nil:
 		sqlTx.Rollback()
 		err = fmt.Errorf("store: a batch of transactions was rolled back: %w", err)
-	} else {
+	case !savepoints && len(failed) == 1:
+		sqlTx.Rollback() // the one transaction failed: nothing to commit
+	default:
 		err = sqlTx.Commit()
 	}
 	if clear {
 		s.keys.clear() // even when the commit's outcome is unknown
 	}
-	for _, j := range ok {
-		if err != nil {
+	for _, j := range jobs {
+		switch ferr, ok := failed[j]; {
+		case err != nil:
 			j.told = nil
+			j.answer(err)
+		case ok:
+			j.answer(ferr)
+		default:
+			j.answer(nil)
 		}
-		finish(j, err)
 	}
+	answered = true
+}
+
+// answer gives the job its outcome and wakes its caller.
+func (j *writeJob) answer(err error) {
+	j.err = err
+	close(j.done)
 }

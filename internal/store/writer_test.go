@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -170,10 +171,59 @@ func TestGroupCommit_Panic(t *testing.T) {
 		keys = append(keys, k)
 	}
 	rows.Close()
-	if recovered.Load() != "boom" || okErr != nil || fmt.Sprint(keys) != "[commits]" {
+	if p, _ := recovered.Load().(string); !strings.HasPrefix(p, "boom [in a batched SQLite transaction]") || okErr != nil || fmt.Sprint(keys) != "[commits]" {
 		t.Fatalf("panic %v, the other's error %v, rows %v; want boom, nil, [commits]", recovered.Load(), okErr, keys)
 	}
 	if err := s.tx(ctx, func(*tx) error { return nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGroupCommit_FailedBatch: when the batch cannot commit, every
+// transaction of it fails with the batch's error, a failed one too: its
+// own error ("already there") rested on what an earlier one wrote, which
+// is undone.
+func TestGroupCommit_FailedBatch(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "cauri.db"))
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE group_test (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	s.writer <- struct{}{}
+	fns := []func(t *tx) error{
+		func(t *tx) error { // writes
+			_, err := t.exec(ctx, `INSERT INTO group_test (k) VALUES ('x')`)
+			return err
+		},
+		func(t *tx) error { // sees the first's write, and fails because of it
+			var n int
+			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM group_test WHERE k = 'x'`).Scan(&n); err != nil || n != 1 {
+				return fmt.Errorf("the first's write unseen: %d, %v", n, err)
+			}
+			return errors.New("already there")
+		},
+		func(t *tx) error { // ends the whole transaction, as a full disk would
+			t.exec(ctx, `ROLLBACK`)
+			return errors.New("disk full")
+		},
+	}
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.tx(ctx, fn) }()
+		for deadline := time.Now().Add(5 * time.Second); s.queued() <= i && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		}
+	}
+	<-s.writer
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "batch of transactions was rolled back") {
+			t.Errorf("transaction %d: %v; want the batch's error", i, err)
+		}
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM group_test`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d rows, %v; want none", n, err)
 	}
 }
