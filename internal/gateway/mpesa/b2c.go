@@ -350,27 +350,49 @@ func (c *Client) Payout(ctx context.Context, p gateway.Payout) (gateway.Status, 
 	if err != nil {
 		return gateway.Status{}, err
 	}
-	code, raw, err := c.api(ctx, b2cPath, c.encodeB2C(p.Reference, whole, phone, p.Description, cred, result, timeout))
+	a, refused, err := c.acknowledged(ctx, b2cPath, "the B2C request", "check the gateway's address",
+		c.encodeB2C(p.Reference, whole, phone, p.Description, cred, result, timeout))
+	if err != nil || refused != nil {
+		return refusedOr(refused), err
+	}
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(a.ConversationID)}, nil
+}
+
+// acknowledged sends an initiator's request (a B2C payment, a reversal)
+// and reads Daraja's acknowledgement: the ack when it accepted it, a
+// failed Status when it refused it (a 4xx, a non-zero ResponseCode), an
+// error when the outcome is unknown (a 5xx, none, an unreadable answer)
+// or the address is wrong (404, 405: nothing was done; hint says what to
+// check).
+func (c *Client) acknowledged(ctx context.Context, path, what, hint string, body any) (ack, *gateway.Status, error) {
+	code, raw, err := c.api(ctx, path, body)
 	switch {
 	case err != nil:
-		return gateway.Status{}, err
+		return ack{}, nil, err
 	case code == http.StatusOK:
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
-		// No such endpoint here: the gateway's address is wrong, nothing was paid.
-		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the B2C request " + refusal(code, raw) + " (check the gateway's address)"}
+		return ack{}, nil, &gateway.Error{Message: "M-Pesa answered " + what + " " + refusal(code, raw) + " (" + hint + ")"}
 	case code >= 400 && code < 500:
-		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
+		return ack{}, &gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
 	default:
-		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request " + refusal(code, raw)}
+		return ack{}, nil, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered " + what + " " + refusal(code, raw)}
 	}
 	var a ack
 	if json.Unmarshal(raw, &a) != nil || a.ResponseCode == "" {
-		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the B2C request with unreadable JSON"}
+		return ack{}, nil, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered " + what + " with unreadable JSON"}
 	}
 	if a.ResponseCode != "0" {
-		return gateway.Status{Outcome: gateway.Failed, Reason: "200 " + truncate(strings.Trim(string(a.ResponseCode)+": "+a.ResponseDescription, ": "), 200)}, nil
+		return ack{}, &gateway.Status{Outcome: gateway.Failed, Reason: "200 " + truncate(strings.Trim(string(a.ResponseCode)+": "+a.ResponseDescription, ": "), 200)}, nil
 	}
-	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(a.ConversationID)}, nil
+	return a, nil, nil
+}
+
+// refusedOr is the refusal's Status, or the zero Status.
+func refusedOr(refused *gateway.Status) gateway.Status {
+	if refused == nil {
+		return gateway.Status{}
+	}
+	return *refused
 }
 
 // encodeB2C is the B2C request of a valid payout: whole shillings, the

@@ -172,24 +172,10 @@ func (c *Client) Refund(ctx context.Context, r gateway.Refund) (gateway.Status, 
 	if err != nil {
 		return gateway.Status{}, err
 	}
-	code, raw, err := c.api(ctx, reversalPath, c.encodeReversal(r.Reference, receipt, amount, r.Reason, cred, result, timeout))
-	switch {
-	case err != nil:
-		return gateway.Status{}, err
-	case code == http.StatusOK:
-	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
-		return gateway.Status{}, &gateway.Error{Message: "M-Pesa answered the reversal " + refusal(code, raw) + " (check the gateway's address, and that its Daraja app has the Reversal product)"}
-	case code >= 400 && code < 500:
-		return gateway.Status{Outcome: gateway.Failed, Reason: refusal(code, raw), CredentialsRefused: initiatorRefused(raw)}, nil
-	default:
-		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the reversal " + refusal(code, raw)}
-	}
-	var a ack
-	if json.Unmarshal(raw, &a) != nil || a.ResponseCode == "" {
-		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered the reversal with unreadable JSON"}
-	}
-	if a.ResponseCode != "0" {
-		return gateway.Status{Outcome: gateway.Failed, Reason: "200 " + truncate(strings.Trim(string(a.ResponseCode)+": "+a.ResponseDescription, ": "), 200)}, nil
+	a, refused, err := c.acknowledged(ctx, reversalPath, "the reversal", "check the gateway's address, and that its Daraja app has the Reversal product",
+		c.encodeReversal(r.Reference, receipt, amount, r.Reason, cred, result, timeout))
+	if err != nil || refused != nil {
+		return refusedOr(refused), err
 	}
 	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(a.OriginatorConversationID)}, nil
 }
