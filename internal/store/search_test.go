@@ -89,5 +89,14 @@ func TestStore_Search(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("after the backfill")
+		// Migration 37 makes the terms' table again, with the sessions'
+		// times, on a store that has terms without them.
+		if err := s.MigrateDownTo(ctx, 36); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("after migration 37 on a store with terms")
 	})
 }

@@ -185,22 +185,7 @@ func (s *Store) Heartbeat(ctx context.Context, node string, now time.Time) error
 // Migrate applies the embedded migrations that the database lacks. On
 // PostgreSQL an advisory lock lets several nodes start at once.
 func (s *Store) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	dialect := goose.DialectSQLite3
-	var opts []goose.ProviderOption
-	if s.kind == config.Postgres {
-		dialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return err
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	opts = append(opts, goose.WithGoMigrations(s.searchTermsMigration()))
-	p, err := goose.NewProvider(dialect, s.db, sub, opts...)
+	p, err := s.migrations()
 	if err != nil {
 		return err
 	}
@@ -216,6 +201,27 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// migrations is the store's migrations: the embedded SQL files and the Go
+// migrations.
+func (s *Store) migrations() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	dialect := goose.DialectSQLite3
+	var opts []goose.ProviderOption
+	if s.kind == config.Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	opts = append(opts, goose.WithGoMigrations(s.searchTermsMigration(), s.searchTermsByTimeMigration()))
+	return goose.NewProvider(dialect, s.db, sub, opts...)
 }
 
 // writerWait is how long a transaction waits for its write turn: the
