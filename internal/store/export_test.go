@@ -165,3 +165,15 @@ func (s *Store) MigrateDownTo(ctx context.Context, version int64) error {
 	_, err = p.DownTo(ctx, version)
 	return err
 }
+
+// WriteTermAsBeforeTime replaces a session's search terms with term,
+// written as a node older than migration 37 writes it (without the
+// session's time), as during a rolling upgrade.
+func (s *Store) WriteTermAsBeforeTime(ctx context.Context, workspaceID string, livemode bool, sessionID, term string) error {
+	if _, err := s.update(ctx, `DELETE FROM search_terms WHERE session_id = ?`, sessionID); err != nil {
+		return err
+	}
+	_, err := s.update(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, session_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, workspaceID, livemode, term, sessionID)
+	return err
+}

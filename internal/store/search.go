@@ -53,6 +53,11 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 // writes the terms of the sessions and attempts stored, a page of them at
 // a time in the migration's transaction. On SQLite the table is its
 // primary key (WITHOUT ROWID): the index is the table, not a copy of it.
+// The time's default, 0, is for the nodes older than this migration
+// during a rolling upgrade, whose inserts do not name it: their sessions
+// are found, sorted as the oldest, until `cauri search rebuild` writes
+// their terms with the time (a search sorts a session by its latest
+// time).
 func (s *Store) searchTermsByTimeMigration() *goose.Migration {
 	withoutRowid := ""
 	if s.kind == config.SQLite {
@@ -65,7 +70,7 @@ func (s *Store) searchTermsByTimeMigration() *goose.Migration {
 			workspace_id TEXT NOT NULL,
 			livemode     BOOLEAN NOT NULL,
 			term         TEXT` + s.byteOrder() + ` NOT NULL,
-			created_at   BIGINT NOT NULL,
+			created_at   BIGINT NOT NULL DEFAULT 0,
 			session_id   TEXT NOT NULL,
 			PRIMARY KEY (workspace_id, livemode, term, created_at, session_id))` + withoutRowid,
 			`CREATE INDEX search_terms_session ON search_terms (session_id)`,
