@@ -46,10 +46,10 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		// condition on the sessions here would let a planner without
 		// statistics walk the workspace's sessions instead).
 		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To)
-		q = `SELECT ` + cols + ` FROM (SELECT MAX(created_at) AS latest, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
-			GROUP BY session_id ORDER BY latest DESC, session_id DESC LIMIT ? OFFSET ?) p
+		q = `SELECT ` + cols + ` FROM (SELECT created_at, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
+			GROUP BY created_at, session_id ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?) p
 			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id
-			ORDER BY p.latest DESC, p.session_id DESC`
+			ORDER BY p.created_at DESC, p.session_id DESC`
 		args = append(margs, f.Limit, f.Offset)
 	case f.Search != "":
 		// The status is the session's: each match's session is read, as

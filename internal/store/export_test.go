@@ -177,3 +177,10 @@ func (s *Store) WriteTermAsBeforeTime(ctx context.Context, workspaceID string, l
 		ON CONFLICT DO NOTHING`, workspaceID, livemode, term, sessionID)
 	return err
 }
+
+// WriteTerm adds a search term of a session, with its time.
+func (s *Store) WriteTerm(ctx context.Context, workspaceID string, livemode bool, sessionID, term string, created time.Time) error {
+	_, err := s.update(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, created_at, session_id) VALUES (?, ?, ?, ?, ?)`,
+		workspaceID, livemode, term, micros(created), sessionID)
+	return err
+}

@@ -55,9 +55,9 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 // primary key (WITHOUT ROWID): the index is the table, not a copy of it.
 // The time's default, 0, is for the nodes older than this migration
 // during a rolling upgrade, whose inserts do not name it: their sessions
-// are found, sorted as the oldest, until `cauri search rebuild` writes
-// their terms with the time (a search sorts a session by its latest
-// time).
+// are found, sorted as the oldest (and, found by terms of both, twice),
+// until `cauri search rebuild` writes their terms with the time and
+// removes those without.
 func (s *Store) searchTermsByTimeMigration() *goose.Migration {
 	withoutRowid := ""
 	if s.kind == config.SQLite {
@@ -122,8 +122,10 @@ func (s *Store) byteOrder() string {
 
 // RebuildSearchTerms writes again the search terms of every session and
 // attempt, a page at a time, each page its own short transaction (terms
-// already there are kept): after a rolling deploy, the sessions that nodes
-// older than the terms' table created meanwhile have none
+// already there are kept, but those without their session's time, which
+// nodes older than migration 37 write, are replaced): after a rolling
+// deploy, the sessions that nodes older than the terms' table created
+// meanwhile have none
 // (`cauri search rebuild`, docs/operations.md). It returns how many
 // sessions and attempts it read.
 func (s *Store) RebuildSearchTerms(ctx context.Context) (int, error) {
@@ -191,7 +193,10 @@ func (s *Store) backfillSearchTerms(ctx context.Context, run func(func(*tx) erro
 				if err := rows.Err(); err != nil {
 					return err
 				}
-				return t.insertSearchTerms(ctx, all)
+				if err := t.insertSearchTerms(ctx, all); err != nil {
+					return err
+				}
+				return t.dropUntimedTerms(ctx, all)
 			})
 			if err != nil {
 				return read, err
@@ -217,6 +222,28 @@ func orderIDOnly(md string) map[string]string {
 		return nil
 	}
 	return map[string]string{"order_id": m["order_id"]}
+}
+
+// dropUntimedTerms removes the terms without their session's time (written
+// by a node older than migration 37) of the sessions of entries, whose
+// terms with the time were just written.
+func (t *tx) dropUntimedTerms(ctx context.Context, entries []searchTermEntry) error {
+	var ids []any
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !seen[e.session] {
+			seen[e.session] = true
+			ids = append(ids, e.session)
+		}
+	}
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		if _, err := t.exec(ctx, `DELETE FROM search_terms WHERE session_id IN (`+placeholders(len(chunk))+`) AND created_at = 0`, chunk...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addSearchTerms records terms of a session (already there: kept), in one

@@ -104,7 +104,8 @@ func TestStore_Search(t *testing.T) {
 
 // TestStore_SearchDuringRollingUpgrade: the terms a node older than
 // migration 37 writes (without their session's time) still find their
-// session, last, and `cauri search rebuild` puts it in its place, once.
+// session, last, and `cauri search rebuild` puts it in its place, once
+// (it removes the terms without the time).
 func TestStore_SearchDuringRollingUpgrade(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -136,6 +137,14 @@ func TestStore_SearchDuringRollingUpgrade(t *testing.T) {
 		}
 		if got, want := find(), []string{sessions[1].ID, sessions[0].ID, newest.ID}; !slices.Equal(got, want) {
 			t.Errorf("before the rebuild: %v; want %v (the session without time last)", got, want)
+		}
+		// A term of its written with the time meanwhile (by a new node):
+		// found twice until the rebuild.
+		if err := s.WriteTerm(ctx, ws.ID, true, newest.ID, "diop", newest.CreatedAt); err != nil {
+			t.Fatal(err)
+		}
+		if got := find(); len(got) != 4 {
+			t.Errorf("with terms with and without the time: %v; want the session twice", got)
 		}
 		if _, err := s.RebuildSearchTerms(ctx); err != nil {
 			t.Fatal(err)
