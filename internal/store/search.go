@@ -79,6 +79,16 @@ func (s *Store) searchTermsByTimeMigration() *goose.Migration {
 				return err
 			}
 		}
+		if s.kind == config.Postgres {
+			// PostgreSQL reads a term from the index alone only when the
+			// table's page is marked all-visible by a vacuum; else it visits
+			// the table for each (a word all 11 000 customers share: 125 ms
+			// rather than 7). Autovacuum vacuums an insert-only table after
+			// 20 % more rows by default: this table after 1 %.
+			if _, err := sqlTx.ExecContext(ctx, `ALTER TABLE search_terms SET (autovacuum_vacuum_insert_scale_factor = 0.01)`); err != nil {
+				return err
+			}
+		}
 		// In the migration's transaction, through a store of the same kind
 		// without the statement cache (the backfill's queries run once).
 		t := &tx{q: sqlTx, sqlTx: sqlTx, s: &Store{kind: s.kind}}
