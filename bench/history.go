@@ -710,13 +710,13 @@ func sessionRows(l *loader, s source, cte string) string {
 // searchTermRows: each session's search terms as the store writes them
 // (internal/search): its customer's whole name and its two words (the
 // second is the order id too), e-mail, and phone number's national
-// significant number.
+// significant number, each with the session's creation time.
 func searchTermRows(l *loader, s source, cte string) string {
 	var parts []string
 	for _, term := range []string{`'client ' || ` + text("i"), `'client'`, text("i"), `'client' || ` + text("i") + ` || '@example.com'`,
 		`'0707' || ` + l.pad("i % 1000000", 6)} {
-		parts = append(parts, `SELECT `+s.ws("i")+` AS workspace_id, TRUE AS livemode, `+term+` AS term, `+l.id("cs_", s.tag, "i")+` AS session_id
-		FROM `+l.sessionsOf(s, cte))
+		parts = append(parts, `SELECT `+s.ws("i")+` AS workspace_id, TRUE AS livemode, `+term+` AS term, t AS created_at,
+		`+l.id("cs_", s.tag, "i")+` AS session_id FROM `+l.sessionsOf(s, cte))
 	}
 	return strings.Join(parts, " UNION ALL ")
 }
@@ -838,7 +838,7 @@ var tables = []struct {
 	transfers     bool
 }{
 	{"checkout_sessions", sessionColumns, sessionRows, false},
-	{"search_terms", "workspace_id, livemode, term, session_id", searchTermRows, false},
+	{"search_terms", "workspace_id, livemode, term, created_at, session_id", searchTermRows, false},
 	{"payment_attempts", attemptColumns, attemptRows, false},
 	{"events", eventColumns, sessionEventRows, false},
 	{"webhook_deliveries", deliveryColumns, sessionDeliveryRows, false},

@@ -80,7 +80,7 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit
 			return err
 		}
 		t.countAttempt(sess, a, a.Status, 1)
-		if err := t.addSearchTerms(ctx, sess.WorkspaceID, sess.Livemode, sess.ID, search.PhoneTerms(a.Phone)); err != nil {
+		if err := t.addSearchTerms(ctx, sess, search.PhoneTerms(a.Phone)); err != nil {
 			return err
 		}
 		// A new try of a failed session makes it pending again (payment.updated).

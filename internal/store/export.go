@@ -34,34 +34,51 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		return `COALESCE((SELECT a.` + col + ` FROM payment_attempts a WHERE a.session_id = s.id
 			ORDER BY CASE WHEN a.status = 'succeeded' THEN 0 ELSE 1 END, a.created_at DESC LIMIT 1), '')`
 	}
-	from, args := `checkout_sessions s`, []any{}
-	if f.Search != "" {
-		// The matches first, then their sessions by id: a search costs
-		// what it matches, not the workspace's history (CROSS JOIN keeps
-		// that order on SQLite; PostgreSQL's planner chooses it itself).
-		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode)
-		from, args = `(`+matches+`) m CROSS JOIN checkout_sessions s`, margs
+	cols := prefixed("s.", sessionColumns) + `, ` + attempt("operator") + `, ` + attempt("provider_ref")
+	var q string
+	var args []any
+	switch {
+	case f.Search != "" && f.Status == "":
+		// The page is chosen from the terms' index alone, newest first,
+		// then only its sessions are read, by their key: a search that
+		// matches every customer reads their terms' entries, never their
+		// sessions. The matches are the workspace's mode's already (a
+		// condition on the sessions here would let a planner without
+		// statistics walk the workspace's sessions instead).
+		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To)
+		q = `SELECT ` + cols + ` FROM (SELECT created_at, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
+			GROUP BY created_at, session_id ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?) p
+			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id
+			ORDER BY p.created_at DESC, p.session_id DESC`
+		args = append(margs, f.Limit, f.Offset)
+	case f.Search != "":
+		// The status is the session's: each match's session is read, as
+		// before the terms had their time (CROSS JOIN keeps the matches
+		// first on SQLite; PostgreSQL's planner chooses between them and
+		// the list's index by status).
+		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To)
+		q = `SELECT ` + cols + ` FROM (SELECT DISTINCT session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL) p
+			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id AND s.workspace_id = ? AND s.livemode = ? AND s.status = ?
+			ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`
+		args = append(margs, workspaceID, livemode, string(f.Status), f.Limit, f.Offset)
+	default:
+		q = `SELECT ` + cols + ` FROM checkout_sessions s WHERE s.workspace_id = ? AND s.livemode = ?`
+		args = []any{workspaceID, livemode}
+		if f.Status != "" {
+			q += ` AND s.status = ?`
+			args = append(args, string(f.Status))
+		}
+		if !f.From.IsZero() {
+			q += ` AND s.created_at >= ?`
+			args = append(args, micros(f.From))
+		}
+		if !f.To.IsZero() {
+			q += ` AND s.created_at < ?`
+			args = append(args, micros(f.To))
+		}
+		q += ` ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Offset)
 	}
-	q := `SELECT ` + prefixed("s.", sessionColumns) + `, ` + attempt("operator") + `, ` + attempt("provider_ref") + `
-		FROM ` + from + ` WHERE s.workspace_id = ? AND s.livemode = ?`
-	args = append(args, workspaceID, livemode)
-	if f.Search != "" {
-		q += ` AND s.id = m.session_id`
-	}
-	if f.Status != "" {
-		q += ` AND s.status = ?`
-		args = append(args, string(f.Status))
-	}
-	if !f.From.IsZero() {
-		q += ` AND s.created_at >= ?`
-		args = append(args, micros(f.From))
-	}
-	if !f.To.IsZero() {
-		q += ` AND s.created_at < ?`
-		args = append(args, micros(f.To))
-	}
-	q += ` ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`
-	args = append(args, f.Limit, f.Offset)
 	return s.read(ctx, func(t *tx) error {
 		rows, err := t.query(ctx, q, args...)
 		if err != nil {

@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -9,7 +12,8 @@ import (
 )
 
 // Explain returns the database's plan of q with args, one line per node:
-// SQLite's EXPLAIN QUERY PLAN details; PostgreSQL's EXPLAIN with sequential
+// SQLite's EXPLAIN QUERY PLAN details, each indented by two spaces for each
+// node it is inside of; PostgreSQL's EXPLAIN with sequential
 // scans discouraged (on a nearly empty test table the planner would scan it
 // whatever its indexes, so a Seq Scan left in the plan means no index fits).
 func (s *Store) Explain(ctx context.Context, q string, args []any) ([]string, error) {
@@ -35,6 +39,7 @@ func (s *Store) Explain(ctx context.Context, q string, args []any) ([]string, er
 		return nil, err
 	}
 	var out []string
+	depth := map[int64]int{} // SQLite's node id: its depth
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -44,14 +49,52 @@ func (s *Store) Explain(ctx context.Context, q string, args []any) ([]string, er
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
+		indent := ""
+		if len(vals) == 4 { // SQLite's id, parent, notused, detail
+			id, _ := vals[0].(int64)
+			parent, _ := vals[1].(int64)
+			depth[id] = 0
+			if d, ok := depth[parent]; ok {
+				depth[id] = d + 1
+			}
+			indent = strings.Repeat("  ", depth[id])
+		}
 		switch v := vals[len(vals)-1].(type) { // SQLite's detail, PostgreSQL's one column
 		case string:
-			out = append(out, v)
+			out = append(out, indent+v)
 		case []byte:
-			out = append(out, string(v))
+			out = append(out, indent+string(v))
 		}
 	}
 	return out, rows.Err()
+}
+
+// SessionRowsRead runs q with args under PostgreSQL's EXPLAIN ANALYZE and
+// returns how many rows of checkout_sessions its plan read (each node's
+// actual rows times its loops); -1 on SQLite, which cannot tell.
+func (s *Store) SessionRowsRead(ctx context.Context, q string, args []any) (int, error) {
+	if s.kind != config.Postgres {
+		return -1, nil
+	}
+	rows, err := s.db.QueryContext(ctx, "EXPLAIN ANALYZE "+q, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	actual := regexp.MustCompile(` on checkout_sessions\b.*\(actual time=\S+ rows=(\d+) loops=(\d+)\)`)
+	read := 0
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return 0, err
+		}
+		if m := actual.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			loops, _ := strconv.Atoi(m[2])
+			read += n * loops
+		}
+	}
+	return read, rows.Err()
 }
 
 // IndexLeads maps each index of the store's tables to its first column
@@ -110,5 +153,34 @@ func (s *Store) RefillSearchTerms(ctx context.Context) error {
 		return err
 	}
 	_, err := s.RebuildSearchTerms(ctx)
+	return err
+}
+
+// MigrateDownTo undoes the migrations after version.
+func (s *Store) MigrateDownTo(ctx context.Context, version int64) error {
+	p, err := s.migrations()
+	if err != nil {
+		return err
+	}
+	_, err = p.DownTo(ctx, version)
+	return err
+}
+
+// WriteTermAsBeforeTime replaces a session's search terms with term,
+// written as a node older than migration 37 writes it (without the
+// session's time), as during a rolling upgrade.
+func (s *Store) WriteTermAsBeforeTime(ctx context.Context, workspaceID string, livemode bool, sessionID, term string) error {
+	if _, err := s.update(ctx, `DELETE FROM search_terms WHERE session_id = ?`, sessionID); err != nil {
+		return err
+	}
+	_, err := s.update(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, session_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, workspaceID, livemode, term, sessionID)
+	return err
+}
+
+// WriteTerm adds a search term of a session, with its time.
+func (s *Store) WriteTerm(ctx context.Context, workspaceID string, livemode bool, sessionID, term string, created time.Time) error {
+	_, err := s.update(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, created_at, session_id) VALUES (?, ?, ?, ?, ?)`,
+		workspaceID, livemode, term, micros(created), sessionID)
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/config"
@@ -12,34 +13,30 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// searchTermsVersion is the migration that makes the search terms' table
-// and fills it from the sessions and attempts already stored: a Go
-// migration, since the terms are cut by package search and the table's
-// column must compare bytes on both databases (PostgreSQL's "C"
-// collation; SQLite compares bytes already).
-const searchTermsVersion = 34
+// searchTermsVersion is the migration that made the search terms' table;
+// searchTermsByTimeVersion the one that makes it again with each term's
+// session's creation time in its key, and fills it from the sessions and
+// attempts already stored (both Go migrations, since the terms are cut by
+// package search). The term column compares bytes on both databases
+// (PostgreSQL's "C" collation; SQLite compares bytes already).
+const (
+	searchTermsVersion       = 34
+	searchTermsByTimeVersion = 37
+)
 
+// searchTermsMigration makes the table of migration 34, empty: the terms
+// are written by migration 37, which makes the table again.
 func (s *Store) searchTermsMigration() *goose.Migration {
-	collate := ""
-	if s.kind == config.Postgres {
-		collate = ` COLLATE "C"`
-	}
 	up := func(ctx context.Context, sqlTx *sql.Tx) error {
 		if _, err := sqlTx.ExecContext(ctx, `CREATE TABLE search_terms (
 			workspace_id TEXT NOT NULL,
 			livemode     BOOLEAN NOT NULL,
-			term         TEXT`+collate+` NOT NULL,
+			term         TEXT`+s.byteOrder()+` NOT NULL,
 			session_id   TEXT NOT NULL,
 			PRIMARY KEY (workspace_id, livemode, term, session_id))`); err != nil {
 			return err
 		}
-		if _, err := sqlTx.ExecContext(ctx, `CREATE INDEX search_terms_session ON search_terms (session_id)`); err != nil {
-			return err
-		}
-		// In the migration's transaction, through a store of the same kind
-		// without the statement cache (the backfill's queries run once).
-		t := &tx{q: sqlTx, sqlTx: sqlTx, s: &Store{kind: s.kind}}
-		_, err := s.backfillSearchTerms(ctx, func(fn func(*tx) error) error { return fn(t) })
+		_, err := sqlTx.ExecContext(ctx, `CREATE INDEX search_terms_session ON search_terms (session_id)`)
 		return err
 	}
 	down := func(ctx context.Context, sqlTx *sql.Tx) error {
@@ -49,10 +46,96 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 	return goose.NewGoMigration(searchTermsVersion, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})
 }
 
+// searchTermsByTimeMigration makes the terms' table again with the
+// session's creation time between the term and the session, so that a
+// search picks its page, newest first, from the terms' index alone and
+// reads only that page's sessions (docs/dashboard.md, "Search"), and
+// writes the terms of the sessions and attempts stored, a page of them at
+// a time in the migration's transaction. On SQLite the table is its
+// primary key (WITHOUT ROWID): the index is the table, not a copy of it.
+// The time's default, 0, is for the nodes older than this migration
+// during a rolling upgrade, whose inserts do not name it: their sessions
+// are found, sorted as the oldest (and, found by terms of both, twice),
+// until `cauri search rebuild` writes their terms with the time and
+// removes those without.
+func (s *Store) searchTermsByTimeMigration() *goose.Migration {
+	withoutRowid := ""
+	if s.kind == config.SQLite {
+		withoutRowid = " WITHOUT ROWID"
+	}
+	up := func(ctx context.Context, sqlTx *sql.Tx) error {
+		for _, q := range []string{
+			`DROP TABLE search_terms`,
+			`CREATE TABLE search_terms (
+			workspace_id TEXT NOT NULL,
+			livemode     BOOLEAN NOT NULL,
+			term         TEXT` + s.byteOrder() + ` NOT NULL,
+			created_at   BIGINT NOT NULL DEFAULT 0,
+			session_id   TEXT NOT NULL,
+			PRIMARY KEY (workspace_id, livemode, term, created_at, session_id))` + withoutRowid,
+			`CREATE INDEX search_terms_session ON search_terms (session_id)`,
+		} {
+			if _, err := sqlTx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		if s.kind == config.Postgres {
+			// PostgreSQL reads a term from the index alone only when the
+			// table's page is marked all-visible by a vacuum; else it visits
+			// the table for each (a word all 11 000 customers share: 125 ms
+			// rather than 7). Autovacuum vacuums an insert-only table after
+			// 20 % more rows by default: this table after 1 %.
+			if _, err := sqlTx.ExecContext(ctx, `ALTER TABLE search_terms SET (autovacuum_vacuum_insert_scale_factor = 0.01)`); err != nil {
+				return err
+			}
+		}
+		// In the migration's transaction, through a store of the same kind
+		// without the statement cache (the backfill's queries run once).
+		t := &tx{q: sqlTx, sqlTx: sqlTx, s: &Store{kind: s.kind}}
+		_, err := s.backfillSearchTerms(ctx, func(fn func(*tx) error) error { return fn(t) })
+		return err
+	}
+	down := func(ctx context.Context, sqlTx *sql.Tx) error {
+		for _, q := range []string{
+			`CREATE TABLE search_terms_before (
+			workspace_id TEXT NOT NULL,
+			livemode     BOOLEAN NOT NULL,
+			term         TEXT` + s.byteOrder() + ` NOT NULL,
+			session_id   TEXT NOT NULL,
+			PRIMARY KEY (workspace_id, livemode, term, session_id))`,
+			`INSERT INTO search_terms_before (workspace_id, livemode, term, session_id)
+			SELECT workspace_id, livemode, term, session_id FROM search_terms`,
+			`DROP TABLE search_terms`,
+			`ALTER TABLE search_terms_before RENAME TO search_terms`,
+			`CREATE INDEX search_terms_session ON search_terms (session_id)`,
+		} {
+			if _, err := sqlTx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		if s.kind == config.Postgres { // the primary key keeps the name it was made with
+			_, err := sqlTx.ExecContext(ctx, `ALTER TABLE search_terms RENAME CONSTRAINT search_terms_before_pkey TO search_terms_pkey`)
+			return err
+		}
+		return nil
+	}
+	return goose.NewGoMigration(searchTermsByTimeVersion, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})
+}
+
+// byteOrder is the collation of a column compared byte by byte.
+func (s *Store) byteOrder() string {
+	if s.kind == config.Postgres {
+		return ` COLLATE "C"`
+	}
+	return ""
+}
+
 // RebuildSearchTerms writes again the search terms of every session and
 // attempt, a page at a time, each page its own short transaction (terms
-// already there are kept): after a rolling deploy, the sessions that nodes
-// older than the terms' table created meanwhile have none
+// already there are kept, but those without their session's time, which
+// nodes older than migration 37 write, are replaced): after a rolling
+// deploy, the sessions that nodes older than the terms' table created
+// meanwhile have none
 // (`cauri search rebuild`, docs/operations.md). It returns how many
 // sessions and attempts it read.
 func (s *Store) RebuildSearchTerms(ctx context.Context) (int, error) {
@@ -63,6 +146,7 @@ func (s *Store) RebuildSearchTerms(ctx context.Context) (int, error) {
 type searchTermEntry struct {
 	workspace, session, term string
 	live                     bool
+	created                  int64 // the session's creation time, in microseconds
 }
 
 // backfillSearchTerms writes the terms of the stored sessions and of their
@@ -76,24 +160,26 @@ func (s *Store) backfillSearchTerms(ctx context.Context, run func(func(*tx) erro
 		q    string
 		scan func(rows *sql.Rows) (last string, entries []searchTermEntry, err error)
 	}{
-		{`SELECT id, workspace_id, livemode, customer_name, customer_email, customer_phone, metadata
+		{`SELECT id, workspace_id, livemode, created_at, customer_name, customer_email, customer_phone, metadata
 			FROM checkout_sessions WHERE id > ? ORDER BY id LIMIT ?`, func(rows *sql.Rows) (string, []searchTermEntry, error) {
 			var sess cauri.Session
 			var md string
-			if err := rows.Scan(&sess.ID, &sess.WorkspaceID, &sess.Livemode, &sess.CustomerName, &sess.CustomerEmail, &sess.CustomerPhone, &md); err != nil {
+			var created int64
+			if err := rows.Scan(&sess.ID, &sess.WorkspaceID, &sess.Livemode, &created, &sess.CustomerName, &sess.CustomerEmail, &sess.CustomerPhone, &md); err != nil {
 				return "", nil, err
 			}
 			sess.Metadata = orderIDOnly(md)
-			return sess.ID, entries(sess.WorkspaceID, sess.Livemode, sess.ID, search.SessionTerms(&sess)), nil
+			return sess.ID, entries(sess.WorkspaceID, sess.Livemode, sess.ID, created, search.SessionTerms(&sess)), nil
 		}},
-		{`SELECT a.id, a.phone, s.id, s.workspace_id, s.livemode FROM payment_attempts a
+		{`SELECT a.id, a.phone, s.id, s.workspace_id, s.livemode, s.created_at FROM payment_attempts a
 			JOIN checkout_sessions s ON s.id = a.session_id WHERE a.id > ? ORDER BY a.id LIMIT ?`, func(rows *sql.Rows) (string, []searchTermEntry, error) {
 			var id, phone, session, workspace string
 			var live bool
-			if err := rows.Scan(&id, &phone, &session, &workspace, &live); err != nil {
+			var created int64
+			if err := rows.Scan(&id, &phone, &session, &workspace, &live, &created); err != nil {
 				return "", nil, err
 			}
-			return id, entries(workspace, live, session, search.PhoneTerms(phone)), nil
+			return id, entries(workspace, live, session, created, search.PhoneTerms(phone)), nil
 		}},
 	}
 	for _, p := range pages {
@@ -117,7 +203,10 @@ func (s *Store) backfillSearchTerms(ctx context.Context, run func(func(*tx) erro
 				if err := rows.Err(); err != nil {
 					return err
 				}
-				return t.insertSearchTerms(ctx, all)
+				if err := t.insertSearchTerms(ctx, all); err != nil {
+					return err
+				}
+				return t.dropUntimedTerms(ctx, all)
 			})
 			if err != nil {
 				return read, err
@@ -128,10 +217,10 @@ func (s *Store) backfillSearchTerms(ctx context.Context, run func(func(*tx) erro
 	return read, nil
 }
 
-func entries(workspace string, live bool, session string, terms []string) []searchTermEntry {
+func entries(workspace string, live bool, session string, created int64, terms []string) []searchTermEntry {
 	out := make([]searchTermEntry, len(terms))
 	for i, term := range terms {
-		out[i] = searchTermEntry{workspace: workspace, session: session, term: term, live: live}
+		out[i] = searchTermEntry{workspace: workspace, session: session, term: term, live: live, created: created}
 	}
 	return out
 }
@@ -145,9 +234,32 @@ func orderIDOnly(md string) map[string]string {
 	return map[string]string{"order_id": m["order_id"]}
 }
 
-// addSearchTerms records terms of a session (already there: kept).
-func (t *tx) addSearchTerms(ctx context.Context, workspaceID string, livemode bool, sessionID string, terms []string) error {
-	return t.insertSearchTerms(ctx, entries(workspaceID, livemode, sessionID, terms))
+// dropUntimedTerms removes the terms without their session's time (written
+// by a node older than migration 37) of the sessions of entries, whose
+// terms with the time were just written.
+func (t *tx) dropUntimedTerms(ctx context.Context, entries []searchTermEntry) error {
+	var ids []any
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !seen[e.session] {
+			seen[e.session] = true
+			ids = append(ids, e.session)
+		}
+	}
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		if _, err := t.exec(ctx, `DELETE FROM search_terms WHERE session_id IN (`+placeholders(len(chunk))+`) AND created_at = 0`, chunk...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSearchTerms records terms of a session (already there: kept), in one
+// statement.
+func (t *tx) addSearchTerms(ctx context.Context, sess *cauri.Session, terms []string) error {
+	return t.insertSearchTerms(ctx, entries(sess.WorkspaceID, sess.Livemode, sess.ID, micros(sess.CreatedAt), terms))
 }
 
 // insertSearchTerms writes terms (already there: kept), 200 to a statement.
@@ -155,13 +267,13 @@ func (t *tx) insertSearchTerms(ctx context.Context, all []searchTermEntry) error
 	for len(all) > 0 {
 		chunk := all[:min(len(all), 200)]
 		all = all[len(chunk):]
-		args := make([]any, 0, 4*len(chunk))
+		args := make([]any, 0, 5*len(chunk))
 		values := make([]string, len(chunk))
 		for i, e := range chunk {
-			values[i] = "(?, ?, ?, ?)"
-			args = append(args, e.workspace, e.live, e.term, e.session)
+			values[i] = "(?, ?, ?, ?, ?)"
+			args = append(args, e.workspace, e.live, e.term, e.created, e.session)
 		}
-		if _, err := t.exec(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, session_id) VALUES `+strings.Join(values, ", ")+`
+		if _, err := t.exec(ctx, `INSERT INTO search_terms (workspace_id, livemode, term, created_at, session_id) VALUES `+strings.Join(values, ", ")+`
 			ON CONFLICT DO NOTHING`, args...); err != nil {
 			return err
 		}
@@ -169,28 +281,64 @@ func (t *tx) insertSearchTerms(ctx context.Context, all []searchTermEntry) error
 	return nil
 }
 
-// searchMatches is a subquery of the ids of the sessions of a workspace's
-// mode that a search matches (package search reads it): terms by prefix
-// or whole, each range of the index on its own; the session by its id;
-// the attempts by their reference or their aggregator's (the latter
-// through the workspace's gateways, which lead that index). The caller
-// adds the workspace and mode on the sessions too.
-func searchMatches(q search.Query, workspaceID string, livemode bool) (string, []any) {
+// searchMatches is a subquery of the sessions of a workspace's mode that a
+// search matches (package search reads it), as (created_at, session_id)
+// pairs, a session's pair once or more, and pairs whose created_at is NULL
+// to leave out: terms by prefix or whole, each range of the terms' index
+// on its own and read from it alone; the session by its id; the attempts
+// by their reference or their aggregator's (the latter through the
+// workspace's gateways, which lead that index). Sessions created out of
+// [from, to) are left out (a zero bound is open).
+func searchMatches(q search.Query, workspaceID string, livemode bool, from, to time.Time) (string, []any) {
 	var parts []string
 	var args []any
 	for _, p := range q.Prefixes {
-		parts = append(parts, `SELECT session_id FROM search_terms WHERE workspace_id = ? AND livemode = ? AND term >= ? AND term < ?`)
-		args = append(args, workspaceID, livemode, p, p+"\U0010FFFF")
+		parts = append(parts, `SELECT created_at, session_id FROM search_terms
+			WHERE workspace_id = ? AND livemode = ? AND term >= ? AND term < ?`+dates("created_at", from, to))
+		args = append(append(args, workspaceID, livemode, p, p+"\U0010FFFF"), datesArgs(from, to)...)
 	}
 	for _, e := range q.Exact {
-		parts = append(parts, `SELECT session_id FROM search_terms WHERE workspace_id = ? AND livemode = ? AND term = ?`)
-		args = append(args, workspaceID, livemode, e)
+		parts = append(parts, `SELECT created_at, session_id FROM search_terms WHERE workspace_id = ? AND livemode = ? AND term = ?`+dates("created_at", from, to))
+		args = append(append(args, workspaceID, livemode, e), datesArgs(from, to)...)
 	}
 	if q.ID != "" {
-		parts = append(parts, `SELECT id FROM checkout_sessions WHERE id = ?`,
-			`SELECT session_id FROM payment_attempts WHERE reference = ?`,
-			`SELECT session_id FROM payment_attempts WHERE gateway_id IN (SELECT id FROM gateways WHERE workspace_id = ?) AND provider_ref = ?`)
-		args = append(args, q.ID, q.ID, workspaceID, q.ID)
+		parts = append(parts, `SELECT created_at, id AS session_id FROM checkout_sessions WHERE id = ? AND workspace_id = ? AND livemode = ?`+dates("created_at", from, to))
+		args = append(append(args, q.ID, workspaceID, livemode), datesArgs(from, to)...)
+		// An attempt's session by its key alone, whatever the planner
+		// guesses of the tables' sizes: its created_at, NULL when it is
+		// another workspace's or mode's or out of the dates.
+		created := `(SELECT c.created_at FROM checkout_sessions c WHERE c.id = a.session_id AND c.workspace_id = ? AND c.livemode = ?` +
+			dates("c.created_at", from, to) + `) AS created_at`
+		createdArgs := append([]any{workspaceID, livemode}, datesArgs(from, to)...)
+		parts = append(parts, `SELECT `+created+`, a.session_id FROM payment_attempts a WHERE a.reference = ?`,
+			`SELECT `+created+`, a.session_id FROM payment_attempts a
+			WHERE a.gateway_id IN (SELECT id FROM gateways WHERE workspace_id = ?) AND a.provider_ref = ?`)
+		args = append(append(args, createdArgs...), q.ID)
+		args = append(append(args, createdArgs...), workspaceID, q.ID)
 	}
-	return strings.Join(parts, " UNION "), args
+	return strings.Join(parts, " UNION ALL "), args
+}
+
+// dates is the condition that col is in [from, to) (a zero bound is
+// open), for datesArgs's arguments.
+func dates(col string, from, to time.Time) string {
+	out := ""
+	if !from.IsZero() {
+		out += ` AND ` + col + ` >= ?`
+	}
+	if !to.IsZero() {
+		out += ` AND ` + col + ` < ?`
+	}
+	return out
+}
+
+func datesArgs(from, to time.Time) []any {
+	var out []any
+	if !from.IsZero() {
+		out = append(out, micros(from))
+	}
+	if !to.IsZero() {
+		out = append(out, micros(to))
+	}
+	return out
 }

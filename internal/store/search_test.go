@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -89,5 +90,67 @@ func TestStore_Search(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("after the backfill")
+		// Migration 37 makes the terms' table again, with the sessions'
+		// times, on a store that has terms without them.
+		if err := s.MigrateDownTo(ctx, 36); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("after migration 37 on a store with terms")
+	})
+}
+
+// TestStore_SearchDuringRollingUpgrade: the terms a node older than
+// migration 37 writes (without their session's time) still find their
+// session, last, and `cauri search rebuild` puts it in its place, once
+// (it removes the terms without the time).
+func TestStore_SearchDuringRollingUpgrade(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		var sessions []*cauri.Session
+		for i := range 3 {
+			sess := newSession(ws, 1000)
+			sess.Livemode, sess.CustomerName = true, "Awa Diop"
+			sess.CreatedAt = t0.Add(time.Duration(i) * time.Hour)
+			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+				t.Fatal(err)
+			}
+			sessions = append(sessions, sess)
+		}
+		newest := sessions[2]
+		if err := s.WriteTermAsBeforeTime(ctx, ws.ID, true, newest.ID, "diop"); err != nil {
+			t.Fatal(err)
+		}
+		find := func() []string {
+			t.Helper()
+			var ids []string
+			if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: "diop", Limit: 50}, func(r store.ExportRow) error {
+				ids = append(ids, r.Session.ID)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		if got, want := find(), []string{sessions[1].ID, sessions[0].ID, newest.ID}; !slices.Equal(got, want) {
+			t.Errorf("before the rebuild: %v; want %v (the session without time last)", got, want)
+		}
+		// A term of its written with the time meanwhile (by a new node):
+		// found twice until the rebuild.
+		if err := s.WriteTerm(ctx, ws.ID, true, newest.ID, "diop", newest.CreatedAt); err != nil {
+			t.Fatal(err)
+		}
+		if got := find(); len(got) != 4 {
+			t.Errorf("with terms with and without the time: %v; want the session twice", got)
+		}
+		if _, err := s.RebuildSearchTerms(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := find(), []string{newest.ID, sessions[1].ID, sessions[0].ID}; !slices.Equal(got, want) {
+			t.Errorf("after the rebuild: %v; want %v (newest first, each once)", got, want)
+		}
 	})
 }

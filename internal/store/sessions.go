@@ -72,7 +72,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *cauri.Session, idem *Id
 			return err
 		}
 		t.countSession(sess, sess.Status, 1)
-		return t.addSearchTerms(ctx, sess.WorkspaceID, sess.Livemode, sess.ID, search.SessionTerms(sess))
+		return t.addSearchTerms(ctx, sess, search.SessionTerms(sess))
 	})
 	if err != nil {
 		return nil, false, err

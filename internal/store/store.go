@@ -142,16 +142,28 @@ func postgresDSN(target string) string {
 // write; synchronous(FULL) makes every commit durable across a power loss,
 // which payments need; _txlock=immediate takes the write lock at BEGIN so two
 // writers never deadlock upgrading a read lock; checkpoints are the
-// server's, in the background (checkpoint.go).
+// server's, in the background (checkpoint.go). Each connection's page
+// cache is sqliteCacheKiB.
 func sqliteDSN(path string) string {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)",
-		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")"} {
+		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")", "cache_size(-" + strconv.Itoa(sqliteCacheKiB) + ")"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
+
+// sqliteCacheKiB is each SQLite connection's page cache, in KiB (SQLite's
+// default is 2 000). The service keeps 8 connections open, and the pure-Go
+// SQLite's allocator holds a 4 KiB page in about 7 KiB: at a million
+// sessions their full default caches held 28 MB of the service's memory,
+// which took it over 100 MB during an export (issue 24; docs/benchmarks.md,
+// 2026-11-26). A page the cache lacks is read from the operating system's
+// cache of the file, not from the disk, once the file has been read: the
+// reads that need a large cache (an export, a whole-history job) read
+// each page once anyway.
+const sqliteCacheKiB = 1024
 
 // Kind is config.SQLite or config.Postgres.
 func (s *Store) Kind() string { return s.kind }
@@ -186,22 +198,7 @@ func (s *Store) Heartbeat(ctx context.Context, node string, now time.Time) error
 // Migrate applies the embedded migrations that the database lacks. On
 // PostgreSQL an advisory lock lets several nodes start at once.
 func (s *Store) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	dialect := goose.DialectSQLite3
-	var opts []goose.ProviderOption
-	if s.kind == config.Postgres {
-		dialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return err
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	opts = append(opts, goose.WithGoMigrations(s.searchTermsMigration()))
-	p, err := goose.NewProvider(dialect, s.db, sub, opts...)
+	p, err := s.migrations()
 	if err != nil {
 		return err
 	}
@@ -217,6 +214,27 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// migrations is the store's migrations: the embedded SQL files and the Go
+// migrations.
+func (s *Store) migrations() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	dialect := goose.DialectSQLite3
+	var opts []goose.ProviderOption
+	if s.kind == config.Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	opts = append(opts, goose.WithGoMigrations(s.searchTermsMigration(), s.searchTermsByTimeMigration()))
+	return goose.NewProvider(dialect, s.db, sub, opts...)
 }
 
 // writerWait is how long a transaction waits for its write turn: the
