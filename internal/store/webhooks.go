@@ -189,9 +189,9 @@ func (s *Store) DueEndpoints(ctx context.Context, since, now time.Time, limit in
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Endpoint, error) {
 			var e Endpoint
 			return e, row.Scan(&e.WorkspaceID, &e.Livemode)
-		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ? AND next_attempt_at <= ?
+		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = ? AND next_attempt_at > ? AND next_attempt_at <= ?
 			AND (locked_until IS NULL OR locked_until < ?) LIMIT ?`,
-			micros(since), micros(now), micros(now), limit)
+			string(cauri.DeliveryPending), micros(since), micros(now), micros(now), limit)
 		return err
 	})
 	return out, err
@@ -222,9 +222,9 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpo
 				if i > 0 {
 					q.WriteString(" UNION ALL ")
 				}
-				fmt.Fprintf(&q, `SELECT * FROM (SELECT %s FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ? AND status = 'pending'
+				fmt.Fprintf(&q, `SELECT * FROM (SELECT %s FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ? AND status = ?
 					AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ORDER BY next_attempt_at, id LIMIT ?) AS d%d`, deliveryColumns, i)
-				args = append(args, ep.WorkspaceID, ep.Livemode, micros(now), micros(now), want[ep])
+				args = append(args, ep.WorkspaceID, ep.Livemode, string(cauri.DeliveryPending), micros(now), micros(now), want[ep])
 			}
 			due, err := queryAll(ctx, t, scanDelivery, q.String(), args...)
 			if err != nil {
