@@ -438,6 +438,14 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	req := statusRequest{Initiator: c.InitiatorName, SecurityCredential: cred, CommandID: "TransactionStatusQuery",
 		OriginatorConversationID: ref.Reference, PartyA: c.b2cShortCode(), IdentifierType: "4",
 		ResultURL: result, QueueTimeOutURL: timeout, Remarks: "Status", Occasion: accountReference(ref.Reference)}
+	return c.statusQuery(ctx, req, ref.ProviderRef)
+}
+
+// statusQuery sends a transaction status query, whose answer comes later
+// on its ResultURL: Daraja's acknowledgement leaves the operation pending
+// (providerRef kept); a refusal or no answer is an error (transient for a
+// 5xx, none or an unreadable one).
+func (c *Client) statusQuery(ctx context.Context, req statusRequest, providerRef string) (gateway.Status, error) {
 	code, raw, err := c.api(ctx, statusPath, req)
 	switch {
 	case err != nil:
@@ -449,7 +457,7 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if json.Unmarshal(raw, &a) != nil || a.ResponseCode != "0" {
 		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa did not accept the status query: " + truncate(string(a.ResponseCode)+" "+a.ResponseDescription, 200)}
 	}
-	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
+	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(providerRef)}, nil
 }
 
 // initiatorRefused reports whether a 4xx refusal of a B2C request names

@@ -30,7 +30,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -228,18 +227,7 @@ func (c *Client) RefundStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if req.SecurityCredential, err = c.securityCredential(); err != nil {
 		return gateway.Status{}, err
 	}
-	code, raw, err := c.api(ctx, statusPath, req)
-	switch {
-	case err != nil:
-		return gateway.Status{}, err
-	case code != http.StatusOK:
-		return gateway.Status{}, &gateway.Error{Transient: code >= 500, Answered: true, Message: "M-Pesa answered the status query " + refusal(code, raw)}
-	}
-	var a ack
-	if json.Unmarshal(raw, &a) != nil || a.ResponseCode != "0" {
-		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa did not accept the status query: " + truncate(string(a.ResponseCode)+" "+a.ResponseDescription, 200)}
-	}
-	return gateway.Status{Outcome: gateway.Pending, ProviderRef: strings.TrimSpace(ref.ProviderRef)}, nil
+	return c.statusQuery(ctx, req, ref.ProviderRef)
 }
 
 // reversalCallback reads a trusted (token checked) reversal result, or the
