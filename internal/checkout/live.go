@@ -153,7 +153,7 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	if help := PreauthHelp(chosen.Provider, code); help != nil && p.AuthCode == "" {
 		return nil, cauri.Errorf(cauri.EInvalid, "This operator asks for a payment code first: %s", help["en"])
 	}
-	avoid, err := s.failedProviders(ctx, sess)
+	avoid, err := s.failedProviders(ctx, sess, e164)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +172,13 @@ func (s *Service) Initiate(ctx context.Context, sessionID string, p Payment) (*c
 	return nil, cauri.Errorf(cauri.EBadGateway, "The payment could not be started; please try again in a moment")
 }
 
-// failedProviders is the providers of the session's failed attempts: the
-// customer's next attempt goes to them last (a retry sent back to the
-// provider that just failed the customer succeeds less often than one sent
-// elsewhere; docs/routing.md).
-func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session) ([]string, error) {
+// failedProviders is the providers that failed this customer: the
+// session's failed attempts, and those of the customer's phone number in
+// the workspace's other sessions of the last hour (a payment link's next
+// visit, a new checkout). The customer's next attempt goes to them last (a
+// retry sent back to the provider that just failed the customer succeeds
+// less often than one sent elsewhere; docs/routing.md).
+func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session, e164 string) ([]string, error) {
 	if s.Route == nil {
 		return nil, nil
 	}
@@ -190,8 +192,21 @@ func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session) ([]s
 			out = append(out, a.Provider)
 		}
 	}
+	byPhone, err := s.Store.FailedProvidersForPhone(ctx, sess.WorkspaceID, sess.Livemode, e164, s.Now().Add(-retryWindow))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range byPhone {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
 	return out, nil
 }
+
+// retryWindow is how long a provider that failed a customer's phone
+// number is ranked last for that number's payments in other sessions.
+const retryWindow = time.Hour
 
 // isRetry reports whether a came after another attempt of its session
 // that failed the customer (one the customer saw: not a gateway that

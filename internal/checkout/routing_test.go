@@ -13,7 +13,8 @@ import (
 )
 
 // TestInitiate_RetryAvoidsTheProviderThatFailed: once a provider failed a
-// customer, their next attempt in the session ranks it after the others
+// customer, their next attempt in the session, or with the same number in
+// another session within the hour, ranks it after the others
 // (routing.Context.Avoid), and the engine learnt the payment's outcome
 // with its amount.
 func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
@@ -31,16 +32,16 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		order := func() string {
+		order := func(sess *cauri.Session, phone string) string {
 			t.Helper()
-			avoid, err := s.failedProviders(ctx, sess)
+			avoid, err := s.failedProviders(ctx, sess, phone)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ranked, _ := s.rank([]*cauri.Gateway{g, other}, routing.Context{Country: "SN", Operator: "wave", Kind: routing.Collect, Amount: sess.Amount, Avoid: avoid})
 			return ranked[0].Provider + "," + ranked[1].Provider
 		}
-		if got := order(); got != "pawapay,cinetpay" {
+		if got := order(sess, "+221771234567"); got != "pawapay,cinetpay" {
 			t.Fatalf("first try = %s; want pawapay first", got)
 		}
 		a, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
@@ -52,9 +53,26 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 		if got, err := s.Refresh(ctx, sess.ID); err != nil || got.Status != cauri.SessionFailed {
 			t.Fatalf("after the aggregator failed it = %+v, %v; want FAILED", got, err)
 		}
-		if got := order(); got != "cinetpay,pawapay" {
+		if got := order(sess, "+221771234567"); got != "cinetpay,pawapay" {
 			t.Fatalf("the customer's retry = %s; want pawapay, which failed them, last", got)
 		}
+		// In another session (a payment link's next visit), the same number
+		// is still the customer who failed; another number is not.
+		next, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := order(next, "+221771234567"); got != "cinetpay,pawapay" {
+			t.Fatalf("the same number in another session = %s; want pawapay last", got)
+		}
+		if got := order(next, "+221781112233"); got != "pawapay,cinetpay" {
+			t.Fatalf("another number = %s; want the ranking alone", got)
+		}
+		clk.Add(retryWindow + time.Minute)
+		if got := order(next, "+221771234567"); got != "pawapay,cinetpay" {
+			t.Fatalf("the same number after %s = %s; want the ranking alone", retryWindow, got)
+		}
+		clk.Add(-retryWindow - time.Minute)
 		if s.isRetry(ctx, a) {
 			t.Fatal("the session's first attempt counted as a retry")
 		}

@@ -156,6 +156,12 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 				_, _, err := s.ClaimDeliveries(ctx, []string{cauri.NewID("whd_"), cauri.NewID("whd_")}, now, now.Add(time.Minute))
 				return err
 			}, "webhook_deliveries"},
+			// A customer's earlier failures by phone, at every payment
+			// initiation: through the search terms' index, not the attempts.
+			{"a phone's failed providers", func(ctx context.Context) error {
+				_, err := s.FailedProvidersForPhone(ctx, ws.ID, true, "+221771234567", now.Add(-time.Hour))
+				return err
+			}, ""},
 			{"webhook due endpoints", func(ctx context.Context) error {
 				_, err := s.DueEndpoints(ctx, now.Add(-5*time.Second), now, 100)
 				return err
