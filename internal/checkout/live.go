@@ -575,7 +575,9 @@ func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h htt
 // Callback handles an aggregator's callback about the payment with our
 // reference (or the aggregator's own id) at gateway gatewayID: it checks the attempt with the
 // aggregator at once (a callback is a signal, never believed as such). A
-// callback about an attempt that is settled already changes nothing;
+// callback about an attempt that is settled already changes nothing but
+// its provider's id when the callback gave the final one late
+// (lateReference);
 // ENotFound when no attempt has this reference.
 func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
@@ -586,8 +588,14 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	if cauri.ErrorCode(err) == cauri.ENotFound { // a callback naming the aggregator's id only (M-Pesa)
 		a, err = s.Store.AttemptByProviderRef(ctx, g.ID, ref)
 	}
-	if err != nil || a.Status != cauri.AttemptPending {
+	if err != nil {
 		return err
+	}
+	if a.Status == cauri.AttemptSucceeded {
+		return s.lateReference(ctx, g, a)
+	}
+	if a.Status != cauri.AttemptPending {
+		return nil
 	}
 	// A callback asks the aggregator at once, even right after a status
 	// read did, but at most every 2 seconds per payment, however many
@@ -597,6 +605,20 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	}
 	_, err = s.check(ctx, a)
 	return err
+}
+
+// lateReference gives a succeeded attempt the final id a callback that
+// came after its settlement carried (gateway.LateReference: M-Pesa's
+// receipt, which its refund names the payment by).
+func (s *Service) lateReference(ctx context.Context, g *cauri.Gateway, a *cauri.PaymentAttempt) error {
+	conn, err := s.connector(ctx, g)
+	if err != nil {
+		return err
+	}
+	if ref, ok := gateway.LateReference(conn, a.ProviderRef); ok && ref != a.ProviderRef {
+		return s.Store.SetProviderRef(ctx, a.ID, ref)
+	}
+	return nil
 }
 
 // Waiting is the payment of a live session that waits for the customer (a

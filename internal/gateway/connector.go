@@ -259,6 +259,21 @@ func CollectionUnrefundable(r Refunder, ref Ref) string {
 	return ""
 }
 
+// LateReference is the aggregator's final id of a collection already
+// settled under a provisional one (providerRef), when a callback that came
+// after the settlement gave it: M-Pesa's receipt number, which only its
+// callback carries and a reversal names the payment by, for a push the
+// status query confirmed first. false when there is none.
+func LateReference(c Connector, providerRef string) (string, bool) {
+	if o, ok := c.(interface{ lateReference(string) (string, bool) }); ok {
+		return o.lateReference(providerRef)
+	}
+	if l, ok := c.(interface{ LateReference(string) (string, bool) }); ok {
+		return l.LateReference(providerRef)
+	}
+	return "", false
+}
+
 // refundsOf marks a callback reference that names a refunded collection
 // rather than a refund (RefundsOf).
 const refundsOf = "refunds-of:"

@@ -79,6 +79,10 @@ func (o *observedRefunder) CollectionUnrefundable(ref Ref) string {
 	return CollectionUnrefundable(o.r, ref)
 }
 
+func (o *observed) lateReference(providerRef string) (string, bool) {
+	return LateReference(o.c, providerRef)
+}
+
 type observed struct {
 	c        Connector
 	provider string

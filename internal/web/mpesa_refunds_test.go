@@ -170,6 +170,18 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		if list, _ := st.SessionRefunds(ctx, id); len(list) != 0 {
 			t.Fatalf("refunds = %+v; want none written", list)
 		}
+		// Its callback arriving late (after the status query settled it):
+		// the attempt takes the receipt the callback gave, and the payment
+		// can be reversed.
+		gatewaytest.Control(t, simURL, "/_sim/callback/"+attempts[0].ProviderRef)
+		waitFor(t, "the late callback's receipt kept", func() bool {
+			attempts, _ = st.Attempts(ctx, id)
+			return len(attempts[0].ProviderRef) == 10 && !strings.HasPrefix(attempts[0].ProviderRef, "ws_CO_")
+		})
+		late := e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id}, key...)
+		if late.status != 201 || sim.Reversals() != reversals+1 {
+			t.Fatalf("refund after the late callback = %d %s, %d reversals sent; want 201 and one", late.status, late.raw, sim.Reversals()-reversals)
+		}
 
 		// No initiator: no reversal, the credential named, nothing written.
 		ws2, keys2 := e.newWorkspace("Collections only", true)

@@ -593,6 +593,14 @@ func (c *Client) keepReceipt(checkoutRequestID, receipt string) {
 	c.receipts[checkoutRequestID] = receipt
 }
 
+// LateReference implements gateway.LateReference: the receipt a push's
+// callback gave after the status query had confirmed it (the callback
+// lagged), which the attempt then keeps as its ProviderRef (believed as in
+// CollectionStatus: for a push Safaricom said was paid).
+func (c *Client) LateReference(checkoutRequestID string) (string, bool) {
+	return c.receipt(checkoutRequestID)
+}
+
 // receipt answers and forgets the receipt kept for a push.
 func (c *Client) receipt(checkoutRequestID string) (string, bool) {
 	c.resultsMu.Lock()
