@@ -416,7 +416,7 @@ func (c *Client) IdempotentPayout() bool { return false }
 // until its result arrives. Never NotFound: nothing proves Daraja did not
 // receive a request whose answer was lost.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	if r, ok := c.takeResult(ref.Reference); ok {
+	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
 	}
 	if err := c.b2cConfigured(); err != nil {
@@ -512,7 +512,7 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 			return "", true, errors.New("M-Pesa B2C result of " + truncate(b.param("TransactionAmount"), 20) + " KES, not " + amount + ": ignored")
 		}
 		if r, final := b2cOutcome(b); final {
-			c.keepResult(reference, r)
+			c.results.put(reference, r)
 		}
 	case "status":
 		if id := b.param("OriginatorConversationID"); id != "" && id != reference {
@@ -522,7 +522,7 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
 		if r, final := statusOutcome(b); final {
-			c.keepResult(reference, r)
+			c.results.put(reference, r)
 		}
 	} // a B2C timeout is only a signal: the status query decides
 	return reference, true, nil
@@ -588,32 +588,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// keepResult keeps a trusted outcome for PayoutStatus (bounded: the
-// oldest are dropped past maxResults; a dropped one is asked again).
-func (c *Client) keepResult(reference string, r B2CResult) {
-	c.resultsMu.Lock()
-	defer c.resultsMu.Unlock()
-	if c.results == nil {
-		c.results = map[string]B2CResult{}
-	}
-	if len(c.results) >= maxResults {
-		for k := range c.results {
-			delete(c.results, k)
-			break
-		}
-	}
-	c.results[reference] = r
-}
-
-const maxResults = 10000
-
-// takeResult answers and forgets a kept outcome.
-func (c *Client) takeResult(reference string) (B2CResult, bool) {
-	c.resultsMu.Lock()
-	defer c.resultsMu.Unlock()
-	r, ok := c.results[reference]
-	delete(c.results, reference)
-	return r, ok
 }

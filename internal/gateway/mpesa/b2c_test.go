@@ -266,7 +266,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 			t.Errorf("%s: reference %q accepted", name, ref)
 		}
 	}
-	if _, ok := c.takeResult(orig); ok {
+	if _, ok := c.results.take(orig); ok {
 		t.Fatal("a forged result was kept")
 	}
 	// The documented result with its token: the transfer, paid, its
@@ -275,7 +275,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if err != nil || ref != orig {
 		t.Fatalf("reference %q, %v", ref, err)
 	}
-	r, ok := c.takeResult(orig)
+	r, ok := c.results.take(orig)
 	if !ok || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != b.Result.TransactionID || r.Status.RecipientName != "John Doe" {
 		t.Fatalf("kept %+v, %v", r, ok)
 	}
@@ -287,18 +287,18 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if ref, err := c.CallbackReference(withAmount("10", "10"), body); err != nil || ref != orig {
 		t.Fatalf("the right amount: %q, %v", ref, err)
 	}
-	c.takeResult(orig)
+	c.results.take(orig)
 	for _, h := range []http.Header{withAmount("11", "11"), withAmount("10", "11")} {
 		if ref, err := c.CallbackReference(h, body); err == nil {
 			t.Fatalf("another amount read as %q", ref)
 		}
 	}
-	if _, kept := c.takeResult(orig); kept {
+	if _, kept := c.results.take(orig); kept {
 		t.Fatal("a result of another amount was kept")
 	}
 	// A timeout is only a signal.
 	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), []byte(`{"Result":{}}`))
-	if _, kept := c.takeResult(orig); err != nil || ref != orig || kept {
+	if _, kept := c.results.take(orig); err != nil || ref != orig || kept {
 		t.Fatalf("timeout: %q, %v, kept %v", ref, err, kept)
 	}
 	// A status query's timeout asks nothing again (no loop of queries).
@@ -340,7 +340,7 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	if ref, err := c.CallbackReference(h, b2cFixture(t, "transactionstatus_result_completed.json")); err != nil || ref != "3211-416020-3" {
 		t.Fatalf("status result: %q, %v", ref, err)
 	}
-	if r, ok := c.takeResult("3211-416020-3"); !ok || r.Status.Outcome != gateway.Succeeded {
+	if r, ok := c.results.take("3211-416020-3"); !ok || r.Status.Outcome != gateway.Succeeded {
 		t.Fatalf("kept %+v, %v", r, ok)
 	}
 }

@@ -93,13 +93,18 @@ type Client struct {
 	B2CShortCode, CommandID, Environment                 string
 	Certificate                                          []byte
 
-	tokens    gateway.Tokens
-	credOnce  sync.Once
-	cred      string
-	credErr   error
-	resultsMu sync.Mutex
-	results   map[string]B2CResult // trusted B2C outcomes, by reference
-	receipts  map[string]string    // collections' M-Pesa receipts, by CheckoutRequestID (under resultsMu)
+	tokens   gateway.Tokens
+	credOnce sync.Once
+	cred     string
+	credErr  error
+	// Trusted outcomes of B2C payments and reversals, by our reference,
+	// for the status check their callback triggers; and the receipt a
+	// push's callback gave, by CheckoutRequestID, until the status query
+	// confirms the payment (the query's answer carries none, SOURCES.md;
+	// the callback is unsigned: believed only for a push the query says
+	// was paid, the last one given wins). Reversals name the payment by it.
+	results  kept[B2CResult]
+	receipts kept[string]
 }
 
 var (
@@ -424,7 +429,7 @@ func accepted(raw []byte, created func(string) error) (gateway.Status, error) {
 // CollectionStatus implements gateway.Connector: the STK push query, by
 // Safaricom's CheckoutRequestID (ref.ProviderRef). A paid push's
 // ProviderRef becomes its M-Pesa receipt number when its callback gave one
-// (keepReceipt): what a reversal names the payment by, and what the
+// (receipts): what a reversal names the payment by, and what the
 // customer's SMS shows. A ProviderRef that is a receipt is a collected
 // payment: succeeded, without a call. Daraja cannot be asked
 // by our reference: without a CheckoutRequestID, Daraja never accepted a
@@ -465,7 +470,7 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	}
 	st, err := resultStatus(a, id)
 	if err == nil && st.Outcome == gateway.Succeeded {
-		if receipt, ok := c.receipt(id); ok {
+		if receipt, ok := c.receipts.take(id); ok {
 			st.ProviderRef = receipt
 		}
 	}
@@ -558,7 +563,7 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	if fmt.Sprint(stk.ResultCode) == "0" {
 		for _, it := range stk.CallbackMetadata.Item {
 			if r, ok := it.Value.(string); ok && it.Name == "MpesaReceiptNumber" && isReceipt(strings.TrimSpace(r)) {
-				c.keepReceipt(id, strings.TrimSpace(r))
+				c.receipts.put(id, strings.TrimSpace(r))
 			}
 		}
 	}
@@ -572,42 +577,12 @@ var receiptRE = regexp.MustCompile(`^[A-Z0-9]{10}$`)
 
 func isReceipt(s string) bool { return receiptRE.MatchString(s) }
 
-// keepReceipt keeps the receipt number a push's callback gave, until the
-// status query confirms the payment (CollectionStatus): the query's answer
-// carries no receipt (SOURCES.md), and the reversal of the payment, its
-// refund, needs it. The callback is unsigned: its receipt is only believed
-// for a push the query says was paid, and the last one given wins.
-// Bounded as the B2C results are.
-func (c *Client) keepReceipt(checkoutRequestID, receipt string) {
-	c.resultsMu.Lock()
-	defer c.resultsMu.Unlock()
-	if c.receipts == nil {
-		c.receipts = map[string]string{}
-	}
-	if len(c.receipts) >= maxResults {
-		for k := range c.receipts {
-			delete(c.receipts, k)
-			break
-		}
-	}
-	c.receipts[checkoutRequestID] = receipt
-}
-
 // LateReference implements gateway.LateReference: the receipt a push's
 // callback gave after the status query had confirmed it (the callback
 // lagged), which the attempt then keeps as its ProviderRef (believed as in
 // CollectionStatus: for a push Safaricom said was paid).
 func (c *Client) LateReference(checkoutRequestID string) (string, bool) {
-	return c.receipt(checkoutRequestID)
-}
-
-// receipt answers and forgets the receipt kept for a push.
-func (c *Client) receipt(checkoutRequestID string) (string, bool) {
-	c.resultsMu.Lock()
-	defer c.resultsMu.Unlock()
-	r, ok := c.receipts[checkoutRequestID]
-	delete(c.receipts, checkoutRequestID)
-	return r, ok
+	return c.receipts.take(checkoutRequestID)
 }
 
 // configured refuses, before anything is sent, a client without the

@@ -201,7 +201,7 @@ func (c *Client) encodeReversal(reference, receipt, amount, reason, cred, result
 // reversed payment, by its receipt. Never NotFound: nothing proves Daraja
 // did not receive a reversal whose answer was lost.
 func (c *Client) RefundStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
-	if r, ok := c.takeResult(ref.Reference); ok {
+	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
 	}
 	if err := c.reversalConfigured(); err != nil {
@@ -251,7 +251,7 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 		if !sameAmount(b.param("Amount"), amount) {
 			return errors.New("M-Pesa reversal result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
-		c.keepResult(reference, B2CResult{Status: reversalOutcome(b)})
+		c.results.put(reference, B2CResult{Status: reversalOutcome(b)})
 	case "reversal_status", "reversed_status":
 		param, want := "OriginatorConversationID", "Completed"
 		if kind == "reversed_status" {
@@ -268,7 +268,7 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 			if kind == "reversal_status" {
 				receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
 			}
-			c.keepResult(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
+			c.results.put(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
 		}
 	}
 	return nil

@@ -242,7 +242,7 @@ func TestReversalCallback_Forged(t *testing.T) {
 			t.Errorf("%s: read as %q; want ignored", name, ref)
 		}
 	}
-	if _, ok := c.takeResult(reference); ok {
+	if _, ok := c.results.take(reference); ok {
 		t.Fatal("an ignored result was kept")
 	}
 	if ref, err := c.CallbackReference(header(right), success); err != nil || ref != reference {
@@ -264,7 +264,7 @@ func TestReversalCallback_Forged(t *testing.T) {
 	if ref, err := c.CallbackReference(header(parsed.Query()), []byte(`{}`)); err != nil || ref != reference {
 		t.Fatalf("timeout = %q, %v", ref, err)
 	}
-	if _, ok := c.takeResult(reference); ok {
+	if _, ok := c.results.take(reference); ok {
 		t.Fatal("a timeout concluded")
 	}
 	// The initiator's results say what to fix.
