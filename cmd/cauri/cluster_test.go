@@ -346,14 +346,7 @@ func TestCluster(t *testing.T) {
 				t.Errorf("transfer %d got no answer from any node", i)
 			}()
 		}
-		go func() { time.Sleep(200 * time.Millisecond); victim.cmd.Process.Kill() }()
-		wg.Wait()
-		if lost.Load() == 0 {
-			t.Fatal("no request was cut short by the kill")
-		}
-		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=none", "", nil); err == nil {
-			res.Body.Close()
-		}
+		killDuring(t, victim, &wg, &lost, simSrv.URL)
 		c := client.New(bases[0], liveKey)
 		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 			list, err := c.ListTransfers(context.Background(), "", 200)
@@ -441,14 +434,7 @@ func TestCluster(t *testing.T) {
 				}
 			}()
 		}
-		go func() { time.Sleep(200 * time.Millisecond); victim.cmd.Process.Kill() }()
-		wg.Wait()
-		if lost.Load() == 0 {
-			t.Fatal("no request was cut short by the kill")
-		}
-		if res, err := http.Post(simSrv.URL+"/_sim/fault?mode=none", "", nil); err == nil {
-			res.Body.Close()
-		}
+		killDuring(t, victim, &wg, &lost, simSrv.URL)
 		c := client.New(bases[0], liveKey)
 		var report string
 		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(500 * time.Millisecond) {
@@ -545,4 +531,19 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("transfers left = %v, %v; want none (answers %v)", list, err, answers)
 		}
 	})
+}
+
+// killDuring kills victim with SIGKILL 200 ms into a burst of requests,
+// waits for the burst's goroutines (wg), fails the test when no request
+// was cut short by the kill (lost), and ends the simulator's fault.
+func killDuring(t *testing.T, victim *server, wg *sync.WaitGroup, lost *atomic.Int32, simURL string) {
+	t.Helper()
+	go func() { time.Sleep(200 * time.Millisecond); victim.cmd.Process.Kill() }()
+	wg.Wait()
+	if lost.Load() == 0 {
+		t.Fatal("no request was cut short by the kill")
+	}
+	if res, err := http.Post(simURL+"/_sim/fault?mode=none", "", nil); err == nil {
+		res.Body.Close()
+	}
 }
