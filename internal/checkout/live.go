@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/mail"
 	"slices"
@@ -550,49 +551,57 @@ func (s *Service) check(ctx context.Context, a *cauri.PaymentAttempt) (*cauri.Se
 // stops retrying.
 var ErrUnknownGateway = errors.New("checkout: no such gateway")
 
-// CallbackReference reads which payment (or transfer: they share the
-// address) an aggregator's callback to gateway gatewayID names, once the
-// aggregator's own scheme has verified it (EInvalid otherwise).
-func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error) {
+// Signal is what an aggregator's callback says, once its own scheme has
+// verified it: which payment (or transfer, or refund: they share the
+// address) it names, by our reference or the aggregator's id; and Paid,
+// when the callback proves a payment (gateway.PaidReference: M-Pesa's
+// receipt number, from the address with the push's token), its final id.
+type Signal struct {
+	Ref  string
+	Paid string
+}
+
+// CallbackReference reads what an aggregator's callback to gateway
+// gatewayID says (EInvalid when the aggregator's scheme refuses it).
+func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (Signal, error) {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
 	if cauri.ErrorCode(err) == cauri.ENotFound {
-		return "", &cauri.Error{Code: cauri.ENotFound, Message: cauri.ErrorMessage(err), Cause: ErrUnknownGateway}
+		return Signal{}, &cauri.Error{Code: cauri.ENotFound, Message: cauri.ErrorMessage(err), Cause: ErrUnknownGateway}
 	}
 	if err != nil {
-		return "", err
+		return Signal{}, err
 	}
 	conn, err := s.connector(ctx, g)
 	if err != nil {
-		return "", err
+		return Signal{}, err
 	}
 	ref, err := conn.CallbackReference(h, body)
 	if err != nil {
-		return "", cauri.Errorf(cauri.EInvalid, "%s", err.Error())
+		return Signal{}, cauri.Errorf(cauri.EInvalid, "%s", err.Error())
 	}
-	return ref, nil
+	return Signal{Ref: ref, Paid: gateway.PaidReference(conn, h, body)}, nil
 }
 
 // Callback handles an aggregator's callback about the payment with our
-// reference (or the aggregator's own id) at gateway gatewayID: it checks the attempt with the
-// aggregator at once (a callback is a signal, never believed as such). A
-// callback about an attempt that is settled already changes nothing but
-// its provider's id when the callback gave the final one late
-// (lateReference);
-// ENotFound when no attempt has this reference.
-func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
+// reference (or the aggregator's own id) at gateway gatewayID: it checks
+// the attempt with the aggregator at once (a callback is a signal, never
+// believed as such), unless the callback proves the payment (sig.Paid,
+// see paid). A callback about an attempt already settled changes
+// nothing; ENotFound when no attempt has this reference.
+func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) error {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
 	if err != nil {
 		return err
 	}
-	a, err := s.Store.AttemptByReference(ctx, g.ID, ref)
+	a, err := s.Store.AttemptByReference(ctx, g.ID, sig.Ref)
 	if cauri.ErrorCode(err) == cauri.ENotFound { // a callback naming the aggregator's id only (M-Pesa)
-		a, err = s.Store.AttemptByProviderRef(ctx, g.ID, ref)
+		a, err = s.Store.AttemptByProviderRef(ctx, g.ID, sig.Ref)
 	}
 	if err != nil {
 		return err
 	}
-	if a.Status == cauri.AttemptSucceeded {
-		return s.lateReference(ctx, g, a)
+	if sig.Paid != "" {
+		return s.paid(ctx, a, sig.Paid)
 	}
 	if a.Status != cauri.AttemptPending {
 		return nil
@@ -607,18 +616,34 @@ func (s *Service) Callback(ctx context.Context, gatewayID, ref string) error {
 	return err
 }
 
-// lateReference gives a succeeded attempt the final id a callback that
-// came after its settlement carried (gateway.LateReference: M-Pesa's
-// receipt, which its refund names the payment by).
-func (s *Service) lateReference(ctx context.Context, g *cauri.Gateway, a *cauri.PaymentAttempt) error {
-	conn, err := s.connector(ctx, g)
-	if err != nil {
+// paid settles attempt a as a callback that proves its payment says
+// (gateway.PaidReference), with the payment's final id: a pending attempt
+// as a status answer would; one a status query settled first (under the
+// push's id: M-Pesa's query never gives the receipt) takes the final id
+// in its place, once. Both are written to the store, so any node, before
+// or after a restart, refunds the payment by that id. An attempt that
+// ended otherwise (failed, expired) is left as it is, and logged: the
+// aggregator says it collected a payment Cauri had given up on.
+func (s *Service) paid(ctx context.Context, a *cauri.PaymentAttempt, finalRef string) error {
+	if a.Status == cauri.AttemptPending {
+		if _, err := s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Succeeded, ProviderRef: finalRef}, true); err != nil {
+			return err
+		}
+	}
+	if a.ProviderRef == finalRef {
+		return nil
+	}
+	changed, err := s.Store.ReplaceProviderRef(ctx, a.ID, a.ProviderRef, finalRef)
+	if err != nil || changed {
 		return err
 	}
-	if ref, ok := gateway.LateReference(conn, a.ProviderRef); ok && ref != a.ProviderRef {
-		return s.Store.SetProviderRef(ctx, a.ID, ref)
+	now, err := s.Store.AttemptByReference(ctx, a.GatewayID, a.Reference)
+	if err == nil && now.Status != cauri.AttemptSucceeded {
+		err = fmt.Errorf("the aggregator says payment %s was collected (%s) after Cauri ended it %s", a.ID, finalRef, now.Status)
+		s.Failures.Record(ctx, movement.Payment, "paid_after_end", a.ID, err)
+		return nil
 	}
-	return nil
+	return err
 }
 
 // Waiting is the payment of a live session that waits for the customer (a

@@ -259,19 +259,24 @@ func CollectionUnrefundable(r Refunder, ref Ref) string {
 	return ""
 }
 
-// LateReference is the aggregator's final id of a collection already
-// settled under a provisional one (providerRef), when a callback that came
-// after the settlement gave it: M-Pesa's receipt number, which only its
-// callback carries and a reversal names the payment by, for a push the
-// status query confirmed first. false when there is none.
-func LateReference(c Connector, providerRef string) (string, bool) {
-	if o, ok := c.(interface{ lateReference(string) (string, bool) }); ok {
-		return o.lateReference(providerRef)
+// PaidReference is the final id of a collection that an authenticated
+// callback (h, body) says was paid: M-Pesa's receipt number, which only a
+// push's callback carries and a reversal names the payment by, from a
+// callback to the address with the push's token (Daraja signs nothing:
+// only Safaricom was given that address). "" when the callback proves no
+// payment, as every other connector's.
+func PaidReference(c Connector, h http.Header, body []byte) string {
+	if o, ok := c.(interface {
+		paidReference(http.Header, []byte) string
+	}); ok {
+		return o.paidReference(h, body)
 	}
-	if l, ok := c.(interface{ LateReference(string) (string, bool) }); ok {
-		return l.LateReference(providerRef)
+	if p, ok := c.(interface {
+		PaidReference(http.Header, []byte) string
+	}); ok {
+		return p.PaidReference(h, body)
 	}
-	return "", false
+	return ""
 }
 
 // refundsOf marks a callback reference that names a refunded collection

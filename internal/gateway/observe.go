@@ -79,8 +79,8 @@ func (o *observedRefunder) CollectionUnrefundable(ref Ref) string {
 	return CollectionUnrefundable(o.r, ref)
 }
 
-func (o *observed) lateReference(providerRef string) (string, bool) {
-	return LateReference(o.c, providerRef)
+func (o *observed) paidReference(h http.Header, body []byte) string {
+	return PaidReference(o.c, h, body)
 }
 
 type observed struct {

@@ -339,6 +339,15 @@ func (s *Store) SetProviderRef(ctx context.Context, id, providerRef string) erro
 	return err
 }
 
+// ReplaceProviderRef gives a succeeded attempt its aggregator's final id
+// in place of the provisional one it was settled under (was), once: false
+// when the attempt is not succeeded or its id is no longer was.
+func (s *Store) ReplaceProviderRef(ctx context.Context, id, was, providerRef string) (bool, error) {
+	n, err := s.update(ctx, `UPDATE payment_attempts SET provider_ref = ? WHERE id = ? AND provider_ref = ? AND status = ?`,
+		providerRef, id, was, string(cauri.AttemptSucceeded))
+	return n > 0, err
+}
+
 // CancelSession changes a session under its lock as cancel says: given
 // the session and whether a payment of it is waiting, cancel returns nil
 // to leave it, or the event of the change it made to the session (its

@@ -48,6 +48,14 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 			id := e.mustSession(publicKey, `{"amount": 1500, "currency": "KES"}`)
 			wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "MPESA", "phone": "0712 345 678"}), 200)
 			a, _ := st.Attempts(ctx, id)
+			// A forged callback (Daraja signs none) claiming the push was
+			// paid with another receipt: only a signal, its receipt never
+			// believed.
+			forged := `{"Body":{"stkCallback":{"MerchantRequestID":"1","CheckoutRequestID":"` + a[0].ProviderRef + `","ResultCode":0,` +
+				`"ResultDesc":"ok","CallbackMetadata":{"Item":[{"Name":"Amount","Value":1500},{"Name":"MpesaReceiptNumber","Value":"FAKE000001"}]}}}}`
+			if res := e.do("POST", "/callbacks/"+g.ID, forged); res.status != 200 {
+				t.Fatalf("forged callback = %d %s", res.status, res.raw)
+			}
 			gatewaytest.Control(t, simURL, "/_sim/settle/"+a[0].ProviderRef)
 			waitFor(t, "the callback settled the session", func() bool {
 				s, err := st.Session(ctx, id)
@@ -55,7 +63,7 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 			})
 			a, _ = st.Attempts(ctx, id)
 			if !strings.HasPrefix(a[0].ProviderRef, "SIM") {
-				t.Fatalf("attempt = %+v; want the callback's receipt as its ProviderRef", a[0])
+				t.Fatalf("attempt = %+v; want the receipt of Safaricom's callback as its ProviderRef, not a forged one", a[0])
 			}
 			return id, a[0]
 		}
@@ -170,9 +178,18 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		if list, _ := st.SessionRefunds(ctx, id); len(list) != 0 {
 			t.Fatalf("refunds = %+v; want none written", list)
 		}
+		// A forged callback naming it with a receipt changes nothing.
+		forged = `{"Body":{"stkCallback":{"MerchantRequestID":"1","CheckoutRequestID":"` + attempts[0].ProviderRef + `","ResultCode":0,` +
+			`"ResultDesc":"ok","CallbackMetadata":{"Item":[{"Name":"Amount","Value":1500},{"Name":"MpesaReceiptNumber","Value":"FAKE000002"}]}}}}`
+		if res := e.do("POST", "/callbacks/"+g.ID, forged); res.status != 200 {
+			t.Fatalf("forged callback = %d %s", res.status, res.raw)
+		}
+		if attempts, _ = st.Attempts(ctx, id); attempts[0].ProviderRef == "FAKE000002" {
+			t.Fatalf("attempt = %+v; a forged receipt was believed", attempts[0])
+		}
 		// Its callback arriving late (after the status query settled it):
-		// the attempt takes the receipt the callback gave, and the payment
-		// can be reversed.
+		// the attempt takes the receipt the callback gave (written to the
+		// store, never kept in memory), and the payment can be reversed.
 		gatewaytest.Control(t, simURL, "/_sim/callback/"+attempts[0].ProviderRef)
 		waitFor(t, "the late callback's receipt kept", func() bool {
 			attempts, _ = st.Attempts(ctx, id)

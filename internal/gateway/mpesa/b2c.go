@@ -80,7 +80,7 @@ var sandboxCert []byte
 
 // The keys of the query string of a ResultURL or QueueTimeOutURL.
 const (
-	kindKey    = "mpesa"     // result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	kindKey    = "mpesa"     // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
 	refKey     = "mpesa_ref" // the transfer's (or the refund's) reference
 	amountKey  = "mpesa_amt" // the amount in whole shillings, when known
 	subjectKey = "mpesa_tx"  // what a reversal's result must be about (reversal.go), when any
@@ -477,15 +477,28 @@ const (
 // b2cCallback reads a B2C or status-query callback whose query string is
 // q: the reference, once the token is checked, and the outcome it
 // carries, if final. ok is false when q is not a B2C callback's.
+// trusted reads a result address's query string (resultURLFor): the
+// reference, amount and subject it carries, and whether its token is
+// theirs.
+func (c *Client) trusted(q url.Values) (reference, amount, subject string, ok bool) {
+	reference, amount, subject = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey)
+	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject))))
+	return reference, amount, subject, ok
+}
+
 func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bool, err error) {
 	kind := q.Get(kindKey)
 	if kind == "" {
 		return "", false, nil
 	}
-	reference = q.Get(refKey)
-	amount, subject := q.Get(amountKey), q.Get(subjectKey)
-	if reference == "" || !hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject)))) {
-		return "", true, errors.New("M-Pesa B2C callback without the right token: ignored")
+	reference, amount, subject, trusted := c.trusted(q)
+	if !trusted {
+		return "", true, errors.New("M-Pesa callback without the right token: ignored")
+	}
+	if kind == pushKind {
+		// A push's callback: a signal about the payment with this
+		// reference (its receipt, when paid: PaidReference).
+		return reference, true, nil
 	}
 	if strings.HasPrefix(kind, "revers") {
 		if err := c.reversalCallback(kind, reference, amount, subject, body); err != nil {

@@ -97,10 +97,13 @@ func TestEncodeB2C_Golden(t *testing.T) {
 type receiver struct {
 	srv  *httptest.Server
 	refs chan string
+	paid chan string // PaidReference of each callback
+	// lastPaid is the PaidReference of the callback next last returned.
+	lastPaid string
 }
 
 func newReceiver(t *testing.T, c *Client) *receiver {
-	r := &receiver{refs: make(chan string, 16)}
+	r := &receiver{refs: make(chan string, 16), paid: make(chan string, 16)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		h := http.Header{}
@@ -109,6 +112,7 @@ func newReceiver(t *testing.T, c *Client) *receiver {
 		if err != nil {
 			ref = "error: " + err.Error()
 		}
+		r.paid <- c.PaidReference(h, body)
 		r.refs <- ref
 		w.Write([]byte(`{"received":true}`))
 	}))
@@ -120,6 +124,7 @@ func (r *receiver) next(t *testing.T) string {
 	t.Helper()
 	select {
 	case ref := <-r.refs:
+		r.lastPaid = <-r.paid
 		return ref
 	case <-time.After(5 * time.Second):
 		t.Fatal("no callback")

@@ -25,6 +25,7 @@
 package mpesa
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -98,13 +99,8 @@ type Client struct {
 	cred     string
 	credErr  error
 	// Trusted outcomes of B2C payments and reversals, by our reference,
-	// for the status check their callback triggers; and the receipt a
-	// push's callback gave, by CheckoutRequestID, until the status query
-	// confirms the payment (the query's answer carries none, SOURCES.md;
-	// the callback is unsigned: believed only for a push the query says
-	// was paid, the last one given wins). Reversals name the payment by it.
-	results  kept[B2CResult]
-	receipts kept[string]
+	// for the status check their callback triggers.
+	results kept[B2CResult]
 }
 
 var (
@@ -351,19 +347,28 @@ func (c *Client) password(timestamp string) string {
 // timestamp is a request's Timestamp, now in Kenya's time.
 func (c *Client) timestamp() string { return c.now().In(eat).Format(timestampLayout) }
 
-// encodePush is the push of a valid collection, signed now.
-func (c *Client) encodePush(col gateway.Collection) stkPush {
+// encodePush is the push of a valid collection, signed now. Its
+// CallBackURL is the gateway's callback address with the collection's
+// reference, amount and their token (resultURL, kind pushKind): the
+// callback that comes back to it is Safaricom's, and only such a callback
+// gives the payment its receipt (PaidReference).
+func (c *Client) encodePush(col gateway.Collection) (stkPush, error) {
 	phone, _ := msisdn(col.Phone)
 	whole, _ := shillings(col.Amount, col.Currency)
 	kind, partyB := PayBill, c.ShortCode
 	if till := strings.TrimSpace(c.TillNumber); till != "" {
 		kind, partyB = BuyGoods, till
 	}
+	amount := strconv.FormatInt(whole, 10)
+	callback, err := c.resultURL(col.NotifyURL, pushKind, col.Reference, amount)
+	if err != nil {
+		return stkPush{}, err
+	}
 	ts := c.timestamp()
 	return stkPush{BusinessShortCode: c.ShortCode, Password: c.password(ts), Timestamp: ts, TransactionType: kind,
-		Amount: strconv.FormatInt(whole, 10), PartyA: phone, PartyB: partyB, PhoneNumber: phone,
-		CallBackURL: strings.TrimSpace(col.NotifyURL), AccountReference: accountReference(col.Reference),
-		TransactionDesc: transactionDesc(col.Description)}
+		Amount: amount, PartyA: phone, PartyB: partyB, PhoneNumber: phone,
+		CallBackURL: callback, AccountReference: accountReference(col.Reference),
+		TransactionDesc: transactionDesc(col.Description)}, nil
 }
 
 // encodeQuery is the status query of a push, signed now.
@@ -385,7 +390,11 @@ func (c *Client) Collect(ctx context.Context, col gateway.Collection) (gateway.S
 	if err := c.configured(); err != nil {
 		return gateway.Status{}, err
 	}
-	code, raw, err := c.api(ctx, pushPath, c.encodePush(col))
+	push, err := c.encodePush(col)
+	if err != nil {
+		return gateway.Status{Outcome: gateway.Failed, Reason: "not sent to M-Pesa: " + err.Error()}, nil
+	}
+	code, raw, err := c.api(ctx, pushPath, push)
 	switch {
 	case err != nil:
 		return gateway.Status{}, err
@@ -428,8 +437,8 @@ func accepted(raw []byte, created func(string) error) (gateway.Status, error) {
 
 // CollectionStatus implements gateway.Connector: the STK push query, by
 // Safaricom's CheckoutRequestID (ref.ProviderRef). A paid push's
-// ProviderRef becomes its M-Pesa receipt number when its callback gave one
-// (receipts): what a reversal names the payment by, and what the
+// ProviderRef becomes its M-Pesa receipt number when its callback gives one
+// (PaidReference): what a reversal names the payment by, and what the
 // customer's SMS shows. A ProviderRef that is a receipt is a collected
 // payment: succeeded, without a call. Daraja cannot be asked
 // by our reference: without a CheckoutRequestID, Daraja never accepted a
@@ -468,13 +477,7 @@ func (c *Client) CollectionStatus(ctx context.Context, ref gateway.Ref) (gateway
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return gateway.Status{}, &gateway.Error{Transient: true, Answered: true, Message: "M-Pesa answered an unreadable status"}
 	}
-	st, err := resultStatus(a, id)
-	if err == nil && st.Outcome == gateway.Succeeded {
-		if receipt, ok := c.receipts.take(id); ok {
-			st.ProviderRef = receipt
-		}
-	}
-	return st, err
+	return resultStatus(a, id)
 }
 
 // resultStatus reads a status query's answer about push id.
@@ -524,23 +527,43 @@ type callbackItem struct {
 	Value any    `json:"Value,omitempty"`
 }
 
-// CallbackReference implements gateway.Connector. Daraja's callback is
-// unsigned and carries no id of ours, only Safaricom's CheckoutRequestID:
-// that is what it returns, and the caller looks the attempt up by the
-// aggregator's id (the one Collection.Created recorded), not by our
-// reference. It is only a signal, which a status query confirms.
+// CallbackReference implements gateway.Connector. Daraja signs no
+// callback. A push's callback to the CallBackURL the push gave
+// (encodePush) carries our reference and its token in the address: it is
+// Safaricom's, and it names the payment by our reference. Any other
+// stkCallback (a push sent before CallBackURLs carried a token, or a
+// forgery) carries only Safaricom's CheckoutRequestID: that is what it
+// returns, and the caller looks the attempt up by the aggregator's id (the
+// one Collection.Created recorded). Either is only a signal, which a
+// status query confirms; only the first kind can give the payment its
+// receipt (PaidReference).
 //
-// A B2C or status-query result (b2c.go) is known by its address's query
-// string: its reference, once its token is checked, and its outcome kept
-// for PayoutStatus.
+// A B2C, reversal or status-query result (b2c.go) is known by its
+// address's query string too: its reference, once its token is checked,
+// and its outcome kept for PayoutStatus or RefundStatus.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	if q, err := url.ParseQuery(h.Get(gateway.CallbackQueryHeader)); err == nil {
 		if ref, ok, err := c.b2cCallback(q, body); ok {
 			return ref, err
 		}
 	}
-	// The id is read, and a payment's receipt number: the rest of the
-	// callback is not believed anyway.
+	stk, err := readCallback(body)
+	if err != nil {
+		return "", err
+	}
+	return stk.CheckoutRequestID, nil
+}
+
+// pushCallback is what is read of a push's callback: its id, ResultCode
+// (as text: a number in Daraja's, anything in a forgery) and items.
+type pushCallback struct {
+	CheckoutRequestID string
+	ResultCode        string
+	Items             []callbackItem
+}
+
+// readCallback reads a push's callback; an error when it is not one.
+func readCallback(body []byte) (pushCallback, error) {
 	var cb struct {
 		Body struct {
 			STKCallback struct {
@@ -552,22 +575,52 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 			} `json:"stkCallback"`
 		} `json:"Body"`
 	}
-	if err := json.Unmarshal(body, &cb); err != nil {
-		return "", errors.New("M-Pesa callback is not an stkCallback")
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&cb); err != nil {
+		return pushCallback{}, errors.New("M-Pesa callback is not an stkCallback")
 	}
 	stk := cb.Body.STKCallback
 	id := strings.TrimSpace(stk.CheckoutRequestID)
 	if id == "" {
-		return "", errors.New("M-Pesa callback without a CheckoutRequestID")
+		return pushCallback{}, errors.New("M-Pesa callback without a CheckoutRequestID")
 	}
-	if fmt.Sprint(stk.ResultCode) == "0" {
-		for _, it := range stk.CallbackMetadata.Item {
-			if r, ok := it.Value.(string); ok && it.Name == "MpesaReceiptNumber" && isReceipt(strings.TrimSpace(r)) {
-				c.receipts.put(id, strings.TrimSpace(r))
-			}
+	return pushCallback{CheckoutRequestID: id, ResultCode: fmt.Sprint(stk.ResultCode), Items: stk.CallbackMetadata.Item}, nil
+}
+
+// pushKind is the kind (kindKey) of a push's CallBackURL.
+const pushKind = "stk"
+
+// PaidReference implements gateway.PaidReference: the M-Pesa receipt
+// number of a paid push, from its callback to the CallBackURL the push
+// gave, token checked: ResultCode 0, the Amount the address was made for,
+// a receipt number. The attempt takes it as its ProviderRef (what a
+// reversal names the payment by; the status query never gives it). ""
+// for any other callback: an unsigned receipt is never believed, since
+// refunding by it could reverse another payment.
+func (c *Client) PaidReference(h http.Header, body []byte) string {
+	q, err := url.ParseQuery(h.Get(gateway.CallbackQueryHeader))
+	if err != nil || q.Get(kindKey) != pushKind {
+		return ""
+	}
+	_, amount, _, trusted := c.trusted(q)
+	stk, err := readCallback(body)
+	if !trusted || err != nil || stk.ResultCode != "0" {
+		return ""
+	}
+	var paid, receipt string
+	for _, it := range stk.Items {
+		switch it.Name {
+		case "Amount":
+			paid = fmt.Sprint(it.Value)
+		case "MpesaReceiptNumber":
+			receipt = strings.TrimSpace(fmt.Sprint(it.Value))
 		}
 	}
-	return id, nil
+	if amount == "" || paid == "" || !sameAmount(paid, amount) || !isReceipt(receipt) {
+		return ""
+	}
+	return receipt
 }
 
 // receiptRE is an M-Pesa receipt number (a transaction id): ten capital
@@ -576,14 +629,6 @@ func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 var receiptRE = regexp.MustCompile(`^[A-Z0-9]{10}$`)
 
 func isReceipt(s string) bool { return receiptRE.MatchString(s) }
-
-// LateReference implements gateway.LateReference: the receipt a push's
-// callback gave after the status query had confirmed it (the callback
-// lagged), which the attempt then keeps as its ProviderRef (believed as in
-// CollectionStatus: for a push Safaricom said was paid).
-func (c *Client) LateReference(checkoutRequestID string) (string, bool) {
-	return c.receipts.take(checkoutRequestID)
-}
 
 // configured refuses, before anything is sent, a client without the
 // credentials every request needs.

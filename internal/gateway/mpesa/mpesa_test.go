@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,7 +51,15 @@ func TestEncodePush_Golden(t *testing.T) {
 	c := &Client{ShortCode: sandboxShortCode, PassKey: sandboxPassKey, Now: func() time.Time { return documentedTime }}
 	col := gateway.Collection{Reference: "Test", Amount: 100, Currency: "KES", Phone: "+254708920430",
 		Description: "Test", NotifyURL: "https://mydomain.com/path", Email: "wanjiru@example.com", Name: "Wanjiru"}
-	mine, documented := gatewaytest.DocumentedFields(t, c.encodePush(col), "stkpush_request.json")
+	encode := func(col gateway.Collection) stkPush {
+		t.Helper()
+		p, err := c.encodePush(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mine, documented := gatewaytest.DocumentedFields(t, encode(col), "stkpush_request.json")
 	if len(mine) != len(documented) {
 		t.Fatalf("push = %v; want exactly the documented fields", mine)
 	}
@@ -59,18 +68,18 @@ func TestEncodePush_Golden(t *testing.T) {
 	// shortcode still signing.
 	c.TillNumber = " 5678901 "
 	col.Amount = 150000
-	p := c.encodePush(col)
+	p := encode(col)
 	if p.Amount != "1500" || p.TransactionType != BuyGoods || p.PartyB != "5678901" || p.BusinessShortCode != sandboxShortCode {
 		t.Fatalf("buy goods push = %+v", p)
 	}
 	// Our reference's first 12 letters and digits; a description cut to 13
 	// letters, digits and spaces; "Payment" without one.
 	col.Reference, col.Description = ref1, "Commande n° 1042 — boutique"
-	if p := c.encodePush(col); p.AccountReference != "0f8fad5bd9cb" || p.TransactionDesc != "Commande n 10" {
+	if p := encode(col); p.AccountReference != "0f8fad5bd9cb" || p.TransactionDesc != "Commande n 10" {
 		t.Fatalf("reference %q, description %q", p.AccountReference, p.TransactionDesc)
 	}
 	col.Reference, col.Description = "---", " \n "
-	if p := c.encodePush(col); p.AccountReference != "Cauri" || p.TransactionDesc != "Payment" {
+	if p := encode(col); p.AccountReference != "Cauri" || p.TransactionDesc != "Payment" {
 		t.Fatalf("reference %q, description %q", p.AccountReference, p.TransactionDesc)
 	}
 }
@@ -763,5 +772,70 @@ func TestSimulator_Refusals(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the slow push never arrived")
 		}
+	}
+}
+
+// TestPaidReference: the portal's paid callback (callback_success.json,
+// 1.00 KES, receipt NLJ7RT61SV) proves its receipt only when it comes to
+// the CallBackURL the push gave, token and amount included; it then names
+// the payment by our reference. Any other callback proves nothing: an
+// unsigned receipt could name another payment, and a refund reverse it.
+func TestPaidReference(t *testing.T) {
+	c := &Client{ConsumerSecret: "cs"}
+	paid := gatewaytest.Golden(t, "callback_success.json")
+	at := func(callbackURL string) http.Header {
+		u, err := url.Parse(callbackURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		h.Set(gateway.CallbackQueryHeader, u.RawQuery)
+		return h
+	}
+	pushURL := func(c *Client, amount string) string {
+		p, err := c.encodePush(gateway.Collection{Reference: ref1, Amount: 100, Currency: "KES", Phone: "+254708374149", NotifyURL: "https://cauri.example/callbacks/gw_1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if amount != "1" {
+			u, _ := c.resultURL("https://cauri.example/callbacks/gw_1", pushKind, ref1, amount)
+			return u
+		}
+		return p.CallBackURL
+	}
+	ours := at(pushURL(c, "1"))
+	if got := c.PaidReference(ours, paid); got != "NLJ7RT61SV" {
+		t.Fatalf("PaidReference = %q; want the callback's receipt", got)
+	}
+	if ref, err := c.CallbackReference(ours, paid); err != nil || ref != ref1 {
+		t.Fatalf("CallbackReference = %q, %v; want our reference", ref, err)
+	}
+	cancelled := gatewaytest.Golden(t, "callback_cancelled.json")
+	for name, cb := range map[string]struct {
+		h    http.Header
+		body []byte
+	}{
+		"no token (an old push's address, or a forgery)": {http.Header{}, paid},
+		"another secret's token":                         {at(pushURL(&Client{ConsumerSecret: "other"}, "1")), paid},
+		"another amount":                                 {at(pushURL(c, "1500")), paid},
+		"not paid":                                       {ours, cancelled},
+		"no receipt": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
+			`"CallbackMetadata":{"Item":[{"Name":"Amount","Value":1}]}}}}`)},
+		"no amount": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
+			`"CallbackMetadata":{"Item":[{"Name":"MpesaReceiptNumber","Value":"NLJ7RT61SV"}]}}}}`)},
+		"not a receipt": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
+			`"CallbackMetadata":{"Item":[{"Name":"Amount","Value":1},{"Name":"MpesaReceiptNumber","Value":"ws_CO_1"}]}}}}`)},
+	} {
+		if got := c.PaidReference(cb.h, cb.body); got != "" {
+			t.Errorf("%s: PaidReference = %q; want none", name, got)
+		}
+	}
+	// A wrong token on a push's address: ignored altogether.
+	if ref, err := c.CallbackReference(at(pushURL(&Client{ConsumerSecret: "other"}, "1")), paid); err == nil {
+		t.Fatalf("a wrong token read as %q", ref)
+	}
+	// Unsigned: only Safaricom's id, a signal.
+	if ref, err := c.CallbackReference(http.Header{}, paid); err != nil || ref != "ws_CO_191220191020363925" {
+		t.Fatalf("unsigned callback = %q, %v", ref, err)
 	}
 }

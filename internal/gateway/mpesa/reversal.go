@@ -102,7 +102,7 @@ func (c *Client) WholeRefundsOnly() bool { return true }
 
 // CollectionUnrefundable implements the refund service's question: a
 // reversal names the payment by its M-Pesa receipt, which the payment's
-// ProviderRef is only once its callback gave it (CollectionStatus).
+// ProviderRef is only once its callback gave it (PaidReference).
 func (c *Client) CollectionUnrefundable(ref gateway.Ref) string {
 	if isReceipt(strings.TrimSpace(ref.ProviderRef)) {
 		return ""
@@ -133,7 +133,7 @@ func (c *Client) reversalConfigured() error {
 
 // Refund implements gateway.Refunder: the reversal of the whole payment
 // r.Collection, named by its M-Pesa receipt (the attempt's ProviderRef once
-// the payment's callback gave it, see CollectionStatus). A payment whose
+// the payment's callback gave it, see PaidReference). A payment whose
 // receipt is unknown (its callback never came: the status query does not
 // give it) cannot be reversed through the API: nothing is sent, and the
 // error says what the merchant can do. Daraja's acknowledgement is pending,

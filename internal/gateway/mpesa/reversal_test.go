@@ -62,13 +62,17 @@ func paidPush(t *testing.T, s *Simulator, c *Client, rcv *receiver) string {
 	if err := s.Settle(st.ProviderRef, "SUCCESS"); err != nil {
 		t.Fatal(err)
 	}
-	if got := rcv.next(t); got != st.ProviderRef {
-		t.Fatalf("callback reference %q; want %q", got, st.ProviderRef)
+	// The callback comes back to the push's tokened CallBackURL: it names
+	// our reference and proves the payment's receipt.
+	if got := rcv.next(t); got != ref1 {
+		t.Fatalf("callback reference %q; want our %q", got, ref1)
 	}
+	receipt := rcv.lastPaid
 	paid, err := c.CollectionStatus(ctx, gateway.Ref{Reference: ref1, ProviderRef: st.ProviderRef})
-	if err != nil || paid.Outcome != gateway.Succeeded || !isReceipt(paid.ProviderRef) {
-		t.Fatalf("CollectionStatus = %+v, %v; want succeeded with the receipt", paid, err)
+	if err != nil || paid.Outcome != gateway.Succeeded || !isReceipt(receipt) {
+		t.Fatalf("CollectionStatus = %+v, %v, receipt %q; want succeeded with a receipt", paid, err, receipt)
 	}
+	paid.ProviderRef = receipt
 	// A payment known by its receipt is a collected one: not asked again.
 	calls := s.Calls()
 	if again, err := c.CollectionStatus(ctx, gateway.Ref{Reference: ref1, ProviderRef: paid.ProviderRef}); err != nil || again != paid || s.Calls() != calls {

@@ -39,15 +39,15 @@ func (s *API) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.RawQuery != "" {
 		h.Set(gateway.CallbackQueryHeader, r.URL.RawQuery)
 	}
-	ref, err := s.Checkout.CallbackReference(r.Context(), gatewayID, h, body)
+	sig, err := s.Checkout.CallbackReference(r.Context(), gatewayID, h, body)
 	if err == nil {
 		// A payment's, a transfer's or a refund's: they share the
 		// gateway's address.
-		if err = s.Checkout.Callback(r.Context(), gatewayID, ref); cauri.ErrorCode(err) == cauri.ENotFound {
-			err = s.Transfers.Callback(r.Context(), gatewayID, ref)
+		if err = s.Checkout.Callback(r.Context(), gatewayID, sig); cauri.ErrorCode(err) == cauri.ENotFound {
+			err = s.Transfers.Callback(r.Context(), gatewayID, sig.Ref)
 		}
 		if cauri.ErrorCode(err) == cauri.ENotFound {
-			err = s.Refunds.Callback(r.Context(), gatewayID, ref)
+			err = s.Refunds.Callback(r.Context(), gatewayID, sig.Ref)
 		}
 	}
 	if err != nil {

@@ -21,8 +21,8 @@ import (
 
 // Checkout is checkout.Service's part the API uses.
 type Checkout interface {
-	Callback(ctx context.Context, gatewayID, ref string) error
-	CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (string, error)
+	Callback(ctx context.Context, gatewayID string, sig checkout.Signal) error
+	CallbackReference(ctx context.Context, gatewayID string, h http.Header, body []byte) (checkout.Signal, error)
 	CheckLink(ctx context.Context, ws *cauri.Workspace, live bool, id string) (*checkout.LinkCheck, error)
 	Create(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.CreateParams) (_ *cauri.Session, replayed bool, err error)
 	CreateLink(ctx context.Context, ws *cauri.Workspace, keyLive bool, p checkout.LinkParams) (*cauri.PaymentLink, error)
