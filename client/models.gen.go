@@ -1053,6 +1053,21 @@ func (e GatewayCallbackPut200JSONResponseBodyReceived) Valid() bool {
 	}
 }
 
+// Defines values for GatewayResultCallback200JSONResponseBodyReceived.
+const (
+	GatewayResultCallback200JSONResponseBodyReceivedTrue GatewayResultCallback200JSONResponseBodyReceived = true
+)
+
+// Valid indicates whether the value is a known member of the GatewayResultCallback200JSONResponseBodyReceived enum.
+func (e GatewayResultCallback200JSONResponseBodyReceived) Valid() bool {
+	switch e {
+	case GatewayResultCallback200JSONResponseBodyReceivedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DashboardAddGatewayFormdataBodyLive.
 const (
 	DashboardAddGatewayFormdataBodyLiveTrue DashboardAddGatewayFormdataBodyLive = "true"
@@ -2596,6 +2611,12 @@ type GatewayCallbackPutFormdataBody = struct {
 // GatewayCallbackPut200JSONResponseBodyReceived defines parameters for GatewayCallbackPut.
 type GatewayCallbackPut200JSONResponseBodyReceived bool
 
+// GatewayResultCallbackJSONBody defines parameters for GatewayResultCallback.
+type GatewayResultCallbackJSONBody = map[string]interface{}
+
+// GatewayResultCallback200JSONResponseBodyReceived defines parameters for GatewayResultCallback.
+type GatewayResultCallback200JSONResponseBodyReceived bool
+
 // SubmitPaymentCodeJSONBody defines parameters for SubmitPaymentCode.
 type SubmitPaymentCodeJSONBody struct {
 	// Code The code the customer received.
@@ -3136,6 +3157,9 @@ type GatewayCallbackPutJSONRequestBody = GatewayCallbackPutJSONBody
 
 // GatewayCallbackPutFormdataRequestBody defines body for GatewayCallbackPut for application/x-www-form-urlencoded ContentType.
 type GatewayCallbackPutFormdataRequestBody = GatewayCallbackPutFormdataBody
+
+// GatewayResultCallbackJSONRequestBody defines body for GatewayResultCallback for application/json ContentType.
+type GatewayResultCallbackJSONRequestBody = GatewayResultCallbackJSONBody
 
 // SubmitPaymentCodeJSONRequestBody defines body for SubmitPaymentCode for application/json ContentType.
 type SubmitPaymentCodeJSONRequestBody SubmitPaymentCodeJSONBody

@@ -553,12 +553,13 @@ var ErrUnknownGateway = errors.New("checkout: no such gateway")
 
 // Signal is what an aggregator's callback says, once its own scheme has
 // verified it: which payment (or transfer, or refund: they share the
-// address) it names, by our reference or the aggregator's id; and Paid,
-// when the callback proves a payment (gateway.PaidReference: M-Pesa's
-// receipt number, from the address with the push's token), its final id.
+// address) it names, by our reference or the aggregator's id; and, when
+// the callback proves a payment (gateway.PaidReference: M-Pesa's, to the
+// address with the push's token), the payment's final id (Final) and the
+// provisional one it replaces (Provisional).
 type Signal struct {
-	Ref  string
-	Paid string
+	Ref                string
+	Provisional, Final string
 }
 
 // CallbackReference reads what an aggregator's callback to gateway
@@ -579,15 +580,17 @@ func (s *Service) CallbackReference(ctx context.Context, gatewayID string, h htt
 	if err != nil {
 		return Signal{}, cauri.Errorf(cauri.EInvalid, "%s", err.Error())
 	}
-	return Signal{Ref: ref, Paid: gateway.PaidReference(conn, h, body)}, nil
+	sig := Signal{Ref: ref}
+	sig.Provisional, sig.Final = gateway.PaidReference(conn, h, body)
+	return sig, nil
 }
 
 // Callback handles an aggregator's callback about the payment with our
 // reference (or the aggregator's own id) at gateway gatewayID: it checks
 // the attempt with the aggregator at once (a callback is a signal, never
-// believed as such), unless the callback proves the payment (sig.Paid,
-// see paid). A callback about an attempt already settled changes
-// nothing; ENotFound when no attempt has this reference.
+// believed as such), and keeps the final id a callback proves (final).
+// A callback about an attempt already settled changes nothing else;
+// ENotFound when no attempt has this reference.
 func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) error {
 	g, err := s.Store.GatewayByID(ctx, gatewayID)
 	if err != nil {
@@ -600,50 +603,53 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) er
 	if err != nil {
 		return err
 	}
-	if sig.Paid != "" {
-		return s.paid(ctx, a, sig.Paid)
-	}
-	if a.Status != cauri.AttemptPending {
+	if a.Status != cauri.AttemptPending && sig.Final == "" {
 		return nil
 	}
-	// A callback asks the aggregator at once, even right after a status
-	// read did, but at most every 2 seconds per payment, however many
-	// callbacks arrive.
-	if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), movement.CallbackCheck); err != nil || !turn {
-		return err
-	}
-	_, err = s.check(ctx, a)
-	return err
-}
-
-// paid settles attempt a as a callback that proves its payment says
-// (gateway.PaidReference), with the payment's final id: a pending attempt
-// as a status answer would; one a status query settled first (under the
-// push's id: M-Pesa's query never gives the receipt) takes the final id
-// in its place, once. Both are written to the store, so any node, before
-// or after a restart, refunds the payment by that id. An attempt that
-// ended otherwise (failed, expired) is left as it is, and logged: the
-// aggregator says it collected a payment Cauri had given up on.
-func (s *Service) paid(ctx context.Context, a *cauri.PaymentAttempt, finalRef string) error {
 	if a.Status == cauri.AttemptPending {
-		if _, err := s.finish(ctx, a.ID, gateway.Status{Outcome: gateway.Succeeded, ProviderRef: finalRef}, true); err != nil {
+		// A callback asks the aggregator at once, even right after a status
+		// read did, but at most every 2 seconds per payment, however many
+		// callbacks arrive; one that proves its payment (only the
+		// aggregator can send it) always.
+		if sig.Final == "" {
+			if turn, err := s.Store.ClaimCallbackCheck(ctx, a.ID, s.Now(), movement.CallbackCheck); err != nil || !turn {
+				return err
+			}
+		}
+		if _, err := s.check(ctx, a); err != nil {
 			return err
 		}
 	}
-	if a.ProviderRef == finalRef {
+	return s.final(ctx, a, sig)
+}
+
+// final gives a succeeded attempt the final id a callback proved
+// (sig.Final, gateway.PaidReference) in place of the provisional one it was
+// settled under, once: only while its provider ref is still
+// sig.Provisional (M-Pesa's CheckoutRequestID), so a second callback, or
+// one about another push, changes nothing. Written to the store at once,
+// so any node refunds the payment by it. Not kept when the status read
+// has not confirmed the payment (yet), nor for a payment Cauri ended
+// otherwise: both are logged and counted with the attempt's id.
+func (s *Service) final(ctx context.Context, a *cauri.PaymentAttempt, sig Signal) error {
+	if sig.Final == "" {
 		return nil
 	}
-	changed, err := s.Store.ReplaceProviderRef(ctx, a.ID, a.ProviderRef, finalRef)
+	changed, err := s.Store.ReplaceProviderRef(ctx, a.ID, sig.Provisional, sig.Final)
 	if err != nil || changed {
 		return err
 	}
 	now, err := s.Store.AttemptByReference(ctx, a.GatewayID, a.Reference)
-	if err == nil && now.Status != cauri.AttemptSucceeded {
-		err = fmt.Errorf("the aggregator says payment %s was collected (%s) after Cauri ended it %s", a.ID, finalRef, now.Status)
-		s.Failures.Record(ctx, movement.Payment, "paid_after_end", a.ID, err)
-		return nil
+	if err != nil || now.Status == cauri.AttemptSucceeded {
+		return err // succeeded: under another id (the final one already, or another push's)
 	}
-	return err
+	why := "the status read has not confirmed it yet: it cannot be refunded through the API"
+	if now.Status != cauri.AttemptPending {
+		why = "Cauri ended it " + string(now.Status) + " before: collected after it gave up, to check by hand"
+	}
+	s.Failures.Record(ctx, movement.Payment, "final_reference", a.ID,
+		fmt.Errorf("the aggregator's callback says payment %s was paid (%s), but %s", a.ID, sig.Final, why))
+	return nil
 }
 
 // Waiting is the payment of a live session that waits for the customer (a

@@ -131,6 +131,12 @@ type Connector interface {
 // them. The service sets it; a caller's own is dropped.
 const CallbackQueryHeader = "X-Cauri-Callback-Query"
 
+// CallbackPathHeader carries, likewise, the path segment a callback came
+// to after the gateway's callback address (/callbacks/{gatewayId}/{segment}),
+// for the connectors that give each request an address of its own (M-Pesa's
+// result addresses, with their token).
+const CallbackPathHeader = "X-Cauri-Callback-Path"
+
 // CodeSubmitter is a connector that can pass the aggregator a code the
 // customer entered for a pending collection whose Status had NeedsCode.
 // It answers like CollectionStatus; a code the aggregator refuses is a
@@ -259,24 +265,26 @@ func CollectionUnrefundable(r Refunder, ref Ref) string {
 	return ""
 }
 
-// PaidReference is the final id of a collection that an authenticated
-// callback (h, body) says was paid: M-Pesa's receipt number, which only a
-// push's callback carries and a reversal names the payment by, from a
-// callback to the address with the push's token (Daraja signs nothing:
-// only Safaricom was given that address). "" when the callback proves no
-// payment, as every other connector's.
-func PaidReference(c Connector, h http.Header, body []byte) string {
+// PaidReference reads what an authenticated callback (h, body) says of a
+// paid collection: the aggregator's provisional id of it and its final
+// one (M-Pesa's CheckoutRequestID and receipt number, which only a push's
+// callback carries and a reversal names the payment by, from a callback to
+// the address with the push's token: Daraja signs nothing). The payment is
+// still confirmed by a status read; the final id replaces the provisional
+// one once it is. Empty for a callback that proves nothing, as every other
+// connector's.
+func PaidReference(c Connector, h http.Header, body []byte) (provisional, final string) {
 	if o, ok := c.(interface {
-		paidReference(http.Header, []byte) string
+		paidReference(http.Header, []byte) (string, string)
 	}); ok {
 		return o.paidReference(h, body)
 	}
 	if p, ok := c.(interface {
-		PaidReference(http.Header, []byte) string
+		PaidReference(http.Header, []byte) (string, string)
 	}); ok {
 		return p.PaidReference(h, body)
 	}
-	return ""
+	return "", ""
 }
 
 // refundsOf marks a callback reference that names a refunded collection

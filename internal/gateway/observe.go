@@ -79,7 +79,7 @@ func (o *observedRefunder) CollectionUnrefundable(ref Ref) string {
 	return CollectionUnrefundable(o.r, ref)
 }
 
-func (o *observed) paidReference(h http.Header, body []byte) string {
+func (o *observed) paidReference(h http.Header, body []byte) (string, string) {
 	return PaidReference(o.c, h, body)
 }
 

@@ -629,7 +629,7 @@ func TestTransfers_MpesaB2C(t *testing.T) {
 		}
 		// A forged result, without the token Daraja was given, ends nothing.
 		forged := fmt.Sprintf(`{"Result":{"ResultType":0,"ResultCode":0,"ResultDesc":"The service request is processed successfully.","OriginatorConversationID":%q,"TransactionID":"FAKE000001"}}`, r.str("reference"))
-		for _, q := range []string{"", "?mpesa=result&mpesa_ref=" + r.str("reference") + "&mpesa_t=forged"} {
+		for _, q := range []string{"", "/result." + r.str("reference") + "...forged"} {
 			if res := e.do("POST", "/callbacks/"+g.ID+q, json.RawMessage(forged)); res.status != 200 {
 				t.Fatalf("forged callback = %d %s", res.status, res.raw)
 			}

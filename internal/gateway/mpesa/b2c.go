@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -78,14 +79,48 @@ const (
 //go:embed certs/sandbox.cer
 var sandboxCert []byte
 
-// The keys of the query string of a ResultURL or QueueTimeOutURL.
+// A result address (a push's CallBackURL, a ResultURL, a QueueTimeOutURL)
+// is the gateway's callback address with one more path segment, which
+// says what the result must be about: kind.reference.amount.subject.token
+// (resultURLFor). In the path, not a query string: guides to Daraja use
+// path tokens (testdata/SOURCES.md, "Result addresses"), and nothing says
+// Daraja keeps a query string. The callback route gives that segment to
+// the connector (gateway.CallbackPathHeader); it is read into these keys.
 const (
-	kindKey    = "mpesa"     // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
-	refKey     = "mpesa_ref" // the transfer's (or the refund's) reference
-	amountKey  = "mpesa_amt" // the amount in whole shillings, when known
-	subjectKey = "mpesa_tx"  // what a reversal's result must be about (reversal.go), when any
-	tokenKey   = "mpesa_t"   // tokenFor(reference, signed(amount, subject))
+	kindKey    = "kind"    // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	refKey     = "ref"     // the payment's, the transfer's or the refund's reference
+	amountKey  = "amount"  // the amount in whole shillings, when known
+	subjectKey = "subject" // what the result must be about (a receipt, Daraja's id), when any
+	tokenKey   = "token"   // tokenFor(kind, reference, signed(amount, subject))
 )
+
+// blockedWords are what Daraja's filter refuses in a callback address, in
+// any case (testdata/SOURCES.md, "Result addresses").
+var blockedWords = []string{"mpesa", "m-pesa", "safaricom"}
+
+// resultKeys are the segment's parts, in order.
+var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, tokenKey}
+
+// segmentPart is what a part of the segment may hold: letters, digits, _
+// and - (our UUIDs, amounts, receipts, Daraja's ids, base64url tokens).
+var segmentPart = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
+
+// resultParams reads the result address segment a callback came to; false
+// when it came to the gateway's address itself.
+func resultParams(h http.Header) (url.Values, bool) {
+	seg := h.Get(gateway.CallbackPathHeader)
+	if seg == "" {
+		return nil, false
+	}
+	parts := strings.Split(seg, ".")
+	q := url.Values{}
+	for i, k := range resultKeys {
+		if i < len(parts) {
+			q.Set(k, parts[i])
+		}
+	}
+	return q, true
+}
 
 // signed is what a result address's token covers besides the reference:
 // the amount, and the subject when there is one.
@@ -278,11 +313,12 @@ func encryptPassword(cert []byte, password string) (string, error) {
 	return base64.StdEncoding.EncodeToString(out), nil
 }
 
-// tokenFor is the token of a reference's result addresses, and of the
-// amount they carry ("" when none).
-func (c *Client) tokenFor(reference, amount string) string {
-	m := hmac.New(sha256.New, []byte("cauri mpesa b2c\x00"+c.ConsumerSecret))
-	m.Write([]byte(reference + "\x00" + amount))
+// tokenFor is the token of a result address: an HMAC, keyed by the app's
+// consumer secret (which only the merchant, Safaricom and Cauri know), of
+// its kind, its reference and what else it carries (signed).
+func (c *Client) tokenFor(kind, reference, carried string) string {
+	m := hmac.New(sha256.New, []byte("cauri mpesa result\x00"+c.ConsumerSecret))
+	m.Write([]byte(kind + "\x00" + reference + "\x00" + carried))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
@@ -299,17 +335,19 @@ func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
 	}
-	q := u.Query()
-	q.Set(kindKey, kind)
-	q.Set(refKey, reference)
-	if amount != "" {
-		q.Set(amountKey, amount)
+	for _, w := range blockedWords {
+		if strings.Contains(strings.ToLower(u.String()), w) {
+			return "", fmt.Errorf("Daraja blocks callback addresses that contain %q, and the gateway's (%s) does: serve Cauri under another address", w, u.Redacted())
+		}
 	}
-	if subject != "" {
-		q.Set(subjectKey, subject)
+	parts := []string{kind, reference, amount, subject, c.tokenFor(kind, reference, signed(amount, subject))}
+	for _, p := range parts[:4] {
+		if !segmentPart.MatchString(p) {
+			return "", fmt.Errorf("%q cannot be carried in a result address", truncate(p, 60))
+		}
 	}
-	q.Set(tokenKey, c.tokenFor(reference, signed(amount, subject)))
-	u.RawQuery = q.Encode()
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strings.Join(parts, ".")
+	u.RawPath = ""
 	return u.String(), nil
 }
 
@@ -474,18 +512,18 @@ const (
 	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
 )
 
-// b2cCallback reads a B2C or status-query callback whose query string is
-// q: the reference, once the token is checked, and the outcome it
-// carries, if final. ok is false when q is not a B2C callback's.
-// trusted reads a result address's query string (resultURLFor): the
-// reference, amount and subject it carries, and whether its token is
-// theirs.
+// trusted reads a result address's parts (resultParams): the reference,
+// amount and subject it carries, and whether its token is theirs.
 func (c *Client) trusted(q url.Values) (reference, amount, subject string, ok bool) {
 	reference, amount, subject = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey)
-	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject))))
+	want := c.tokenFor(q.Get(kindKey), reference, signed(amount, subject))
+	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(want))
 	return reference, amount, subject, ok
 }
 
+// b2cCallback reads a callback to a result address whose parts are q: the
+// reference, once the token is checked, and the outcome it carries, if
+// final. ok is false when q is not a result address's.
 func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bool, err error) {
 	kind := q.Get(kindKey)
 	if kind == "" {

@@ -106,18 +106,48 @@ func newReceiver(t *testing.T, c *Client) *receiver {
 	r := &receiver{refs: make(chan string, 16), paid: make(chan string, 16)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
-		h := http.Header{}
-		h.Set(gateway.CallbackQueryHeader, req.URL.RawQuery)
+		h := addressHeader(req.URL.String())
 		ref, err := c.CallbackReference(h, body)
 		if err != nil {
 			ref = "error: " + err.Error()
 		}
-		r.paid <- c.PaidReference(h, body)
+		_, receipt := c.PaidReference(h, body)
+		r.paid <- receipt
 		r.refs <- ref
 		w.Write([]byte(`{"received":true}`))
 	}))
 	t.Cleanup(r.srv.Close)
 	return r
+}
+
+// resultHeader is what the callback route gives the connector for a
+// callback to the result address with parts q.
+func resultHeader(q url.Values) http.Header {
+	parts := make([]string, len(resultKeys))
+	for i, k := range resultKeys {
+		parts[i] = q.Get(k)
+	}
+	h := http.Header{}
+	h.Set(gateway.CallbackPathHeader, strings.Join(parts, "."))
+	return h
+}
+
+// addressHeader is what the callback route gives the connector for a
+// callback to rawURL: the segment after /callbacks/{gatewayId}, if any.
+func addressHeader(rawURL string) http.Header {
+	h := http.Header{}
+	if u, err := url.Parse(rawURL); err == nil {
+		if parts := strings.Split(strings.Trim(u.Path, "/"), "/"); len(parts) == 3 && parts[0] == "callbacks" {
+			h.Set(gateway.CallbackPathHeader, parts[2])
+		}
+	}
+	return h
+}
+
+// addressParts are the parts of result address rawURL.
+func addressParts(rawURL string) url.Values {
+	q, _ := resultParams(addressHeader(rawURL))
+	return q
 }
 
 func (r *receiver) next(t *testing.T) string {
@@ -255,17 +285,13 @@ func TestB2CCallback_Forged(t *testing.T) {
 	var b resultBody
 	json.Unmarshal(body, &b)
 	orig := b.Result.OriginatorConversationID
-	header := func(q url.Values) http.Header {
-		h := http.Header{}
-		h.Set(gateway.CallbackQueryHeader, q.Encode())
-		return h
-	}
+	header := resultHeader
 	for name, q := range map[string]url.Values{
 		"no token":      {kindKey: {"result"}, refKey: {orig}},
 		"wrong token":   {kindKey: {"result"}, refKey: {orig}, tokenKey: {"AAAA"}},
-		"another's":     {kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor("other", "")}},
-		"other secret":  {kindKey: {"result"}, refKey: {orig}, tokenKey: {(&Client{ConsumerSecret: "guess"}).tokenFor(orig, "")}},
-		"other payment": {kindKey: {"result"}, refKey: {"other"}, tokenKey: {c.tokenFor("other", "")}},
+		"another's":     {kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor("result", "other", "")}},
+		"other secret":  {kindKey: {"result"}, refKey: {orig}, tokenKey: {(&Client{ConsumerSecret: "guess"}).tokenFor("result", orig, "")}},
+		"other payment": {kindKey: {"result"}, refKey: {"other"}, tokenKey: {c.tokenFor("result", "other", "")}},
 	} {
 		if ref, err := c.CallbackReference(header(q), body); err == nil {
 			t.Errorf("%s: reference %q accepted", name, ref)
@@ -276,7 +302,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 	}
 	// The documented result with its token: the transfer, paid, its
 	// receipt and the recipient's registered name.
-	ref, err := c.CallbackReference(header(url.Values{kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), body)
+	ref, err := c.CallbackReference(header(url.Values{kindKey: {"result"}, refKey: {orig}, tokenKey: {c.tokenFor("result", orig, "")}}), body)
 	if err != nil || ref != orig {
 		t.Fatalf("reference %q, %v", ref, err)
 	}
@@ -287,7 +313,7 @@ func TestB2CCallback_Forged(t *testing.T) {
 	// The amount the address carries is held to the result's: another
 	// amount, or the address's amount changed, is refused.
 	withAmount := func(amt, signed string) http.Header {
-		return header(url.Values{kindKey: {"result"}, refKey: {orig}, amountKey: {amt}, tokenKey: {c.tokenFor(orig, signed)}})
+		return header(url.Values{kindKey: {"result"}, refKey: {orig}, amountKey: {amt}, tokenKey: {c.tokenFor("result", orig, signed)}})
 	}
 	if ref, err := c.CallbackReference(withAmount("10", "10"), body); err != nil || ref != orig {
 		t.Fatalf("the right amount: %q, %v", ref, err)
@@ -302,12 +328,12 @@ func TestB2CCallback_Forged(t *testing.T) {
 		t.Fatal("a result of another amount was kept")
 	}
 	// A timeout is only a signal.
-	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), []byte(`{"Result":{}}`))
+	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor("timeout", orig, "")}}), []byte(`{"Result":{}}`))
 	if _, kept := c.results.take(orig); err != nil || ref != orig || kept {
 		t.Fatalf("timeout: %q, %v, kept %v", ref, err, kept)
 	}
 	// A status query's timeout asks nothing again (no loop of queries).
-	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status_timeout"}, refKey: {orig}, tokenKey: {c.tokenFor(orig, "")}}), []byte(`{}`)); err == nil {
+	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status_timeout"}, refKey: {orig}, tokenKey: {c.tokenFor("status_timeout", orig, "")}}), []byte(`{}`)); err == nil {
 		t.Fatalf("status timeout read as %q", ref)
 	}
 	// An STK callback is still read as before.
@@ -336,12 +362,11 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	// A status result is read for the transfer its address names only:
 	// the transaction's OriginatorConversationID must be that reference.
 	c := &Client{ConsumerSecret: "secret"}
-	h := http.Header{}
-	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"other"}, tokenKey: {c.tokenFor("other", "")}}.Encode())
+	h := resultHeader(url.Values{kindKey: {"status"}, refKey: {"other"}, tokenKey: {c.tokenFor("status", "other", "")}})
 	if ref, err := c.CallbackReference(h, b2cFixture(t, "transactionstatus_result_completed.json")); err == nil {
 		t.Fatalf("a status result about another transaction names %q", ref)
 	}
-	h.Set(gateway.CallbackQueryHeader, url.Values{kindKey: {"status"}, refKey: {"3211-416020-3"}, tokenKey: {c.tokenFor("3211-416020-3", "")}}.Encode())
+	h = resultHeader(url.Values{kindKey: {"status"}, refKey: {"3211-416020-3"}, tokenKey: {c.tokenFor("status", "3211-416020-3", "")}})
 	if ref, err := c.CallbackReference(h, b2cFixture(t, "transactionstatus_result_completed.json")); err != nil || ref != "3211-416020-3" {
 		t.Fatalf("status result: %q, %v", ref, err)
 	}

@@ -542,7 +542,7 @@ type callbackItem struct {
 // address's query string too: its reference, once its token is checked,
 // and its outcome kept for PayoutStatus or RefundStatus.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
-	if q, err := url.ParseQuery(h.Get(gateway.CallbackQueryHeader)); err == nil {
+	if q, ok := resultParams(h); ok {
 		if ref, ok, err := c.b2cCallback(q, body); ok {
 			return ref, err
 		}
@@ -591,24 +591,26 @@ func readCallback(body []byte) (pushCallback, error) {
 // pushKind is the kind (kindKey) of a push's CallBackURL.
 const pushKind = "stk"
 
-// PaidReference implements gateway.PaidReference: the M-Pesa receipt
-// number of a paid push, from its callback to the CallBackURL the push
-// gave, token checked: ResultCode 0, the Amount the address was made for,
-// a receipt number. The attempt takes it as its ProviderRef (what a
-// reversal names the payment by; the status query never gives it). ""
-// for any other callback: an unsigned receipt is never believed, since
-// refunding by it could reverse another payment.
-func (c *Client) PaidReference(h http.Header, body []byte) string {
-	q, err := url.ParseQuery(h.Get(gateway.CallbackQueryHeader))
-	if err != nil || q.Get(kindKey) != pushKind {
-		return ""
+// PaidReference implements gateway.PaidReference: a paid push's
+// CheckoutRequestID and its M-Pesa receipt number, from its callback to
+// the CallBackURL the push gave, token checked: ResultCode 0, the Amount
+// the address was made for, a receipt number. The attempt known by that
+// CheckoutRequestID takes the receipt as its ProviderRef once a status
+// query confirms it was paid (what a reversal names the payment by; the
+// query never gives it). Nothing for any other callback: an unsigned
+// receipt is never believed, since refunding by it could reverse another
+// payment.
+func (c *Client) PaidReference(h http.Header, body []byte) (checkoutRequestID, receipt string) {
+	q, ok := resultParams(h)
+	if !ok || q.Get(kindKey) != pushKind {
+		return "", ""
 	}
 	_, amount, _, trusted := c.trusted(q)
 	stk, err := readCallback(body)
 	if !trusted || err != nil || stk.ResultCode != "0" {
-		return ""
+		return "", ""
 	}
-	var paid, receipt string
+	var paid string
 	for _, it := range stk.Items {
 		switch it.Name {
 		case "Amount":
@@ -617,10 +619,10 @@ func (c *Client) PaidReference(h http.Header, body []byte) string {
 			receipt = strings.TrimSpace(fmt.Sprint(it.Value))
 		}
 	}
-	if amount == "" || paid == "" || !sameAmount(paid, amount) || !isReceipt(receipt) {
-		return ""
+	if amount == "" || paid == "" || !sameAmount(paid, amount) || !isReceipt(receipt) || isReceipt(stk.CheckoutRequestID) {
+		return "", "" // (a receipt is never a push's id: the final id is replaced once)
 	}
-	return receipt
+	return stk.CheckoutRequestID, receipt
 }
 
 // receiptRE is an M-Pesa receipt number (a transaction id): ten capital

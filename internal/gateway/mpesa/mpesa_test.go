@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -479,7 +478,7 @@ func stk(t *testing.T, body []byte) (stkCallback, map[string]any) {
 func collectSim(t *testing.T, c *Client, hook *gatewaytest.Receiver, phone string) string {
 	t.Helper()
 	col := collection(ref1, phone)
-	col.NotifyURL = hook.URL + "/callbacks/gw_mpesa"
+	col.NotifyURL = hook.URL + "/callbacks/gw_ke1"
 	recorded := ""
 	col.Created = func(id string) error { recorded = id; return nil }
 	st, err := c.Collect(context.Background(), col)
@@ -504,7 +503,7 @@ func TestCollect_AgainstSimulator(t *testing.T) {
 		t.Fatalf("after settling = %+v, %v", st, err)
 	}
 	reqs, bodies := waitCallbacks(t, hook, 1)
-	if reqs[0].Method != http.MethodPost || reqs[0].URL.Path != "/callbacks/gw_mpesa" || reqs[0].Header.Get("Content-Type") != "application/json" {
+	if reqs[0].Method != http.MethodPost || !strings.HasPrefix(reqs[0].URL.Path, "/callbacks/gw_ke1/stk.") || reqs[0].Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("callback = %s %s %v; want a POST of JSON to the CallBackURL", reqs[0].Method, reqs[0].URL, reqs[0].Header)
 	}
 	if ref, err := c.CallbackReference(reqs[0].Header, bodies[0]); err != nil || ref != id {
@@ -776,66 +775,90 @@ func TestSimulator_Refusals(t *testing.T) {
 }
 
 // TestPaidReference: the portal's paid callback (callback_success.json,
-// 1.00 KES, receipt NLJ7RT61SV) proves its receipt only when it comes to
-// the CallBackURL the push gave, token and amount included; it then names
-// the payment by our reference. Any other callback proves nothing: an
-// unsigned receipt could name another payment, and a refund reverse it.
+// 1.00 KES, push ws_CO_191220191020363925, receipt NLJ7RT61SV) proves its
+// receipt only when it comes to the CallBackURL the push gave (the
+// gateway's address and a segment of the push's kind, reference, amount
+// and token), for that amount; it then names the payment by our
+// reference. Any other callback proves nothing: an unsigned receipt could
+// name another payment, and a refund reverse it.
 func TestPaidReference(t *testing.T) {
 	c := &Client{ConsumerSecret: "cs"}
 	paid := gatewaytest.Golden(t, "callback_success.json")
-	at := func(callbackURL string) http.Header {
-		u, err := url.Parse(callbackURL)
+	pushURL := func(c *Client, amount int64) string {
+		p, err := c.encodePush(gateway.Collection{Reference: ref1, Amount: amount, Currency: "KES", Phone: "+254708374149", NotifyURL: "https://cauri.example/callbacks/gw_1"})
 		if err != nil {
 			t.Fatal(err)
-		}
-		h := http.Header{}
-		h.Set(gateway.CallbackQueryHeader, u.RawQuery)
-		return h
-	}
-	pushURL := func(c *Client, amount string) string {
-		p, err := c.encodePush(gateway.Collection{Reference: ref1, Amount: 100, Currency: "KES", Phone: "+254708374149", NotifyURL: "https://cauri.example/callbacks/gw_1"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if amount != "1" {
-			u, _ := c.resultURL("https://cauri.example/callbacks/gw_1", pushKind, ref1, amount)
-			return u
 		}
 		return p.CallBackURL
 	}
-	ours := at(pushURL(c, "1"))
-	if got := c.PaidReference(ours, paid); got != "NLJ7RT61SV" {
-		t.Fatalf("PaidReference = %q; want the callback's receipt", got)
+	if u := pushURL(c, 100); !strings.HasPrefix(u, "https://cauri.example/callbacks/gw_1/stk."+ref1+".1..") || strings.ContainsAny(u, "?#") {
+		t.Fatalf("CallBackURL = %s; want the gateway's address and one segment", u)
+	}
+	ours := addressHeader(pushURL(c, 100))
+	if push, receipt := c.PaidReference(ours, paid); push != "ws_CO_191220191020363925" || receipt != "NLJ7RT61SV" {
+		t.Fatalf("PaidReference = %q, %q; want the callback's push and receipt", push, receipt)
 	}
 	if ref, err := c.CallbackReference(ours, paid); err != nil || ref != ref1 {
 		t.Fatalf("CallbackReference = %q, %v; want our reference", ref, err)
 	}
+	// The same parts with another kind's token (a B2C result address for
+	// a reference and amount): not a push's.
+	q := addressParts(pushURL(c, 100))
+	q.Set(tokenKey, c.tokenFor("result", ref1, "1"))
+	asResult := resultHeader(q)
 	cancelled := gatewaytest.Golden(t, "callback_cancelled.json")
 	for name, cb := range map[string]struct {
 		h    http.Header
 		body []byte
 	}{
 		"no token (an old push's address, or a forgery)": {http.Header{}, paid},
-		"another secret's token":                         {at(pushURL(&Client{ConsumerSecret: "other"}, "1")), paid},
-		"another amount":                                 {at(pushURL(c, "1500")), paid},
+		"another secret's token":                         {addressHeader(pushURL(&Client{ConsumerSecret: "other"}, 100)), paid},
+		"another amount":                                 {addressHeader(pushURL(c, 150000)), paid},
+		"another kind's token":                           {asResult, paid},
 		"not paid":                                       {ours, cancelled},
 		"no receipt": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
 			`"CallbackMetadata":{"Item":[{"Name":"Amount","Value":1}]}}}}`)},
 		"no amount": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
 			`"CallbackMetadata":{"Item":[{"Name":"MpesaReceiptNumber","Value":"NLJ7RT61SV"}]}}}}`)},
+		"a receipt as the push's id": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"NLJ7RT61SV","ResultCode":0,` +
+			`"CallbackMetadata":{"Item":[{"Name":"Amount","Value":1},{"Name":"MpesaReceiptNumber","Value":"QKL1234XYZ"}]}}}}`)},
 		"not a receipt": {ours, []byte(`{"Body":{"stkCallback":{"CheckoutRequestID":"ws_CO_1","ResultCode":0,` +
 			`"CallbackMetadata":{"Item":[{"Name":"Amount","Value":1},{"Name":"MpesaReceiptNumber","Value":"ws_CO_1"}]}}}}`)},
 	} {
-		if got := c.PaidReference(cb.h, cb.body); got != "" {
-			t.Errorf("%s: PaidReference = %q; want none", name, got)
+		if push, receipt := c.PaidReference(cb.h, cb.body); push != "" || receipt != "" {
+			t.Errorf("%s: PaidReference = %q, %q; want none", name, push, receipt)
 		}
 	}
-	// A wrong token on a push's address: ignored altogether.
-	if ref, err := c.CallbackReference(at(pushURL(&Client{ConsumerSecret: "other"}, "1")), paid); err == nil {
-		t.Fatalf("a wrong token read as %q", ref)
+	// A wrong token on a result address: ignored altogether.
+	for _, h := range []http.Header{addressHeader(pushURL(&Client{ConsumerSecret: "other"}, 100)), asResult} {
+		if ref, err := c.CallbackReference(h, paid); err == nil {
+			t.Fatalf("a wrong token read as %q", ref)
+		}
 	}
 	// Unsigned: only Safaricom's id, a signal.
 	if ref, err := c.CallbackReference(http.Header{}, paid); err != nil || ref != "ws_CO_191220191020363925" {
 		t.Fatalf("unsigned callback = %q, %v", ref, err)
+	}
+}
+
+// TestResultAddress_BlockedWords: Daraja blocks callback addresses holding
+// "MPesa", "M-Pesa" or "Safaricom" in any case (testdata/SOURCES.md,
+// "Result addresses"): a push or a payout through such an address is not
+// sent, and says why; the connector's own segment holds none.
+func TestResultAddress_BlockedWords(t *testing.T) {
+	c := &Client{ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: "174379", PassKey: "pk", BaseURL: "http://127.0.0.1:1"}
+	for _, notify := range []string{"https://pay.example/M-Pesa/callbacks/gw_1", "https://mpesa.shop.example/callbacks/gw_1", "https://pay.example/callbacks/SafariCom"} {
+		col := collection(ref1, "+254712345678")
+		col.NotifyURL = notify
+		st, err := c.Collect(context.Background(), col)
+		if err != nil || st.Outcome != gateway.Failed || !strings.Contains(st.Reason, "Daraja blocks") {
+			t.Errorf("%s: %+v, %v; want not sent, the word named", notify, st, err)
+		}
+	}
+	for _, kind := range []string{pushKind, "result", "timeout", "status", "status_timeout", "reversal", "reversal_timeout", "reversal_status", "reversed_status"} {
+		u, err := c.resultURLFor("https://pay.example/callbacks/gw_1", kind, ref1, "1500", "NLJ7RT61SV")
+		if err != nil || strings.Contains(strings.ToLower(u), "pesa") || strings.Contains(strings.ToLower(u), "safaricom") {
+			t.Errorf("%s: %s, %v", kind, u, err)
+		}
 	}
 }

@@ -210,19 +210,14 @@ func TestReversalCallback_Forged(t *testing.T) {
 	c := &Client{ConsumerSecret: "secret"}
 	success, failed := b2cFixture(t, "reversal_result_success.json"), b2cFixture(t, "reversal_result_failed.json")
 	const reference = "7d3c2a10-5b7e-4c41-9f0e-2a6b8d1e4f55"
-	header := func(q url.Values) http.Header {
-		h := http.Header{}
-		h.Set(gateway.CallbackQueryHeader, q.Encode())
-		return h
-	}
+	header := resultHeader
 	// a result address as the connector makes them, for amount and receipt.
 	addr := func(amount, receipt string) url.Values {
 		u, err := c.resultURLFor("https://cauri.example/callbacks/gw_1", "reversal", reference, amount, receipt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		parsed, _ := url.Parse(u)
-		return parsed.Query()
+		return addressParts(u)
 	}
 	right := addr("1", "SKC82PACB8")
 	tampered := func(key, value string) url.Values {
@@ -264,8 +259,7 @@ func TestReversalCallback_Forged(t *testing.T) {
 	}
 	// A timeout is only a signal: it names the refund, concludes nothing.
 	timeout, _ := c.resultURLFor("https://cauri.example/callbacks/gw_1", "reversal_timeout", reference, "1", "SKC82PACB8")
-	parsed, _ := url.Parse(timeout)
-	if ref, err := c.CallbackReference(header(parsed.Query()), []byte(`{}`)); err != nil || ref != reference {
+	if ref, err := c.CallbackReference(addressHeader(timeout), []byte(`{}`)); err != nil || ref != reference {
 		t.Fatalf("timeout = %q, %v", ref, err)
 	}
 	if _, ok := c.results.take(reference); ok {

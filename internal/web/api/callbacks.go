@@ -36,8 +36,14 @@ func (s *API) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 	// the caller cannot set.
 	h := r.Header.Clone()
 	h.Del(gateway.CallbackQueryHeader)
+	h.Del(gateway.CallbackPathHeader)
 	if r.URL.RawQuery != "" {
 		h.Set(gateway.CallbackQueryHeader, r.URL.RawQuery)
+	}
+	// Likewise the segment after it, for the aggregators given an address
+	// per request (M-Pesa's result addresses, with their token).
+	if seg := r.PathValue("segment"); seg != "" {
+		h.Set(gateway.CallbackPathHeader, seg)
 	}
 	sig, err := s.Checkout.CallbackReference(r.Context(), gatewayID, h, body)
 	if err == nil {

@@ -65,6 +65,7 @@ func (s *API) Routes(mux httpx.Mux) {
 
 	// Aggregators' callbacks, one address per gateway.
 	mux.Handle("POST /callbacks/{gatewayId}", s.API(s.gatewayCallback))
+	mux.Handle("POST /callbacks/{gatewayId}/{segment}", s.API(s.gatewayCallback))
 	mux.Handle("PUT /callbacks/{gatewayId}", s.API(s.gatewayCallback)) // MTN MoMo calls back with PUT
 	mux.Handle("GET /callbacks/{gatewayId}", s.API(s.gatewayCallbackPing))
 }

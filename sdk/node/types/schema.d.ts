@@ -1319,6 +1319,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{gatewayId}/{segment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An aggregator's callback to an address Cauri made for one request
+         * @description The gateway's callback address with one more path segment, which
+         *     Cauri gives an aggregator for one request when the aggregator signs
+         *     nothing (M-Pesa's CallBackURL, ResultURL and QueueTimeOutURL): the
+         *     segment says which payment, transfer or refund the result is about
+         *     and carries a token only Cauri, the merchant and the aggregator can
+         *     make. Read as the POST to the gateway's address; a callback whose
+         *     token is wrong is ignored. Any callback to a known gateway is
+         *     answered 200.
+         */
+        post: operations["gatewayResultCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{id}": {
         parameters: {
             query?: never;
@@ -5043,6 +5070,42 @@ export interface operations {
             content: {
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Received. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    gatewayResultCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The gateway's id (`gw_...`), as `cauri gateway add` printed it. */
+                gatewayId: components["parameters"]["GatewayID"];
+                /** @description What Cauri put in the address it gave the aggregator. */
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
             };
         };
         responses: {

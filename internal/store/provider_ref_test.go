@@ -1,0 +1,70 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/store"
+	"github.com/cauri-pay/cauri/internal/store/storetest"
+)
+
+// TestStore_ReplaceProviderRef: a succeeded attempt's provisional id is
+// replaced by the final one once, only while it is still that id; a
+// pending attempt's never (its payment is not confirmed).
+func TestStore_ReplaceProviderRef(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		sess := newSession(ws, 5000)
+		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+			t.Fatal(err)
+		}
+		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "mpesa", Name: "M-Pesa", Collect: true, Enabled: true, CreatedAt: t0}
+		if err := s.CreateGateway(ctx, g, map[string]string{"consumer_key": "k"}); err != nil {
+			t.Fatal(err)
+		}
+		a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "mpesa", Reference: cauri.NewUUID(),
+			Country: "KE", Operator: "mpesa", OperatorCode: "MPESA", Phone: "+254712345678", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
+		if err := s.StartAttempt(ctx, a, func(*cauri.Session, store.Prior, *store.LinkUse) error { return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetProviderRef(ctx, a.ID, "ws_CO_1"); err != nil {
+			t.Fatal(err)
+		}
+		replace := func(was, final string) bool {
+			t.Helper()
+			ok, err := s.ReplaceProviderRef(ctx, a.ID, was, final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		ref := func() string {
+			t.Helper()
+			got, err := s.AttemptByReference(ctx, g.ID, a.Reference)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got.ProviderRef
+		}
+		if replace("ws_CO_1", "NLJ7RT61SV") || ref() != "ws_CO_1" {
+			t.Fatalf("a pending attempt's id replaced: %s", ref())
+		}
+		if _, err := s.UpdateAttempt(ctx, a.ID, func(_ *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
+			a.Status = cauri.AttemptSucceeded
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if replace("ws_CO_2", "NLJ7RT61SV") || ref() != "ws_CO_1" {
+			t.Fatalf("replaced from another id: %s", ref())
+		}
+		if !replace("ws_CO_1", "NLJ7RT61SV") || ref() != "NLJ7RT61SV" {
+			t.Fatalf("not replaced: %s", ref())
+		}
+		if replace("ws_CO_1", "FAKE000001") || ref() != "NLJ7RT61SV" {
+			t.Fatalf("replaced twice: %s", ref())
+		}
+	})
+}
