@@ -23,8 +23,12 @@ package mpesa
 //
 // Daraja takes no idempotency key: a request sent twice pays twice, so the
 // connector is not idempotent (IdempotentPayout false): the transfer service
-// never re-sends one whose answer was lost, and PayoutStatus never answers
-// NotFound.
+// never re-sends one whose answer was lost. PayoutStatus answers NotFound
+// only on Daraja's own word that it does not know the request (the status
+// result 2032, "The transaction receipt number does not exist.") to a query
+// sent NotKnownFinal or more after the payout's call returned, by when a
+// request Daraja did receive is known to M-PESA (statusOutcome); the
+// transfer then ends failed (not_received), and nothing was paid.
 
 import (
 	"context"
@@ -43,6 +47,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
@@ -80,21 +85,38 @@ var sandboxCert []byte
 
 // The keys of the query string of a ResultURL or QueueTimeOutURL.
 const (
-	kindKey    = "mpesa"     // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
-	refKey     = "mpesa_ref" // the transfer's (or the refund's) reference
-	amountKey  = "mpesa_amt" // the amount in whole shillings, when known
-	subjectKey = "mpesa_tx"  // what a reversal's result must be about (reversal.go), when any
-	tokenKey   = "mpesa_t"   // tokenFor(reference, signed(amount, subject))
+	kindKey     = "mpesa"     // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	refKey      = "mpesa_ref" // the transfer's (or the refund's) reference
+	amountKey   = "mpesa_amt" // the amount in whole shillings, when known
+	subjectKey  = "mpesa_tx"  // what a reversal's result must be about (reversal.go), when any
+	notKnownKey = "mpesa_nk"  // "1": the status query was sent late enough for "not known" to be final (NotKnownFinal)
+	tokenKey    = "mpesa_t"   // tokenFor(reference, signed(amount, subject, notKnown))
 )
 
 // signed is what a result address's token covers besides the reference:
-// the amount, and the subject when there is one.
-func signed(amount, subject string) string {
-	if subject == "" {
-		return amount
+// the amount, the subject when there is one, and the mark of a status
+// query whose "not known" is final.
+func signed(amount, subject string, notKnown bool) string {
+	s := amount
+	if subject != "" {
+		s += "\x00" + subject
 	}
-	return amount + "\x00" + subject
+	if notKnown {
+		s += "\x00nk"
+	}
+	return s
 }
+
+// NotKnownFinal is how long after a B2C request's call returned a status
+// query must be sent for Daraja's "not known" answer (2032) to mean that
+// Daraja never received the request. Daraja answers the request at once
+// but hands it to M-PESA through a queue, where it may wait (its
+// QueueTimeOutURL says when it timed out there) for a time no Safaricom
+// source gives; a status result was seen to take 85 seconds in the sandbox
+// (testdata/SOURCES.md). The other aggregators' rule, whose status reads
+// are synchronous, is movement.NotFoundIsFinal (2 minutes after the call);
+// Daraja gets five times that. A query sent sooner concludes nothing.
+const NotKnownFinal = 10 * time.Minute
 
 // b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
 // numbers, as in the portal's example (testdata/b2c_request.json).
@@ -295,6 +317,12 @@ func (c *Client) resultURL(notify, kind, reference, amount string) (string, erro
 // resultURLFor is resultURL with a subject (a receipt, an id) the result
 // must be about, covered by the token.
 func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (string, error) {
+	return c.resultURLWith(notify, kind, reference, amount, subject, false)
+}
+
+// resultURLWith is resultURLFor, with the mark (covered by the token) of a
+// status query whose "not known" answer is final (NotKnownFinal).
+func (c *Client) resultURLWith(notify, kind, reference, amount, subject string, notKnown bool) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(notify))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
@@ -308,7 +336,10 @@ func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (
 	if subject != "" {
 		q.Set(subjectKey, subject)
 	}
-	q.Set(tokenKey, c.tokenFor(reference, signed(amount, subject)))
+	if notKnown {
+		q.Set(notKnownKey, "1")
+	}
+	q.Set(tokenKey, c.tokenFor(reference, signed(amount, subject, notKnown)))
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
@@ -413,8 +444,10 @@ func (c *Client) IdempotentPayout() bool { return false }
 // PayoutStatus implements gateway.Payer: the outcome a trusted result
 // callback brought (see CallbackReference), else the transaction status
 // query is sent, by OriginatorConversationID, and the payout is pending
-// until its result arrives. Never NotFound: nothing proves Daraja did not
-// receive a request whose answer was lost.
+// until its result arrives. NotFound only when Daraja's result to a query
+// sent NotKnownFinal or more after the payout's call returned
+// (ref.SinceInitiated) says it does not know the request (statusOutcome);
+// a sooner query's "not known" concludes nothing.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
@@ -426,7 +459,8 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
 		amount = strconv.FormatInt(whole, 10)
 	}
-	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference, amount)
+	late := ref.SinceInitiated >= NotKnownFinal
+	result, err := c.resultURLWith(ref.NotifyURL, "status", ref.Reference, amount, "", late)
 	if err != nil {
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
 	}
@@ -472,26 +506,33 @@ func initiatorRefused(raw []byte) bool {
 const (
 	resultInsufficient = "1"    // "The balance is insufficient for the transaction."
 	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
+	// resultNotKnown is the transaction status query's answer about a
+	// transaction M-PESA does not have: "The transaction receipt number
+	// does not exist." (a sandbox capture, testdata/SOURCES.md).
+	resultNotKnown = "2032"
 )
+
+// trusted reads a result address's query string (resultURLWith): the
+// reference, amount and subject it carries, its "not known is final" mark,
+// and whether its token is theirs.
+func (c *Client) trusted(q url.Values) (reference, amount, subject string, notKnown, ok bool) {
+	reference, amount, subject, notKnown = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey), q.Get(notKnownKey) == "1"
+	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject, notKnown))))
+	return reference, amount, subject, notKnown, ok
+}
 
 // b2cCallback reads a B2C or status-query callback whose query string is
 // q: the reference, once the token is checked, and the outcome it
-// carries, if final. ok is false when q is not a B2C callback's.
-// trusted reads a result address's query string (resultURLFor): the
-// reference, amount and subject it carries, and whether its token is
-// theirs.
-func (c *Client) trusted(q url.Values) (reference, amount, subject string, ok bool) {
-	reference, amount, subject = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey)
-	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(c.tokenFor(reference, signed(amount, subject))))
-	return reference, amount, subject, ok
-}
-
+// carries, if final. ok is false when q is not a B2C callback's. A status
+// result that concludes nothing is an error (ignored, the reference not
+// named): naming it would make the transfer service ask at once again,
+// query after query, where the reconciler asks with its backoff.
 func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bool, err error) {
 	kind := q.Get(kindKey)
 	if kind == "" {
 		return "", false, nil
 	}
-	reference, amount, subject, trusted := c.trusted(q)
+	reference, amount, subject, notKnown, trusted := c.trusted(q)
 	if !trusted {
 		return "", true, errors.New("M-Pesa callback without the right token: ignored")
 	}
@@ -534,9 +575,12 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if !sameAmount(b.param("Amount"), amount) {
 			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
-		if r, final := statusOutcome(b); final {
-			c.results.put(reference, r)
+		r, final := statusOutcome(b, notKnown)
+		if !final {
+			return "", true, errors.New("M-Pesa status result about " + reference + " concludes nothing (" +
+				truncate(strings.Trim(string(b.Result.ResultCode)+": "+b.Result.ResultDesc, ": "), 100) + "): the reconciler asks again")
 		}
+		c.results.put(reference, r)
 	} // a B2C timeout is only a signal: the status query decides
 	return reference, true, nil
 }
@@ -572,12 +616,18 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 
 // statusOutcome reads a status query's result (its ResultParameters name
 // the transaction's own OriginatorConversationID, which b2cCallback checks):
-// only ResultCode 0 with
-// TransactionStatus "Completed" concludes (paid). Any other answer (a
-// failed query, an unknown transaction, another status) concludes nothing:
-// their wording is not confirmed by Safaricom's sources, and a payout is
-// never ended on a guess.
-func statusOutcome(b resultBody) (B2CResult, bool) {
+// ResultCode 0 with TransactionStatus "Completed" concludes paid; 2032,
+// M-PESA's "The transaction receipt number does not exist.", concludes
+// never received (NotFound) when the query was sent late enough
+// (notKnown: NotKnownFinal after the payout's call returned). Any other
+// answer (a failed query, a sooner "not known", another status) concludes
+// nothing: its wording is not confirmed by Safaricom's sources, and a
+// payout is never ended on a guess.
+func statusOutcome(b resultBody, notKnown bool) (B2CResult, bool) {
+	if b.Result.ResultCode == resultNotKnown && notKnown {
+		return B2CResult{Status: gateway.Status{Outcome: gateway.NotFound,
+			Reason: truncate(strings.Trim(resultNotKnown+": "+strings.TrimSpace(b.Result.ResultDesc), ": "), 200)}}, true
+	}
 	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
 		return B2CResult{}, false
 	}

@@ -603,7 +603,7 @@ func (c *Client) PaidReference(h http.Header, body []byte) string {
 	if err != nil || q.Get(kindKey) != pushKind {
 		return ""
 	}
-	_, amount, _, trusted := c.trusted(q)
+	_, amount, _, _, trusted := c.trusted(q)
 	stk, err := readCallback(body)
 	if !trusted || err != nil || stk.ResultCode != "0" {
 		return ""

@@ -261,15 +261,19 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 			return errors.New("M-Pesa status result about " + truncate(got, 60) + ", not " + subject + ": ignored")
 		}
 		// Only a completed reversal concludes (or, asked about the payment,
-		// a payment said reversed): any other answer leaves the refund
-		// pending, never ended on a guess.
-		if b.Result.ResultCode == "0" && strings.EqualFold(b.param("TransactionStatus"), want) {
-			receipt := ""
-			if kind == "reversal_status" {
-				receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
-			}
-			c.results.put(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
+		// a payment said reversed): any other answer (M-PESA's 2032 "does
+		// not exist" included: a refund is never ended as not received)
+		// leaves the refund pending, never ended on a guess, and is not
+		// a signal either (the reconciler asks again, with its backoff).
+		if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), want) {
+			return errors.New("M-Pesa status result about refund " + reference + " concludes nothing (" +
+				truncate(strings.Trim(string(b.Result.ResultCode)+": "+b.Result.ResultDesc, ": "), 100) + "): the reconciler asks again")
 		}
+		receipt := ""
+		if kind == "reversal_status" {
+			receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
+		}
+		c.results.put(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
 	}
 	return nil
 }

@@ -58,9 +58,12 @@ type Simulator struct {
 	// B2C (simulator_b2c.go): the initiator it accepts, the ready
 	// SecurityCredential it accepts (any well-formed one when empty), the
 	// B2C shortcode (ShortCode when empty); LoseResults drops the B2C
-	// results, not the status query's.
+	// results, not the status query's; LoseB2CRequests hangs up on each
+	// payment request before reading it (never received); LoseB2CAnswers
+	// records each, then hangs up (received, its answer lost).
 	InitiatorName, B2CCredential, B2CShortCode string
 	LoseResults                                atomic.Bool
+	LoseB2CRequests, LoseB2CAnswers            atomic.Bool
 	b2c                                        b2cBook
 
 	// LoseCallbacks drops the STK callbacks a settle sends (a payment only

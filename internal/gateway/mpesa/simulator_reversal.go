@@ -122,13 +122,8 @@ func (s *Simulator) reversal(w http.ResponseWriter, r *http.Request) {
 				s.settleReversal(rv, "")
 			}()
 		}
-		if s.LoseReversalAnswers.Load() {
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
-					conn.Close()
-					return
-				}
-			}
+		if s.LoseReversalAnswers.Load() && hangUp(w) {
+			return
 		}
 		sim.Reply(w, http.StatusOK, map[string]string{"OriginatorConversationID": rv.origID, "ConversationID": rv.convID,
 			"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
