@@ -47,6 +47,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
@@ -256,26 +257,40 @@ func environment(env string, live bool) string {
 	return env
 }
 
-// securityCredential is the SecurityCredential of a request: the ready one,
-// else the initiator's password RSA-encrypted (PKCS #1 v1.5) with the
-// environment's certificate, base64 (the library's src/helpers/security.js).
-// The encryption is random: it is made once per client.
+// credential is an initiator's SecurityCredential once made.
+type credential struct {
+	once sync.Once
+	cred string
+	err  error
+}
+
+// securityCredential is the SecurityCredential of the B2C initiator's
+// requests (securityCredentialOf).
 func (c *Client) securityCredential() (string, error) {
-	if s := strings.TrimSpace(c.SecurityCredential); s != "" {
+	return c.securityCredentialOf(&c.b2cCred, c.SecurityCredential, c.InitiatorPassword, "security_credential")
+}
+
+// securityCredentialOf is an initiator's SecurityCredential: the ready one,
+// else its password RSA-encrypted (PKCS #1 v1.5) with the environment's
+// certificate, base64 (the library's src/helpers/security.js). The
+// encryption is random: it is made once per client and initiator. field
+// names the ready credential's field, for the error.
+func (c *Client) securityCredentialOf(made *credential, ready, password, field string) (string, error) {
+	if s := strings.TrimSpace(ready); s != "" {
 		return s, nil
 	}
-	c.credOnce.Do(func() {
+	made.once.Do(func() {
 		cert := c.Certificate
 		if cert == nil {
 			if environment(c.Environment, false) != Sandbox {
-				c.credErr = &gateway.Error{NotSent: true, Message: "M-Pesa B2C: no certificate for the production environment; give the gateway's security_credential"}
+				made.err = &gateway.Error{NotSent: true, Message: "M-Pesa: no certificate for the production environment; give the gateway's " + field}
 				return
 			}
 			cert = sandboxCert
 		}
-		c.cred, c.credErr = encryptPassword(cert, c.InitiatorPassword)
+		made.cred, made.err = encryptPassword(cert, password)
 	})
-	return c.cred, c.credErr
+	return made.cred, made.err
 }
 
 // encryptPassword encrypts password with the certificate's RSA key (PEM or

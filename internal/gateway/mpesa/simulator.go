@@ -71,10 +71,14 @@ type Simulator struct {
 	// control call /_sim/callback/ still sends one.
 	LoseCallbacks atomic.Bool
 
-	// Reversals (simulator_reversal.go): LoseReversalAnswers records each
-	// reversal and closes the connection without answering.
-	LoseReversalAnswers atomic.Bool
-	reversals           reversalBook
+	// Reversals (simulator_reversal.go): the separate reversal initiator,
+	// when set, and its ready SecurityCredential (any well-formed one when
+	// empty): then only it may reverse (the B2C initiator's reversals end
+	// 21), and both may query; LoseReversalAnswers records each reversal
+	// and closes the connection without answering.
+	ReversalInitiatorName, ReversalCredential string
+	LoseReversalAnswers                       atomic.Bool
+	reversals                                 reversalBook
 
 	// Book holds the pushes, by CheckoutRequestID; their status is the
 	// query's errorCode while they wait, then their ResultCode.

@@ -105,15 +105,29 @@ func (s *Simulator) b2cShortCode() string {
 // initiatorRefusal is Daraja's words for a wrong initiator name or
 // credential, "" when both are right.
 func (s *Simulator) initiatorRefusal(name text, p simB2C) string {
-	raw, err := base64.StdEncoding.DecodeString(string(p.SecurityCredential))
 	switch {
 	case s.InitiatorName == "" || string(name) != s.InitiatorName:
 		return "Bad Request - Invalid Initiator"
-	case s.B2CCredential != "" && string(p.SecurityCredential) != s.B2CCredential,
-		s.B2CCredential == "" && (err != nil || len(raw) != 256):
+	case !credentialOK(p.SecurityCredential, s.B2CCredential):
 		return "Bad Request - Invalid SecurityCredential"
 	}
 	return ""
+}
+
+// credentialOK reports whether a request's SecurityCredential is want, or,
+// when want is "", well-formed (base64 of a 2048-bit RSA block).
+func credentialOK(cred text, want string) bool {
+	if want != "" {
+		return string(cred) == want
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(cred))
+	return err == nil && len(raw) == 256
+}
+
+// reversalInitiator reports whether name and cred are the separate
+// reversal initiator's (ReversalInitiatorName, ReversalCredential).
+func (s *Simulator) reversalInitiator(name, cred text) bool {
+	return s.ReversalInitiatorName != "" && string(name) == s.ReversalInitiatorName && credentialOK(cred, s.ReversalCredential)
 }
 
 // initiated checks what both requests share: the initiator, its
@@ -122,8 +136,8 @@ func (s *Simulator) initiatorRefusal(name text, p simB2C) string {
 // addresses.
 func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C, checkInitiator bool) bool {
 	why := ""
-	if checkInitiator {
-		why = s.initiatorRefusal(name, p)
+	if checkInitiator && !s.reversalInitiator(name, p.SecurityCredential) {
+		why = s.initiatorRefusal(name, p) // both initiators may query
 	}
 	switch {
 	case why != "":
