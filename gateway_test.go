@@ -7,6 +7,7 @@ func TestCredentialHint(t *testing.T) {
 		{"api_token", "eyJhbGciOiJIUzI1NiJ9.abcd1234", "…1234"},
 		{"secret_key", "short", "••••"},
 		{"initiator_password", "Safaricom999!", "••••"},
+		{"reversal_initiator_password", "Safaricom999!", "••••"},
 		{"transfer_password", "motdepasse2026", "••••"},
 		{"pin", "123456789", "••••"},
 	} {

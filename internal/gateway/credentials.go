@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -17,7 +18,8 @@ var credentialChecks = map[string]func(creds map[string]string, live bool) error
 // password or a ready security_credential; and a production gateway's
 // security_credential, since Cauri holds only Safaricom's sandbox
 // certificate (safaricom/mpesa-node-library keys/sandbox-cert.cer), with
-// which the connector encrypts the password.
+// which the connector encrypts the password. The reversal initiator's
+// (reversal.go), when given, follow the same rules under their own names.
 func checkMpesaB2C(creds map[string]string, live bool) error {
 	switch strings.TrimSpace(creds["command_id"]) {
 	case "", "BusinessPayment", "SalaryPayment", "PromotionPayment":
@@ -36,18 +38,30 @@ func checkMpesaB2C(creds map[string]string, live bool) error {
 	if b2c := strings.TrimSpace(creds["b2c_shortcode"]); b2c != "" && !digits(b2c) {
 		return errors.New("b2c_shortcode must be the B2C shortcode's digits")
 	}
-	password, ready := creds["initiator_password"] != "", strings.TrimSpace(creds["security_credential"]) != ""
-	if strings.TrimSpace(creds["initiator_name"]) == "" {
-		if password || ready || creds["b2c_shortcode"] != "" || creds["command_id"] != "" {
-			return errors.New("B2C payouts need initiator_name, with initiator_password or security_credential")
+	if err := checkInitiator(creds, "", env, "B2C payouts", creds["b2c_shortcode"] != "" || creds["command_id"] != ""); err != nil {
+		return err
+	}
+	return checkInitiator(creds, "reversal_", env, "Reversals by their own initiator", false)
+}
+
+// checkInitiator checks an M-Pesa initiator's credentials, named with
+// prefix: none at all (and nothing that needs them: needed), or its name
+// with its password or a ready security credential, the latter in
+// production.
+func checkInitiator(creds map[string]string, prefix, env, what string, needed bool) error {
+	name, pw, cred := prefix+"initiator_name", prefix+"initiator_password", prefix+"security_credential"
+	password, ready := creds[pw] != "", strings.TrimSpace(creds[cred]) != ""
+	if strings.TrimSpace(creds[name]) == "" {
+		if password || ready || needed {
+			return fmt.Errorf("%s need %s, with %s or %s", what, name, pw, cred)
 		}
 		return nil
 	}
 	if !password && !ready {
-		return errors.New("B2C payouts need initiator_password (or a ready security_credential) with initiator_name")
+		return fmt.Errorf("%s need %s (or a ready %s) with %s", what, pw, cred, name)
 	}
 	if env == "production" && !ready {
-		return errors.New("Cauri holds only Safaricom's sandbox certificate: a production gateway gives its security_credential, generated on the Daraja portal")
+		return fmt.Errorf("Cauri holds only Safaricom's sandbox certificate: a production gateway gives its %s, generated on the Daraja portal", cred)
 	}
 	return nil
 }

@@ -130,6 +130,15 @@ func TestNewGateway_MpesaB2C(t *testing.T) {
 		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "command_id": "BuyGoods"}), "command_id"},
 		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "environment": "staging"}), "environment"},
 		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "b2c_shortcode": "60 0996"}), "b2c_shortcode"},
+		// A reversal initiator of its own ("Org Reversals Initiator"),
+		// with or without the B2C one; the same rules, under its names.
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "reversal_initiator_name": "rev", "reversal_initiator_password": "pw2"}), ""},
+		{false, base(map[string]string{"reversal_initiator_name": "rev", "reversal_security_credential": "abc=="}), ""},
+		{true, base(map[string]string{"initiator_name": "api", "security_credential": "abc==", "reversal_initiator_name": "rev", "reversal_security_credential": "def=="}), ""},
+		{true, base(map[string]string{"initiator_name": "api", "security_credential": "abc==", "reversal_initiator_name": "rev", "reversal_initiator_password": "pw"}), "reversal_security_credential"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "reversal_initiator_name": "rev"}), "reversal_initiator_password"},
+		{false, base(map[string]string{"initiator_name": "api", "initiator_password": "pw", "reversal_initiator_password": "pw2"}), "reversal_initiator_name"},
+		{false, base(map[string]string{"reversal_security_credential": "abc=="}), "reversal_initiator_name"},
 	} {
 		g, err := p.NewGateway("ws_x", "", tc.live, []string{"KE"}, tc.creds, now)
 		switch {

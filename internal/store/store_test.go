@@ -81,7 +81,8 @@ func TestStore_Workspace(t *testing.T) {
 }
 
 // TestStore_KeysNotStoredInClear reads the SQLite file itself: no key's
-// plaintext may appear in it.
+// plaintext may appear in it, nor a gateway's secret credential (M-Pesa's
+// B2C and reversal initiators' passwords).
 func TestStore_KeysNotStoredInClear(t *testing.T) {
 	dbURL := storetest.SQLiteURL(t)
 	s, err := store.Open(context.Background(), dbURL, storetest.Vault(t))
@@ -91,7 +92,14 @@ func TestStore_KeysNotStoredInClear(t *testing.T) {
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, keys := newWorkspace(t, s)
+	ws, keys := newWorkspace(t, s)
+	secrets := []string{"B2C-initiator-Pa55word", "Reversal-initiator-Pa55word", "UmV2ZXJzYWwtcmVhZHktY3JlZGVudGlhbA=="}
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "mpesa", Name: "M-Pesa", Collect: true, Enabled: true, CreatedAt: t0}
+	if err := s.CreateGateway(context.Background(), g, map[string]string{"consumer_key": "ck", "initiator_name": "b2capi",
+		"initiator_password": secrets[0], "reversal_initiator_name": "revapi", "reversal_initiator_password": secrets[1],
+		"reversal_security_credential": secrets[2]}); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	_, path, _ := config.ParseDatabaseURL(dbURL)
 	var raw []byte
@@ -105,6 +113,11 @@ func TestStore_KeysNotStoredInClear(t *testing.T) {
 	for _, k := range keys {
 		if strings.Contains(string(raw), k.Plaintext) {
 			t.Fatalf("key %s... is stored in clear", k.Plaintext[:13])
+		}
+	}
+	for _, secret := range secrets {
+		if strings.Contains(string(raw), secret) || strings.Contains(string(raw), secret[len(secret)-12:]) {
+			t.Fatalf("credential %s... is stored in clear", secret[:8])
 		}
 	}
 }

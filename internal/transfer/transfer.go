@@ -486,6 +486,9 @@ func (s *Service) finishAt(ctx context.Context, id string, st gateway.Status, fa
 				return nil
 			}
 			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "not_received", "The aggregator never received the transfer"
+			if st.Reason != "" {
+				tr.FailureMessage = tr.Provider + " never received the transfer (it answered " + st.Reason + "): no money moved"
+			}
 		case gateway.Failed:
 			tr.Status, tr.FailureCode, tr.FailureMessage = cauri.TransferFailed, "rejected", st.Reason
 			switch {
@@ -586,6 +589,17 @@ func (s *Service) Callback(ctx context.Context, gatewayID, reference string) err
 	return s.check(ctx, tr)
 }
 
+// statusRef names tr to its aggregator's status read, with how long ago
+// its payout call returned (0 for an orphan, whose call never recorded
+// its end).
+func (s *Service) statusRef(tr *cauri.Transfer) gateway.Ref {
+	ref := gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency}
+	if tr.InitiatedAt != nil {
+		ref.SinceInitiated = max(s.Now().Sub(*tr.InitiatedAt), 0)
+	}
+	return ref
+}
+
 // check asks the aggregator about a processing transfer and records a
 // final answer.
 func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
@@ -593,7 +607,7 @@ func (s *Service) check(ctx context.Context, tr *cauri.Transfer) error {
 	if err != nil {
 		return err
 	}
-	st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
+	st, err := payer.PayoutStatus(ctx, s.statusRef(tr))
 	if err != nil || st.Outcome == gateway.Pending {
 		return err
 	}
@@ -621,7 +635,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			s.Failures.Record(ctx, movement.Transfer, "connector", tr.ID, err)
 			continue
 		}
-		st, err := payer.PayoutStatus(ctx, gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency})
+		st, err := payer.PayoutStatus(ctx, s.statusRef(tr))
 		if err != nil { // the aggregator is not answering: the next pass asks again
 			s.Failures.Record(ctx, movement.Transfer, "check", tr.ID, err)
 			continue

@@ -101,7 +101,8 @@ func New(g *cauri.Gateway, creds map[string]string) (gateway.Connector, error) {
 			ShortCode: creds["shortcode"], PassKey: creds["passkey"], TillNumber: creds["till_number"],
 			InitiatorName: creds["initiator_name"], InitiatorPassword: creds["initiator_password"], SecurityCredential: creds["security_credential"],
 			B2CShortCode: creds["b2c_shortcode"], CommandID: creds["command_id"], Environment: mpesaEnvironment(creds["environment"], g.Live),
-			HTTP: client}), nil
+			ReversalInitiatorName: creds["reversal_initiator_name"], ReversalInitiatorPassword: creds["reversal_initiator_password"],
+			ReversalSecurityCredential: creds["reversal_security_credential"], HTTP: client}), nil
 	}
 	return nil, &gateway.Error{Message: p.Name + " payments are not connected yet"}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/gateway"
+	"github.com/cauri-pay/cauri/internal/gateway/mpesa"
 	"github.com/cauri-pay/cauri/internal/gateway/mtnmomo"
 )
 
@@ -39,6 +40,24 @@ func TestNew_MTNEnvironment(t *testing.T) {
 		if got := conn.(*mtnmomo.Client).Environment; got != tc.want {
 			t.Errorf("live %v, target_environment %q: environment %q; want %q", tc.live, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestNew_MpesaInitiators: an M-Pesa gateway's B2C initiator and its own
+// reversal initiator reach the connector, each with its credentials.
+func TestNew_MpesaInitiators(t *testing.T) {
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), Provider: "mpesa"}
+	conn, err := New(g, map[string]string{"consumer_key": "k", "consumer_secret": "s", "shortcode": "174379", "passkey": "p",
+		"initiator_name": "b2capi", "initiator_password": "pw1", "reversal_initiator_name": "revapi",
+		"reversal_initiator_password": "pw2", "reversal_security_credential": "cred2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := conn.(*mpesa.Client)
+	if c.InitiatorName != "b2capi" || c.InitiatorPassword != "pw1" || c.ReversalInitiatorName != "revapi" ||
+		c.ReversalInitiatorPassword != "pw2" || c.ReversalSecurityCredential != "cred2" {
+		t.Fatalf("client = B2C %q/%q, reversal %q/%q/%q", c.InitiatorName, c.InitiatorPassword,
+			c.ReversalInitiatorName, c.ReversalInitiatorPassword, c.ReversalSecurityCredential)
 	}
 }
 

@@ -23,8 +23,12 @@ package mpesa
 //
 // Daraja takes no idempotency key: a request sent twice pays twice, so the
 // connector is not idempotent (IdempotentPayout false): the transfer service
-// never re-sends one whose answer was lost, and PayoutStatus never answers
-// NotFound.
+// never re-sends one whose answer was lost. PayoutStatus answers NotFound
+// only on Daraja's own word that it does not know the request (the status
+// result 2032, "The transaction receipt number does not exist.") to a query
+// sent NotKnownFinal or more after the payout's call returned, by when a
+// request Daraja did receive is known to M-PESA (statusOutcome); the
+// transfer then ends failed (not_received), and nothing was paid.
 
 import (
 	"context"
@@ -44,6 +48,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
@@ -81,17 +87,18 @@ var sandboxCert []byte
 
 // A result address (a push's CallBackURL, a ResultURL, a QueueTimeOutURL)
 // is the gateway's callback address with one more path segment, which
-// says what the result must be about: kind.reference.amount.subject.token
+// says what the result must be about: kind.reference.amount.subject.nk.token
 // (resultURLFor). In the path, not a query string: guides to Daraja use
 // path tokens (testdata/SOURCES.md, "Result addresses"), and nothing says
 // Daraja keeps a query string. The callback route gives that segment to
 // the connector (gateway.CallbackPathHeader); it is read into these keys.
 const (
-	kindKey    = "kind"    // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
-	refKey     = "ref"     // the payment's, the transfer's or the refund's reference
-	amountKey  = "amount"  // the amount in whole shillings, when known
-	subjectKey = "subject" // what the result must be about (a receipt, Daraja's id), when any
-	tokenKey   = "token"   // tokenFor(kind, reference, signed(amount, subject))
+	kindKey     = "kind"    // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	refKey      = "ref"     // the payment's, the transfer's or the refund's reference
+	amountKey   = "amount"  // the amount in whole shillings, when known
+	subjectKey  = "subject" // what the result must be about (a receipt, Daraja's id), when any
+	notKnownKey = "nk"      // "1": the status query was sent late enough for "not known" to be final (NotKnownFinal)
+	tokenKey    = "token"   // tokenFor(kind, reference, signed(amount, subject, notKnown))
 )
 
 // blockedWords are what Daraja's filter refuses in a callback address, in
@@ -99,7 +106,7 @@ const (
 var blockedWords = []string{"mpesa", "m-pesa", "safaricom"}
 
 // resultKeys are the segment's parts, in order.
-var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, tokenKey}
+var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, notKnownKey, tokenKey}
 
 // segmentPart is what a part of the segment may hold: letters, digits, _
 // and - (our UUIDs, amounts, receipts, Daraja's ids, base64url tokens).
@@ -123,13 +130,29 @@ func resultParams(h http.Header) (url.Values, bool) {
 }
 
 // signed is what a result address's token covers besides the reference:
-// the amount, and the subject when there is one.
-func signed(amount, subject string) string {
-	if subject == "" {
-		return amount
+// the amount, the subject when there is one, and the mark of a status
+// query whose "not known" is final.
+func signed(amount, subject string, notKnown bool) string {
+	s := amount
+	if subject != "" {
+		s += "\x00" + subject
 	}
-	return amount + "\x00" + subject
+	if notKnown {
+		s += "\x00nk"
+	}
+	return s
 }
+
+// NotKnownFinal is how long after a B2C request's call returned a status
+// query must be sent for Daraja's "not known" answer (2032) to mean that
+// Daraja never received the request. Daraja answers the request at once
+// but hands it to M-PESA through a queue, where it may wait (its
+// QueueTimeOutURL says when it timed out there) for a time no Safaricom
+// source gives; a status result was seen to take 85 seconds in the sandbox
+// (testdata/SOURCES.md). The other aggregators' rule, whose status reads
+// are synchronous, is movement.NotFoundIsFinal (2 minutes after the call);
+// Daraja gets five times that. A query sent sooner concludes nothing.
+const NotKnownFinal = 10 * time.Minute
 
 // b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
 // numbers, as in the portal's example (testdata/b2c_request.json).
@@ -269,26 +292,40 @@ func environment(env string, live bool) string {
 	return env
 }
 
-// securityCredential is the SecurityCredential of a request: the ready one,
-// else the initiator's password RSA-encrypted (PKCS #1 v1.5) with the
-// environment's certificate, base64 (the library's src/helpers/security.js).
-// The encryption is random: it is made once per client.
+// credential is an initiator's SecurityCredential once made.
+type credential struct {
+	once sync.Once
+	cred string
+	err  error
+}
+
+// securityCredential is the SecurityCredential of the B2C initiator's
+// requests (securityCredentialOf).
 func (c *Client) securityCredential() (string, error) {
-	if s := strings.TrimSpace(c.SecurityCredential); s != "" {
+	return c.securityCredentialOf(&c.b2cCred, c.SecurityCredential, c.InitiatorPassword, "security_credential")
+}
+
+// securityCredentialOf is an initiator's SecurityCredential: the ready one,
+// else its password RSA-encrypted (PKCS #1 v1.5) with the environment's
+// certificate, base64 (the library's src/helpers/security.js). The
+// encryption is random: it is made once per client and initiator. field
+// names the ready credential's field, for the error.
+func (c *Client) securityCredentialOf(made *credential, ready, password, field string) (string, error) {
+	if s := strings.TrimSpace(ready); s != "" {
 		return s, nil
 	}
-	c.credOnce.Do(func() {
+	made.once.Do(func() {
 		cert := c.Certificate
 		if cert == nil {
 			if environment(c.Environment, false) != Sandbox {
-				c.credErr = &gateway.Error{NotSent: true, Message: "M-Pesa B2C: no certificate for the production environment; give the gateway's security_credential"}
+				made.err = &gateway.Error{NotSent: true, Message: "M-Pesa: no certificate for the production environment; give the gateway's " + field}
 				return
 			}
 			cert = sandboxCert
 		}
-		c.cred, c.credErr = encryptPassword(cert, c.InitiatorPassword)
+		made.cred, made.err = encryptPassword(cert, password)
 	})
-	return c.cred, c.credErr
+	return made.cred, made.err
 }
 
 // encryptPassword encrypts password with the certificate's RSA key (PEM or
@@ -331,6 +368,12 @@ func (c *Client) resultURL(notify, kind, reference, amount string) (string, erro
 // resultURLFor is resultURL with a subject (a receipt, an id) the result
 // must be about, covered by the token.
 func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (string, error) {
+	return c.resultURLWith(notify, kind, reference, amount, subject, false)
+}
+
+// resultURLWith is resultURLFor, with the mark (covered by the token) of a
+// status query whose "not known" answer is final (NotKnownFinal).
+func (c *Client) resultURLWith(notify, kind, reference, amount, subject string, notKnown bool) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(notify))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
@@ -340,8 +383,12 @@ func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (
 			return "", fmt.Errorf("Daraja blocks callback addresses that contain %q, and the gateway's (%s) does: serve Cauri under another address", w, u.Redacted())
 		}
 	}
-	parts := []string{kind, reference, amount, subject, c.tokenFor(kind, reference, signed(amount, subject))}
-	for _, p := range parts[:4] {
+	nk := ""
+	if notKnown {
+		nk = "1"
+	}
+	parts := []string{kind, reference, amount, subject, nk, c.tokenFor(kind, reference, signed(amount, subject, notKnown))}
+	for _, p := range parts[:5] {
 		if !segmentPart.MatchString(p) {
 			return "", fmt.Errorf("%q cannot be carried in a result address", truncate(p, 60))
 		}
@@ -451,8 +498,10 @@ func (c *Client) IdempotentPayout() bool { return false }
 // PayoutStatus implements gateway.Payer: the outcome a trusted result
 // callback brought (see CallbackReference), else the transaction status
 // query is sent, by OriginatorConversationID, and the payout is pending
-// until its result arrives. Never NotFound: nothing proves Daraja did not
-// receive a request whose answer was lost.
+// until its result arrives. NotFound only when Daraja's result to a query
+// sent NotKnownFinal or more after the payout's call returned
+// (ref.SinceInitiated) says it does not know the request (statusOutcome);
+// a sooner query's "not known" concludes nothing.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
@@ -464,7 +513,8 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
 		amount = strconv.FormatInt(whole, 10)
 	}
-	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference, amount)
+	late := ref.SinceInitiated >= NotKnownFinal
+	result, err := c.resultURLWith(ref.NotifyURL, "status", ref.Reference, amount, "", late)
 	if err != nil {
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
 	}
@@ -510,26 +560,34 @@ func initiatorRefused(raw []byte) bool {
 const (
 	resultInsufficient = "1"    // "The balance is insufficient for the transaction."
 	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
+	// resultNotKnown is the transaction status query's answer about a
+	// transaction M-PESA does not have: "The transaction receipt number
+	// does not exist." (a sandbox capture, testdata/SOURCES.md).
+	resultNotKnown = "2032"
 )
 
 // trusted reads a result address's parts (resultParams): the reference,
-// amount and subject it carries, and whether its token is theirs.
-func (c *Client) trusted(q url.Values) (reference, amount, subject string, ok bool) {
-	reference, amount, subject = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey)
-	want := c.tokenFor(q.Get(kindKey), reference, signed(amount, subject))
+// amount and subject it carries, its "not known is final" mark, and
+// whether its token is theirs.
+func (c *Client) trusted(q url.Values) (reference, amount, subject string, notKnown, ok bool) {
+	reference, amount, subject, notKnown = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey), q.Get(notKnownKey) == "1"
+	want := c.tokenFor(q.Get(kindKey), reference, signed(amount, subject, notKnown))
 	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(want))
-	return reference, amount, subject, ok
+	return reference, amount, subject, notKnown, ok
 }
 
 // b2cCallback reads a callback to a result address whose parts are q: the
 // reference, once the token is checked, and the outcome it carries, if
-// final. ok is false when q is not a result address's.
+// final. ok is false when q is not a result address's. A status result
+// that concludes nothing is an error (ignored, the reference not named):
+// naming it would make the transfer service ask at once again, query
+// after query, where the reconciler asks with its backoff.
 func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bool, err error) {
 	kind := q.Get(kindKey)
 	if kind == "" {
 		return "", false, nil
 	}
-	reference, amount, subject, trusted := c.trusted(q)
+	reference, amount, subject, notKnown, trusted := c.trusted(q)
 	if !trusted {
 		return "", true, errors.New("M-Pesa callback without the right token: ignored")
 	}
@@ -572,9 +630,12 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if !sameAmount(b.param("Amount"), amount) {
 			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
-		if r, final := statusOutcome(b); final {
-			c.results.put(reference, r)
+		r, final := statusOutcome(b, notKnown)
+		if !final {
+			return "", true, errors.New("M-Pesa status result about " + reference + " concludes nothing (" +
+				truncate(strings.Trim(string(b.Result.ResultCode)+": "+b.Result.ResultDesc, ": "), 100) + "): the reconciler asks again")
 		}
+		c.results.put(reference, r)
 	} // a B2C timeout is only a signal: the status query decides
 	return reference, true, nil
 }
@@ -610,12 +671,18 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 
 // statusOutcome reads a status query's result (its ResultParameters name
 // the transaction's own OriginatorConversationID, which b2cCallback checks):
-// only ResultCode 0 with
-// TransactionStatus "Completed" concludes (paid). Any other answer (a
-// failed query, an unknown transaction, another status) concludes nothing:
-// their wording is not confirmed by Safaricom's sources, and a payout is
-// never ended on a guess.
-func statusOutcome(b resultBody) (B2CResult, bool) {
+// ResultCode 0 with TransactionStatus "Completed" concludes paid; 2032,
+// M-PESA's "The transaction receipt number does not exist.", concludes
+// never received (NotFound) when the query was sent late enough
+// (notKnown: NotKnownFinal after the payout's call returned). Any other
+// answer (a failed query, a sooner "not known", another status) concludes
+// nothing: its wording is not confirmed by Safaricom's sources, and a
+// payout is never ended on a guess.
+func statusOutcome(b resultBody, notKnown bool) (B2CResult, bool) {
+	if b.Result.ResultCode == resultNotKnown && notKnown {
+		return B2CResult{Status: gateway.Status{Outcome: gateway.NotFound,
+			Reason: truncate(strings.Trim(resultNotKnown+": "+strings.TrimSpace(b.Result.ResultDesc), ": "), 200)}}, true
+	}
 	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
 		return B2CResult{}, false
 	}

@@ -237,7 +237,7 @@ func TestPayout_AgainstSimulator(t *testing.T) {
 // TestPayout_StatusQueryRecoversALostResult: the B2C result lost, the
 // status query (sent by PayoutStatus, which answers pending) brings the
 // outcome on its own result address; a payout never settled gets no
-// result and stays pending; PayoutStatus never answers NotFound.
+// result and stays pending, however late it is asked about.
 func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 	s, c, rcv := newB2C(t)
 	s.LoseResults.Store(true)
@@ -261,19 +261,91 @@ func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 		t.Fatalf("%d requests, %d paid", s.B2CRequests(), s.B2CPaid(ref1))
 	}
 
-	// Never settled, and never received: pending, never not found.
+	// Received, never settled: no result, pending, even asked late.
 	s.LoseResults.Store(false)
 	if _, err := c.Payout(ctx, payout("ref-stuck", "+254708370129", notify)); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []string{"ref-stuck", "ref-never-sent"} {
-		if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: r, NotifyURL: notify}); err != nil || st.Outcome != gateway.Pending {
-			t.Fatalf("PayoutStatus(%s) = %+v, %v", r, st, err)
-		}
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "ref-stuck", NotifyURL: notify, SinceInitiated: time.Hour}); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("PayoutStatus(ref-stuck) = %+v, %v", st, err)
 	}
 	rcv.none(t)
 	if c.IdempotentPayout() {
 		t.Fatal("Daraja takes no idempotency key")
+	}
+}
+
+// TestPayout_NeverReceived: a B2C request whose connection dropped before
+// Daraja read it (no answer: an unknown outcome, never a failure) is not
+// known to the status query, which answers 2032 on its result address.
+// Asked sooner than NotKnownFinal after the call, that concludes nothing
+// (the callback names no transfer, so nothing asks again at once); asked
+// later, the payout was never received (NotFound, in Daraja's words), and
+// nothing was paid. A request Daraja received whose answer was lost is
+// known: never NotFound.
+func TestPayout_NeverReceived(t *testing.T) {
+	s, c, rcv := newB2C(t)
+	ctx := context.Background()
+	notify := rcv.srv.URL + "/callbacks/gw_1"
+	s.LoseB2CRequests.Store(true)
+	st, err := c.Payout(ctx, payout(ref1, "+254708374149", notify))
+	if e := gateway.ErrorOf(err); e == nil || !e.Transient || e.NotSent || e.Answered {
+		t.Fatalf("Payout with its connection dropped = %+v, %v; want transient, no answer", st, err)
+	}
+	if s.B2CRequests() != 0 {
+		t.Fatalf("%d requests recorded", s.B2CRequests())
+	}
+
+	for _, since := range []time.Duration{0, NotKnownFinal - time.Second} {
+		ref := gateway.Ref{Reference: ref1, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: since}
+		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("PayoutStatus(%v after) = %+v, %v", since, st, err)
+		}
+		if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "2032") {
+			t.Fatalf("a too early 2032 result read as %q; want an error naming no transfer", got)
+		}
+	}
+	late := gateway.Ref{Reference: ref1, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: NotKnownFinal}
+	if st, err := c.PayoutStatus(ctx, late); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("PayoutStatus(late) = %+v, %v", st, err)
+	}
+	if got := rcv.next(t); got != ref1 {
+		t.Fatalf("the late 2032 result names %q", got)
+	}
+	st, err = c.PayoutStatus(ctx, late)
+	if err != nil || st.Outcome != gateway.NotFound || st.Reason != "2032: The transaction receipt number does not exist." {
+		t.Fatalf("PayoutStatus after the late result = %+v, %v; want not found", st, err)
+	}
+
+	// Received, its answer lost, settled or not: known, never NotFound.
+	s.LoseB2CRequests.Store(false)
+	s.LoseB2CAnswers.Store(true)
+	for _, phone := range []string{"+254708370129", "+254708374149"} {
+		ref := "ref-" + phone[len(phone)-4:]
+		if _, err := c.Payout(ctx, payout(ref, phone, notify)); !gateway.IsTransient(err) {
+			t.Fatalf("Payout with its answer lost: %v", err)
+		}
+		if phone != "+254708370129" {
+			rcv.next(t) // its B2C result
+			c.results.take(ref)
+		}
+		st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: ref, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: time.Hour})
+		if err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("PayoutStatus(%s) = %+v, %v", ref, st, err)
+		}
+		if phone == "+254708370129" {
+			rcv.none(t) // pending at Daraja: no status result
+			continue
+		}
+		if got := rcv.next(t); got != ref {
+			t.Fatalf("status result names %q", got)
+		}
+		if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: ref, NotifyURL: notify}); err != nil || st.Outcome != gateway.Succeeded {
+			t.Fatalf("PayoutStatus(%s) after its status result = %+v, %v", ref, st, err)
+		}
+	}
+	if s.B2CRequests() != 2 || s.B2CPaid(ref1) != 0 {
+		t.Fatalf("%d requests, the never received one paid %d times", s.B2CRequests(), s.B2CPaid(ref1))
 	}
 }
 
@@ -327,6 +399,17 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if _, kept := c.results.take(orig); kept {
 		t.Fatal("a result of another amount was kept")
 	}
+	// The mark of a late query is covered by the token: added to an
+	// early query's address, the result is not believed.
+	notKnown := b2cFixture(t, "transactionstatus_result_not_known.json")
+	early := url.Values{kindKey: {"status"}, refKey: {orig}, tokenKey: {c.tokenFor("status", orig, "")}}
+	early.Set(notKnownKey, "1")
+	if ref, err := c.CallbackReference(header(early), notKnown); err == nil {
+		t.Fatalf("a forged late mark read as %q", ref)
+	}
+	if _, kept := c.results.take(orig); kept {
+		t.Fatal("a 2032 result with a forged mark was kept")
+	}
 	// A timeout is only a signal.
 	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor("timeout", orig, "")}}), []byte(`{"Result":{}}`))
 	if _, kept := c.results.take(orig); err != nil || ref != orig || kept {
@@ -356,8 +439,20 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	}
 	b = resultBody{}
 	json.Unmarshal(b2cFixture(t, "transactionstatus_result_completed.json"), &b)
-	if r, final := statusOutcome(b); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.Status.RecipientName != "John Doe" {
+	if r, final := statusOutcome(b, false); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.Status.RecipientName != "John Doe" {
 		t.Fatalf("status result: %+v, %v", r, final)
+	}
+	// Daraja's sandbox about a transaction M-PESA does not have (2032, no
+	// ResultParameters): never received only for a query sent late
+	// enough, else nothing concluded.
+	b = resultBody{}
+	json.Unmarshal(b2cFixture(t, "transactionstatus_result_not_known.json"), &b)
+	if r, final := statusOutcome(b, true); !final || r.Status.Outcome != gateway.NotFound ||
+		r.Status.Reason != "2032: The transaction receipt number does not exist." {
+		t.Fatalf("not known, late: %+v, %v", r, final)
+	}
+	if r, final := statusOutcome(b, false); final {
+		t.Fatalf("not known, too soon: %+v concluded", r)
 	}
 	// A status result is read for the transfer its address names only:
 	// the transaction's OriginatorConversationID must be that reference.

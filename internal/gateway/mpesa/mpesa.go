@@ -36,7 +36,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cauri-pay/cauri"
@@ -93,11 +92,17 @@ type Client struct {
 	InitiatorName, InitiatorPassword, SecurityCredential string
 	B2CShortCode, CommandID, Environment                 string
 	Certificate                                          []byte
+	// Reversals (reversal.go) and their status queries use their own
+	// initiator when the gateway has one ("reversal_initiator_name", with
+	// "reversal_initiator_password" or a ready
+	// "reversal_security_credential"): Safaricom gives the "Org Reversals
+	// Initiator" role to API users apart from "ORG B2C API Initiator";
+	// without one, the B2C initiator above.
+	ReversalInitiatorName, ReversalInitiatorPassword, ReversalSecurityCredential string
 
-	tokens   gateway.Tokens
-	credOnce sync.Once
-	cred     string
-	credErr  error
+	tokens       gateway.Tokens
+	b2cCred      credential
+	reversalCred credential
 	// Trusted outcomes of B2C payments and reversals, by our reference,
 	// for the status check their callback triggers.
 	results kept[B2CResult]
@@ -605,7 +610,7 @@ func (c *Client) PaidReference(h http.Header, body []byte) (checkoutRequestID, r
 	if !ok || q.Get(kindKey) != pushKind {
 		return "", ""
 	}
-	_, amount, _, trusted := c.trusted(q)
+	_, amount, _, _, trusted := c.trusted(q)
 	stk, err := readCallback(body)
 	if !trusted || err != nil || stk.ResultCode != "0" {
 		return "", ""

@@ -23,7 +23,11 @@ package mpesa
 // of one, and M-Pesa refuses to reverse a transaction twice (R000001 "The
 // transaction has already been reversed"): a reversal gives back the whole
 // payment (WholeRefundsOnly). Its initiator needs the "Org Reversals
-// Initiator" role on the shortcode that received the payment.
+// Initiator" role on the shortcode that received the payment: the
+// gateway's reversal initiator when it has one (reversal_initiator_name,
+// with reversal_initiator_password or reversal_security_credential), else
+// the B2C initiator; the status queries about reversals are the same
+// initiator's (it needs the "Transaction Status query ORG API" role too).
 
 import (
 	"context"
@@ -84,14 +88,38 @@ func (c *Client) receiverParty() string {
 	return strings.TrimSpace(c.ShortCode)
 }
 
+// reversalInitiator is who reverses: the gateway's reversal initiator when
+// it has one, else its B2C initiator; prefix is its credentials' ("" or
+// "reversal_").
+func (c *Client) reversalInitiator() (name, prefix string) {
+	if name := strings.TrimSpace(c.ReversalInitiatorName); name != "" {
+		return name, "reversal_"
+	}
+	return strings.TrimSpace(c.InitiatorName), ""
+}
+
+// reversalCredential is the reversal initiator's SecurityCredential.
+func (c *Client) reversalCredential() (string, error) {
+	if _, prefix := c.reversalInitiator(); prefix != "" {
+		return c.securityCredentialOf(&c.reversalCred, c.ReversalSecurityCredential, c.ReversalInitiatorPassword, "reversal_security_credential")
+	}
+	return c.securityCredential()
+}
+
 // RefundsUnavailable implements the refund service's question: a gateway
-// reverses payments only with an API initiator (the B2C credentials).
+// reverses payments only with an API initiator (the reversal initiator's
+// credentials, or the B2C ones).
 func (c *Client) RefundsUnavailable() string {
+	name, prefix := c.reversalInitiator()
+	password, ready := c.InitiatorPassword, c.SecurityCredential
+	if prefix != "" {
+		password, ready = c.ReversalInitiatorPassword, c.ReversalSecurityCredential
+	}
 	switch {
-	case strings.TrimSpace(c.InitiatorName) == "":
-		return `M-Pesa refunds a payment by reversing it, which needs an API initiator with the "Org Reversals Initiator" role: the gateway has no "initiator_name"`
-	case strings.TrimSpace(c.SecurityCredential) == "" && c.InitiatorPassword == "":
-		return `M-Pesa refunds a payment by reversing it, which needs the initiator's "initiator_password" (or a ready "security_credential"): the gateway has neither`
+	case name == "":
+		return `M-Pesa refunds a payment by reversing it, which needs an API initiator with the "Org Reversals Initiator" role: the gateway has no "reversal_initiator_name" nor "initiator_name"`
+	case strings.TrimSpace(ready) == "" && password == "":
+		return `M-Pesa refunds a payment by reversing it, which needs the initiator's "` + prefix + `initiator_password" (or a ready "` + prefix + `security_credential"): the gateway has neither`
 	}
 	return ""
 }
@@ -167,7 +195,7 @@ func (c *Client) Refund(ctx context.Context, r gateway.Refund) (gateway.Status, 
 		return gateway.Status{}, &gateway.Error{NotSent: true, Message: "M-Pesa reversal: " + err.Error()}
 	}
 	timeout, _ := c.resultURLFor(r.NotifyURL, "reversal_timeout", r.Reference, amount, receipt)
-	cred, err := c.securityCredential()
+	cred, err := c.reversalCredential()
 	if err != nil {
 		return gateway.Status{}, err
 	}
@@ -188,7 +216,8 @@ func (c *Client) encodeReversal(reference, receipt, amount, reason, cred, result
 	if len(remarks) < 2 {
 		remarks = "Refund"
 	}
-	return reversalRequest{Initiator: c.InitiatorName, SecurityCredential: cred, CommandID: transactionReversal, TransactionID: receipt,
+	name, _ := c.reversalInitiator()
+	return reversalRequest{Initiator: name, SecurityCredential: cred, CommandID: transactionReversal, TransactionID: receipt,
 		Amount: amount, ReceiverParty: c.receiverParty(), RecieverIdentifierType: reversalReceiverType, ResultURL: result,
 		QueueTimeOutURL: timeout, Remarks: remarks, Occasion: accountReference(reference)}
 }
@@ -207,7 +236,8 @@ func (c *Client) RefundStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if err := c.reversalConfigured(); err != nil {
 		return gateway.Status{}, err
 	}
-	req := statusRequest{Initiator: c.InitiatorName, CommandID: "TransactionStatusQuery", PartyA: c.receiverParty(), IdentifierType: "4",
+	name, _ := c.reversalInitiator()
+	req := statusRequest{Initiator: name, CommandID: "TransactionStatusQuery", PartyA: c.receiverParty(), IdentifierType: "4",
 		Remarks: "Status", Occasion: accountReference(ref.Reference)}
 	kind, subject := "reversal_status", strings.TrimSpace(ref.ProviderRef)
 	if subject != "" {
@@ -224,7 +254,7 @@ func (c *Client) RefundStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
 	}
 	req.QueueTimeOutURL, _ = c.resultURLFor(ref.NotifyURL, "status_timeout", ref.Reference, "", subject)
-	if req.SecurityCredential, err = c.securityCredential(); err != nil {
+	if req.SecurityCredential, err = c.reversalCredential(); err != nil {
 		return gateway.Status{}, err
 	}
 	return c.statusQuery(ctx, req, ref.ProviderRef)
@@ -251,7 +281,8 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 		if !sameAmount(b.param("Amount"), amount) {
 			return errors.New("M-Pesa reversal result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
-		c.results.put(reference, B2CResult{Status: reversalOutcome(b)})
+		_, prefix := c.reversalInitiator()
+		c.results.put(reference, B2CResult{Status: reversalOutcome(b, prefix)})
 	case "reversal_status", "reversed_status":
 		param, want := "OriginatorConversationID", "Completed"
 		if kind == "reversed_status" {
@@ -261,15 +292,19 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 			return errors.New("M-Pesa status result about " + truncate(got, 60) + ", not " + subject + ": ignored")
 		}
 		// Only a completed reversal concludes (or, asked about the payment,
-		// a payment said reversed): any other answer leaves the refund
-		// pending, never ended on a guess.
-		if b.Result.ResultCode == "0" && strings.EqualFold(b.param("TransactionStatus"), want) {
-			receipt := ""
-			if kind == "reversal_status" {
-				receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
-			}
-			c.results.put(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
+		// a payment said reversed): any other answer (M-PESA's 2032 "does
+		// not exist" included: a refund is never ended as not received)
+		// leaves the refund pending, never ended on a guess, and is not
+		// a signal either (the reconciler asks again, with its backoff).
+		if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), want) {
+			return errors.New("M-Pesa status result about refund " + reference + " concludes nothing (" +
+				truncate(strings.Trim(string(b.Result.ResultCode)+": "+b.Result.ResultDesc, ": "), 100) + "): the reconciler asks again")
 		}
+		receipt := ""
+		if kind == "reversal_status" {
+			receipt = firstNonEmpty(b.param("ReceiptNo"), b.Result.TransactionID)
+		}
+		c.results.put(reference, B2CResult{Status: gateway.Status{Outcome: gateway.Succeeded, ProviderRef: receipt}})
 	}
 	return nil
 }
@@ -277,8 +312,9 @@ func (c *Client) reversalCallback(kind, reference, amount, subject string, body 
 // reversalOutcome reads a reversal's result: ResultCode 0 reversed (the
 // ProviderRef its TransactionID, the reversal's own receipt), any other
 // code failed in Daraja's words, with what the merchant must fix when it
-// names the initiator.
-func reversalOutcome(b resultBody) gateway.Status {
+// names the initiator (whose credentials' names begin with prefix: ""
+// or "reversal_").
+func reversalOutcome(b resultBody, prefix string) gateway.Status {
 	r := b.Result
 	if r.ResultCode == "0" {
 		return gateway.Status{Outcome: gateway.Succeeded, ProviderRef: strings.TrimSpace(r.TransactionID)}
@@ -286,9 +322,9 @@ func reversalOutcome(b resultBody) gateway.Status {
 	why := truncate(strings.Trim(string(r.ResultCode)+": "+strings.TrimSpace(r.ResultDesc), ": "), 200)
 	switch r.ResultCode {
 	case resultNotAllowed:
-		why += ` (the gateway's initiator needs the "Org Reversals Initiator" role on the shortcode that received the payment)`
+		why += " (the gateway's " + prefix + `initiator_name needs the "Org Reversals Initiator" role on the shortcode that received the payment)`
 	case resultInitiator, resultLocked:
-		why += " (check the gateway's initiator_name and initiator_password or security_credential)"
+		why += " (check the gateway's " + prefix + "initiator_name and " + prefix + "initiator_password or " + prefix + "security_credential)"
 	}
 	return gateway.Status{Outcome: gateway.Failed, ProviderRef: strings.TrimSpace(r.TransactionID), Reason: why,
 		CredentialsRefused: r.ResultCode == resultInitiator || r.ResultCode == resultLocked || r.ResultCode == resultNotAllowed}

@@ -2,6 +2,7 @@ package mpesa
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -154,17 +155,30 @@ func TestRefund_LostAnswers(t *testing.T) {
 		t.Fatalf("%d reversals (idempotent %v)", s.Reversals(), c.IdempotentRefund())
 	}
 	ref := gateway.Ref{Reference: r.Reference, Collection: &gateway.Ref{Reference: ref1, ProviderRef: receipt}, NotifyURL: notify}
-	// Not reversed yet: the payment is only "Completed", which concludes nothing.
+	// Not reversed yet: the payment is only "Completed", which concludes
+	// nothing, and names no refund (nothing asks again at once).
 	if st, err := c.RefundStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("RefundStatus = %+v, %v", st, err)
 	}
-	if got := rcv.next(t); got != r.Reference {
-		t.Fatalf("status result reference %q", got)
+	if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "concludes nothing") {
+		t.Fatalf("status result of a payment not reversed read as %q", got)
 	}
 	if st, err := c.RefundStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("RefundStatus after a Completed payment = %+v, %v; want pending", st, err)
 	}
 	rcv.next(t) // that second query's own result: still not reversed
+	// A receipt M-PESA does not have: 2032, which never ends a refund.
+	unknown := gateway.Ref{Reference: "ref-unknown", Collection: &gateway.Ref{Reference: "x", ProviderRef: "SIM9999999"}, NotifyURL: notify}
+	if st, err := c.RefundStatus(ctx, unknown); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("RefundStatus(unknown receipt) = %+v, %v", st, err)
+	}
+	if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "2032") {
+		t.Fatalf("2032 about a refund read as %q", got)
+	}
+	if st, err := c.RefundStatus(ctx, unknown); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("RefundStatus after 2032 = %+v, %v; want pending", st, err)
+	}
+	rcv.next(t)
 	lost := s.reversalBy(func(*simReversal) bool { return true })
 	s.settleReversal(lost, "")
 	if st, err := c.RefundStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
@@ -313,5 +327,82 @@ func TestRefund_RefusedBeforeSending(t *testing.T) {
 	}
 	if calls := a.Calls(); len(calls) != 0 {
 		t.Fatalf("calls %v; want none", calls)
+	}
+}
+
+// TestRefund_ReversalInitiator: a gateway with a reversal initiator of its
+// own (Safaricom's "Org Reversals Initiator" role, given apart from "ORG
+// B2C API Initiator") reverses with it, and asks about its reversals with
+// it, while B2C payouts keep theirs; without one, the B2C initiator
+// reverses, which Daraja refuses (21) when only the other has the role;
+// a wrong reversal credential names the reversal credentials.
+func TestRefund_ReversalInitiator(t *testing.T) {
+	s, c, rcv, simURL := reversalEnv(t)
+	s.ReversalInitiatorName, s.ReversalCredential = "revapi", base64.StdEncoding.EncodeToString(make([]byte, 256))
+	c.ReversalInitiatorName, c.ReversalSecurityCredential = "revapi", s.ReversalCredential
+	ctx := context.Background()
+	notify := rcv.srv.URL + "/callbacks/gw_1"
+	if why := c.RefundsUnavailable(); why != "" {
+		t.Fatalf("RefundsUnavailable = %q", why)
+	}
+
+	receipt := paidPush(t, s, c, rcv)
+	r := reversalOf(receipt, notify)
+	st, err := c.Refund(ctx, r)
+	if err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("Refund = %+v, %v", st, err)
+	}
+	// Its result lost: the status query, by the reversal initiator, finds
+	// it reversed.
+	s.LoseResults.Store(true)
+	gatewaytest.Control(t, simURL, "/_sim/settle/"+st.ProviderRef)
+	ref := gateway.Ref{Reference: r.Reference, ProviderRef: st.ProviderRef, NotifyURL: notify}
+	if got, err := c.RefundStatus(ctx, ref); err != nil || got.Outcome != gateway.Pending {
+		t.Fatalf("RefundStatus = %+v, %v", got, err)
+	}
+	if got := rcv.next(t); got != r.Reference {
+		t.Fatalf("status result reference %q", got)
+	}
+	if got, err := c.RefundStatus(ctx, ref); err != nil || got.Outcome != gateway.Succeeded {
+		t.Fatalf("RefundStatus after its status result = %+v, %v; want reversed by the reversal initiator", got, err)
+	}
+	s.LoseResults.Store(false)
+	// B2C payouts keep the B2C initiator.
+	if st, err := c.Payout(ctx, payout("ref-payout", "+254708374149", notify)); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("Payout = %+v, %v", st, err)
+	}
+	gatewaytest.Control(t, simURL, "/_sim/settle/ref-payout")
+	rcv.next(t)
+	if st, _ := c.PayoutStatus(ctx, gateway.Ref{Reference: "ref-payout", NotifyURL: notify}); st.Outcome != gateway.Succeeded {
+		t.Fatalf("the B2C initiator's payout = %+v", st)
+	}
+
+	for _, tc := range []struct {
+		name       string
+		client     func(*Client)
+		code, word string
+	}{
+		{"shared initiator without the role", func(c *Client) { c.ReversalInitiatorName, c.ReversalSecurityCredential = "", "" },
+			"21", `the gateway's initiator_name needs the "Org Reversals Initiator" role`},
+		{"wrong reversal credential", func(c *Client) { c.ReversalSecurityCredential = "d3Jvbmc=" },
+			"2001", "reversal_initiator_password or reversal_security_credential"},
+	} {
+		cc := &Client{BaseURL: c.BaseURL, ConsumerKey: c.ConsumerKey, ConsumerSecret: c.ConsumerSecret, ShortCode: c.ShortCode, PassKey: c.PassKey,
+			InitiatorName: c.InitiatorName, InitiatorPassword: c.InitiatorPassword, Environment: c.Environment, HTTP: c.HTTP,
+			ReversalInitiatorName: c.ReversalInitiatorName, ReversalSecurityCredential: c.ReversalSecurityCredential}
+		tc.client(cc)
+		rcv := newReceiver(t, cc)
+		again := reversalOf(paidPush(t, s, cc, rcv), rcv.srv.URL+"/callbacks/gw_1")
+		again.Reference = "ref-" + tc.code
+		st, err := cc.Refund(ctx, again)
+		if err != nil || st.Outcome != gateway.Pending {
+			t.Fatalf("%s: Refund = %+v, %v", tc.name, st, err)
+		}
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+st.ProviderRef)
+		rcv.next(t)
+		got, _ := cc.RefundStatus(ctx, gateway.Ref{Reference: again.Reference, ProviderRef: st.ProviderRef})
+		if got.Outcome != gateway.Failed || !strings.HasPrefix(got.Reason, tc.code+": ") || !strings.Contains(got.Reason, tc.word) || !got.CredentialsRefused {
+			t.Fatalf("%s: %+v; want %s naming %q", tc.name, got, tc.code, tc.word)
+		}
 	}
 }

@@ -58,9 +58,12 @@ type Simulator struct {
 	// B2C (simulator_b2c.go): the initiator it accepts, the ready
 	// SecurityCredential it accepts (any well-formed one when empty), the
 	// B2C shortcode (ShortCode when empty); LoseResults drops the B2C
-	// results, not the status query's.
+	// results, not the status query's; LoseB2CRequests hangs up on each
+	// payment request before reading it (never received); LoseB2CAnswers
+	// records each, then hangs up (received, its answer lost).
 	InitiatorName, B2CCredential, B2CShortCode string
 	LoseResults                                atomic.Bool
+	LoseB2CRequests, LoseB2CAnswers            atomic.Bool
 	b2c                                        b2cBook
 
 	// LoseCallbacks drops the STK callbacks a settle sends (a payment only
@@ -68,10 +71,14 @@ type Simulator struct {
 	// control call /_sim/callback/ still sends one.
 	LoseCallbacks atomic.Bool
 
-	// Reversals (simulator_reversal.go): LoseReversalAnswers records each
-	// reversal and closes the connection without answering.
-	LoseReversalAnswers atomic.Bool
-	reversals           reversalBook
+	// Reversals (simulator_reversal.go): the separate reversal initiator,
+	// when set, and its ready SecurityCredential (any well-formed one when
+	// empty): then only it may reverse (the B2C initiator's reversals end
+	// 21), and both may query; LoseReversalAnswers records each reversal
+	// and closes the connection without answering.
+	ReversalInitiatorName, ReversalCredential string
+	LoseReversalAnswers                       atomic.Bool
+	reversals                                 reversalBook
 
 	// Book holds the pushes, by CheckoutRequestID; their status is the
 	// query's errorCode while they wait, then their ResultCode.

@@ -39,7 +39,18 @@ import (
 // query with one is refused at once (400). Each request is a payment: one sent twice pays
 // twice, as Daraja does (B2CPaid counts the payments per reference).
 // LoseResults drops the B2C results (not the status query's), for the
-// status query to recover them.
+// status query to recover them. LoseB2CRequests closes each payment
+// request's connection before reading it (a request that never reached
+// Daraja, whose answer the caller waits for in vain); LoseB2CAnswers
+// records the payment, then closes the connection without answering (a
+// request Daraja received, its answer lost).
+//
+// The status query about a transaction the simulator does not have (no
+// payment, reversal or paid push by that OriginatorConversationID or
+// receipt) is answered, like one it has, on its ResultURL: ResultCode 2032
+// "The transaction receipt number does not exist.", no ResultParameters
+// (testdata/transactionstatus_result_not_known.json, a capture of
+// Daraja's sandbox). A payment still pending gets no result.
 
 // b2cPayout is one B2C payment the simulator accepted.
 type b2cPayout struct {
@@ -94,15 +105,29 @@ func (s *Simulator) b2cShortCode() string {
 // initiatorRefusal is Daraja's words for a wrong initiator name or
 // credential, "" when both are right.
 func (s *Simulator) initiatorRefusal(name text, p simB2C) string {
-	raw, err := base64.StdEncoding.DecodeString(string(p.SecurityCredential))
 	switch {
 	case s.InitiatorName == "" || string(name) != s.InitiatorName:
 		return "Bad Request - Invalid Initiator"
-	case s.B2CCredential != "" && string(p.SecurityCredential) != s.B2CCredential,
-		s.B2CCredential == "" && (err != nil || len(raw) != 256):
+	case !credentialOK(p.SecurityCredential, s.B2CCredential):
 		return "Bad Request - Invalid SecurityCredential"
 	}
 	return ""
+}
+
+// credentialOK reports whether a request's SecurityCredential is want, or,
+// when want is "", well-formed (base64 of a 2048-bit RSA block).
+func credentialOK(cred text, want string) bool {
+	if want != "" {
+		return string(cred) == want
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(cred))
+	return err == nil && len(raw) == 256
+}
+
+// reversalInitiator reports whether name and cred are the separate
+// reversal initiator's (ReversalInitiatorName, ReversalCredential).
+func (s *Simulator) reversalInitiator(name, cred text) bool {
+	return s.ReversalInitiatorName != "" && string(name) == s.ReversalInitiatorName && credentialOK(cred, s.ReversalCredential)
 }
 
 // initiated checks what both requests share: the initiator, its
@@ -111,8 +136,8 @@ func (s *Simulator) initiatorRefusal(name text, p simB2C) string {
 // addresses.
 func (s *Simulator) initiated(w http.ResponseWriter, name text, p simB2C, checkInitiator bool) bool {
 	why := ""
-	if checkInitiator {
-		why = s.initiatorRefusal(name, p)
+	if checkInitiator && !s.reversalInitiator(name, p.SecurityCredential) {
+		why = s.initiatorRefusal(name, p) // both initiators may query
 	}
 	switch {
 	case why != "":
@@ -154,6 +179,9 @@ func marshalResult(res map[string]any) []byte {
 
 // b2cPayment is POST /mpesa/b2c/v3/paymentrequest.
 func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
+	if s.LoseB2CRequests.Load() && hangUp(w) {
+		return // never received: nothing recorded
+	}
 	p, ok := decodeB2C(w, r)
 	if !ok || !s.initiated(w, p.InitiatorName, p, false) {
 		return
@@ -181,8 +209,10 @@ func (s *Simulator) b2cPayment(w http.ResponseWriter, r *http.Request) {
 	s.b2c.mu.Lock()
 	s.b2c.payouts = append(s.b2c.payouts, pay)
 	s.b2c.mu.Unlock()
-	sim.Reply(w, http.StatusOK, map[string]string{"ConversationID": pay.convID, "OriginatorConversationID": pay.origID,
-		"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
+	if !s.LoseB2CAnswers.Load() || !hangUp(w) { // else received, its answer lost
+		sim.Reply(w, http.StatusOK, map[string]string{"ConversationID": pay.convID, "OriginatorConversationID": pay.origID,
+			"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
+	}
 	if pay.stuck || s.SettleAfter <= 0 {
 		return // never, or when the control call says
 	}
@@ -317,12 +347,51 @@ func (s *Simulator) transactionStatus(w http.ResponseWriter, r *http.Request) {
 		body = statusResult(found, convID, fmt.Sprintf("%d-%d-1", 20000+n, n))
 	}
 	s.b2c.mu.Unlock()
+	queryID := fmt.Sprintf("%d-%d-1", 20000+n, n)
 	if found == nil {
-		body = s.reversalStatus(ref, string(p.TransactionID), convID, fmt.Sprintf("%d-%d-1", 20000+n, n))
+		body = s.reversalStatus(ref, string(p.TransactionID), convID, queryID)
+	}
+	if found == nil && body == nil && !s.knows(ref, string(p.TransactionID)) {
+		body = notKnownResult(convID, queryID, string(p.Occasion))
 	}
 	if body != nil {
 		go post(string(p.ResultURL), body)
 	}
+}
+
+// knows reports whether the simulator has a reversal by this
+// OriginatorConversationID, or a paid push by this receipt (B2C payments
+// aside).
+func (s *Simulator) knows(origID, receipt string) bool {
+	if origID != "" && s.reversalBy(func(rv *simReversal) bool { return rv.origID == origID }) != nil {
+		return true
+	}
+	return receipt != "" && len(s.Find(func(m *sim.Movement[simPayment]) bool { return m.Status == "0" && m.Data.receipt == receipt })) > 0
+}
+
+// notKnownResult is the status query's Result about a transaction M-PESA
+// does not have, as Daraja's sandbox answered it
+// (testdata/transactionstatus_result_not_known.json): ResultCode 2032, a
+// number, no ResultParameters, a TransactionID of zeros after its prefix.
+func notKnownResult(convID, queryID, occasion string) []byte {
+	return marshalResult(map[string]any{"ResultType": 0, "ResultCode": 2032, "ResultDesc": "The transaction receipt number does not exist.",
+		"OriginatorConversationID": queryID, "ConversationID": convID, "TransactionID": "SIS0000000",
+		"ReferenceData": map[string]any{"ReferenceItem": map[string]string{"Key": "Occasion", "Value": occasion}}})
+}
+
+// hangUp closes a request's connection without answering; false when it
+// cannot (the ResponseWriter is not a connection's).
+func hangUp(w http.ResponseWriter) bool {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return false
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // statusResult is the status query's Result about pay (b.mu held):

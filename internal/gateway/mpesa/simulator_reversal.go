@@ -21,6 +21,8 @@ import (
 //	reversed already                    R000001 "The transaction has already been reversed."
 //	any other TransactionID             R000002 "The OriginalTransactionID is invalid."
 //	a wrong initiator or credential     2001 "The initiator information is invalid."
+//	the B2C initiator, when the simulator has a separate reversal
+//	initiator (ReversalInitiatorName)   21 "The initiator is not allowed to initiate this request."
 //
 // An Amount other than the payment's is refused at once (400 "Bad Request
 // - Invalid Amount": the simulator's choice), as are a CommandID other than
@@ -44,7 +46,7 @@ type simReversal struct {
 	amount                  int64
 	resultURL               string
 	code                    string // "" while pending
-	badInitiator            bool
+	initiatorCode           string // the ResultCode its initiator ends it with (21, 2001), "" when allowed
 }
 
 type reversalBook struct {
@@ -112,7 +114,7 @@ func (s *Simulator) reversal(w http.ResponseWriter, r *http.Request) {
 		n := s.Next()
 		rv := &simReversal{origID: fmt.Sprintf("%04x-%04x-%08x%d", n, n*7, n*13, n), convID: fmt.Sprintf("AG_%s_%010d", time.Now().UTC().Format("20060102"), n),
 			reversed: string(p.TransactionID), amount: amount, resultURL: string(p.ResultURL),
-			badInitiator: s.initiatorRefusal(p.Initiator, simB2C{SecurityCredential: p.SecurityCredential}) != ""}
+			initiatorCode: s.reversalInitiatorCode(p.Initiator, p.SecurityCredential)}
 		s.reversals.mu.Lock()
 		s.reversals.list = append(s.reversals.list, rv)
 		s.reversals.mu.Unlock()
@@ -122,17 +124,29 @@ func (s *Simulator) reversal(w http.ResponseWriter, r *http.Request) {
 				s.settleReversal(rv, "")
 			}()
 		}
-		if s.LoseReversalAnswers.Load() {
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
-					conn.Close()
-					return
-				}
-			}
+		if s.LoseReversalAnswers.Load() && hangUp(w) {
+			return
 		}
 		sim.Reply(w, http.StatusOK, map[string]string{"OriginatorConversationID": rv.origID, "ConversationID": rv.convID,
 			"ResponseCode": "0", "ResponseDescription": "Accept the service request successfully."})
 	}
+}
+
+// reversalInitiatorCode is the ResultCode a reversal by this initiator
+// ends with: "" when it may reverse (the reversal initiator when the
+// simulator has one, else the B2C initiator); 21, the portal's code for an
+// API user without the "Org Reversals Initiator" role, for the B2C
+// initiator when a separate reversal initiator is set; 2001 for a wrong
+// name or credential.
+func (s *Simulator) reversalInitiatorCode(name, cred text) string {
+	b2c := s.initiatorRefusal(name, simB2C{SecurityCredential: cred}) == ""
+	switch {
+	case s.ReversalInitiatorName == "" && b2c, s.reversalInitiator(name, cred):
+		return ""
+	case s.ReversalInitiatorName != "" && b2c:
+		return "21"
+	}
+	return "2001"
 }
 
 // settleReversal ends a pending reversal, with code when given, else as
@@ -151,8 +165,8 @@ func (s *Simulator) settleReversal(rv *simReversal, code string) bool {
 	}
 	switch {
 	case code != "":
-	case rv.badInitiator:
-		code = "2001"
+	case rv.initiatorCode != "":
+		code = rv.initiatorCode
 	case len(paid) != 1:
 		code = "R000002"
 	case already:
