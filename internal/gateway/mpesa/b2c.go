@@ -500,8 +500,9 @@ func (c *Client) IdempotentPayout() bool { return false }
 // query is sent, by OriginatorConversationID, and the payout is pending
 // until its result arrives. NotFound only when Daraja's result to a query
 // sent NotKnownFinal or more after the payout's call returned
-// (ref.SinceInitiated) says it does not know the request (statusOutcome);
-// a sooner query's "not known" concludes nothing.
+// (ref.SinceInitiated), about a request Daraja never acknowledged, says it
+// does not know the request (statusOutcome); any other "not known"
+// concludes nothing.
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
@@ -513,7 +514,9 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
 		amount = strconv.FormatInt(whole, 10)
 	}
-	late := ref.SinceInitiated >= NotKnownFinal
+	// A request Daraja acknowledged (its ConversationID recorded) was
+	// received: "not known" then never means it was not, whatever the delay.
+	late := ref.SinceInitiated >= NotKnownFinal && strings.TrimSpace(ref.ProviderRef) == ""
 	result, err := c.resultURLWith(ref.NotifyURL, "status", ref.Reference, amount, "", late)
 	if err != nil {
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}

@@ -316,6 +316,16 @@ func TestPayout_NeverReceived(t *testing.T) {
 	if err != nil || st.Outcome != gateway.NotFound || st.Reason != "2032: The transaction receipt number does not exist." {
 		t.Fatalf("PayoutStatus after the late result = %+v, %v; want not found", st, err)
 	}
+	// A request Daraja acknowledged (its ConversationID recorded) was
+	// received: its "not known", however late, concludes nothing.
+	acked := late
+	acked.ProviderRef = "AG_20191219_00005797af5d7d75f652"
+	if st, err := c.PayoutStatus(ctx, acked); err != nil || st.Outcome != gateway.Pending {
+		t.Fatalf("PayoutStatus(acknowledged) = %+v, %v", st, err)
+	}
+	if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "2032") {
+		t.Fatalf("an acknowledged request's 2032 read as %q; want an error naming no transfer", got)
+	}
 
 	// Received, its answer lost, settled or not: known, never NotFound.
 	s.LoseB2CRequests.Store(false)
