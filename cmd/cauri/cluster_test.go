@@ -374,10 +374,7 @@ func TestCluster(t *testing.T) {
 		// killed with payouts in flight. No wallet is paid twice; every
 		// payout Daraja received ends succeeded (its result, or, when the
 		// result went to the dead node or was lost, the reconcilers' status
-		// query); one Daraja never received stays processing (it ends
-		// not_received only once Daraja's status query, sent
-		// mpesa.NotKnownFinal after its call, says it does not know it:
-		// longer than this test).
+		// query); one Daraja never received stays processing.
 		cred := "c2ltdWxhdG9yLWNyZWRlbnRpYWw="
 		sim := &mpesa.Simulator{ConsumerKey: "ck", ConsumerSecret: "cs", ShortCode: "174379", PassKey: "pk",
 			InitiatorName: "api", B2CCredential: cred, SettleAfter: 200 * time.Millisecond}

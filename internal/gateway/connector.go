@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/cauri-pay/cauri"
 )
@@ -71,12 +70,6 @@ type Ref struct {
 	NotifyURL string
 	Amount    int64 // minor units
 	Currency  cauri.Currency
-	// SinceInitiated, in a PayoutStatus only, is how long ago the payout's
-	// initiation call returned, by the transfer service's clock (0 when it
-	// is not known to have returned: an orphan's), for the aggregators
-	// whose "I do not know it" means "never received" only long enough
-	// after the request was sent (M-Pesa's transaction status query).
-	SinceInitiated time.Duration
 }
 
 // Outcome is where a collection stands at the aggregator.

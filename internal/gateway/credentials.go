@@ -50,7 +50,7 @@ func checkMpesaB2C(creds map[string]string, live bool) error {
 // production.
 func checkInitiator(creds map[string]string, prefix, env, what string, needed bool) error {
 	name, pw, cred := prefix+"initiator_name", prefix+"initiator_password", prefix+"security_credential"
-	password, ready := creds[pw] != "", strings.TrimSpace(creds[cred]) != ""
+	password, ready := strings.TrimSpace(creds[pw]) != "", strings.TrimSpace(creds[cred]) != ""
 	if strings.TrimSpace(creds[name]) == "" {
 		if password || ready || needed {
 			return fmt.Errorf("%s need %s, with %s or %s", what, name, pw, cred)

@@ -589,15 +589,9 @@ func (s *Service) Callback(ctx context.Context, gatewayID, reference string) err
 	return s.check(ctx, tr)
 }
 
-// statusRef names tr to its aggregator's status read, with how long ago
-// its payout call returned (0 for an orphan, whose call never recorded
-// its end).
+// statusRef names tr to its aggregator's status read.
 func (s *Service) statusRef(tr *cauri.Transfer) gateway.Ref {
-	ref := gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency}
-	if tr.InitiatedAt != nil {
-		ref.SinceInitiated = max(s.Now().Sub(*tr.InitiatedAt), 0)
-	}
-	return ref
+	return gateway.Ref{Reference: tr.Reference, ProviderRef: tr.ProviderRef, NotifyURL: s.notifyURL(tr), Amount: tr.Amount, Currency: tr.Currency}
 }
 
 // check asks the aggregator about a processing transfer and records a

@@ -23,12 +23,14 @@ package mpesa
 //
 // Daraja takes no idempotency key: a request sent twice pays twice, so the
 // connector is not idempotent (IdempotentPayout false): the transfer service
-// never re-sends one whose answer was lost. PayoutStatus answers NotFound
-// only on Daraja's own word that it does not know the request (the status
-// result 2032, "The transaction receipt number does not exist.") to a query
-// sent NotKnownFinal or more after the payout's call returned, by when a
-// request Daraja did receive is known to M-PESA (statusOutcome); the
-// transfer then ends failed (not_received), and nothing was paid.
+// never re-sends one whose answer was lost, and PayoutStatus never answers
+// NotFound: nothing Safaricom publishes shows how Daraja answers a status
+// query about an OriginatorConversationID it never received (its 2032, "The
+// transaction receipt number does not exist.", was seen only for a query
+// by receipt, and could be about the empty receipt field), so a transfer
+// Daraja may have paid is never ended failed on such an answer: it stays
+// processing, for a person to settle from the M-PESA portal
+// (docs/gateways.md, "M-Pesa B2C").
 
 import (
 	"context"
@@ -49,7 +51,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cauri-pay/cauri/internal/gateway"
 )
@@ -87,18 +88,17 @@ var sandboxCert []byte
 
 // A result address (a push's CallBackURL, a ResultURL, a QueueTimeOutURL)
 // is the gateway's callback address with one more path segment, which
-// says what the result must be about: kind.reference.amount.subject.nk.token
+// says what the result must be about: kind.reference.amount.subject.token
 // (resultURLFor). In the path, not a query string: guides to Daraja use
 // path tokens (testdata/SOURCES.md, "Result addresses"), and nothing says
 // Daraja keeps a query string. The callback route gives that segment to
 // the connector (gateway.CallbackPathHeader); it is read into these keys.
 const (
-	kindKey     = "kind"    // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
-	refKey      = "ref"     // the payment's, the transfer's or the refund's reference
-	amountKey   = "amount"  // the amount in whole shillings, when known
-	subjectKey  = "subject" // what the result must be about (a receipt, Daraja's id), when any
-	notKnownKey = "nk"      // "1": the status query was sent late enough for "not known" to be final (NotKnownFinal)
-	tokenKey    = "token"   // tokenFor(kind, reference, signed(amount, subject, notKnown))
+	kindKey    = "kind"    // stk; result, timeout, status, status_timeout; reversal, reversal_timeout, reversal_status, reversed_status
+	refKey     = "ref"     // the payment's, the transfer's or the refund's reference
+	amountKey  = "amount"  // the amount in whole shillings, when known
+	subjectKey = "subject" // what the result must be about (a receipt, Daraja's id), when any
+	tokenKey   = "token"   // tokenFor(kind, reference, signed(amount, subject))
 )
 
 // blockedWords are what Daraja's filter refuses in a callback address, in
@@ -106,7 +106,7 @@ const (
 var blockedWords = []string{"mpesa", "m-pesa", "safaricom"}
 
 // resultKeys are the segment's parts, in order.
-var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, notKnownKey, tokenKey}
+var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, tokenKey}
 
 // segmentPart is what a part of the segment may hold: letters, digits, _
 // and - (our UUIDs, amounts, receipts, Daraja's ids, base64url tokens).
@@ -129,30 +129,14 @@ func resultParams(h http.Header) (url.Values, bool) {
 	return q, true
 }
 
-// signed is what a result address's token covers besides the reference:
-// the amount, the subject when there is one, and the mark of a status
-// query whose "not known" is final.
-func signed(amount, subject string, notKnown bool) string {
-	s := amount
-	if subject != "" {
-		s += "\x00" + subject
+// signed is what a result address's token covers besides its kind and
+// reference: the amount, and the subject when there is one.
+func signed(amount, subject string) string {
+	if subject == "" {
+		return amount
 	}
-	if notKnown {
-		s += "\x00nk"
-	}
-	return s
+	return amount + "\x00" + subject
 }
-
-// NotKnownFinal is how long after a B2C request's call returned a status
-// query must be sent for Daraja's "not known" answer (2032) to mean that
-// Daraja never received the request. Daraja answers the request at once
-// but hands it to M-PESA through a queue, where it may wait (its
-// QueueTimeOutURL says when it timed out there) for a time no Safaricom
-// source gives; a status result was seen to take 85 seconds in the sandbox
-// (testdata/SOURCES.md). The other aggregators' rule, whose status reads
-// are synchronous, is movement.NotFoundIsFinal (2 minutes after the call);
-// Daraja gets five times that. A query sent sooner concludes nothing.
-const NotKnownFinal = 10 * time.Minute
 
 // b2cRequest is POST /mpesa/b2c/v3/paymentrequest. Its numbers are JSON
 // numbers, as in the portal's example (testdata/b2c_request.json).
@@ -368,12 +352,7 @@ func (c *Client) resultURL(notify, kind, reference, amount string) (string, erro
 // resultURLFor is resultURL with a subject (a receipt, an id) the result
 // must be about, covered by the token.
 func (c *Client) resultURLFor(notify, kind, reference, amount, subject string) (string, error) {
-	return c.resultURLWith(notify, kind, reference, amount, subject, false)
-}
 
-// resultURLWith is resultURLFor, with the mark (covered by the token) of a
-// status query whose "not known" answer is final (NotKnownFinal).
-func (c *Client) resultURLWith(notify, kind, reference, amount, subject string, notKnown bool) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(notify))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", errors.New("Daraja requires result addresses (ResultURL), and the gateway's callback address is not an absolute http(s) URL")
@@ -383,12 +362,8 @@ func (c *Client) resultURLWith(notify, kind, reference, amount, subject string, 
 			return "", fmt.Errorf("Daraja blocks callback addresses that contain %q, and the gateway's (%s) does: serve Cauri under another address", w, u.Redacted())
 		}
 	}
-	nk := ""
-	if notKnown {
-		nk = "1"
-	}
-	parts := []string{kind, reference, amount, subject, nk, c.tokenFor(kind, reference, signed(amount, subject, notKnown))}
-	for _, p := range parts[:5] {
+	parts := []string{kind, reference, amount, subject, c.tokenFor(kind, reference, signed(amount, subject))}
+	for _, p := range parts[:4] {
 		if !segmentPart.MatchString(p) {
 			return "", fmt.Errorf("%q cannot be carried in a result address", truncate(p, 60))
 		}
@@ -498,11 +473,7 @@ func (c *Client) IdempotentPayout() bool { return false }
 // PayoutStatus implements gateway.Payer: the outcome a trusted result
 // callback brought (see CallbackReference), else the transaction status
 // query is sent, by OriginatorConversationID, and the payout is pending
-// until its result arrives. NotFound only when Daraja's result to a query
-// sent NotKnownFinal or more after the payout's call returned
-// (ref.SinceInitiated), about a request Daraja never acknowledged, says it
-// does not know the request (statusOutcome); any other "not known"
-// concludes nothing.
+// until its result arrives. Never NotFound (see the top of this file).
 func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Status, error) {
 	if r, ok := c.results.take(ref.Reference); ok {
 		return r.Status, nil
@@ -514,10 +485,7 @@ func (c *Client) PayoutStatus(ctx context.Context, ref gateway.Ref) (gateway.Sta
 	if whole, ok := shillings(ref.Amount, ref.Currency); ok && ref.Currency == "KES" {
 		amount = strconv.FormatInt(whole, 10)
 	}
-	// A request Daraja acknowledged (its ConversationID recorded) was
-	// received: "not known" then never means it was not, whatever the delay.
-	late := ref.SinceInitiated >= NotKnownFinal && strings.TrimSpace(ref.ProviderRef) == ""
-	result, err := c.resultURLWith(ref.NotifyURL, "status", ref.Reference, amount, "", late)
+	result, err := c.resultURL(ref.NotifyURL, "status", ref.Reference, amount)
 	if err != nil {
 		return gateway.Status{}, &gateway.Error{Message: "M-Pesa status query: " + err.Error()}
 	}
@@ -563,20 +531,15 @@ func initiatorRefused(raw []byte) bool {
 const (
 	resultInsufficient = "1"    // "The balance is insufficient for the transaction."
 	resultInitiator    = "2001" // "The initiator information is invalid.": the initiator's name or password
-	// resultNotKnown is the transaction status query's answer about a
-	// transaction M-PESA does not have: "The transaction receipt number
-	// does not exist." (a sandbox capture, testdata/SOURCES.md).
-	resultNotKnown = "2032"
 )
 
 // trusted reads a result address's parts (resultParams): the reference,
-// amount and subject it carries, its "not known is final" mark, and
-// whether its token is theirs.
-func (c *Client) trusted(q url.Values) (reference, amount, subject string, notKnown, ok bool) {
-	reference, amount, subject, notKnown = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey), q.Get(notKnownKey) == "1"
-	want := c.tokenFor(q.Get(kindKey), reference, signed(amount, subject, notKnown))
+// amount and subject it carries, and whether its token is theirs.
+func (c *Client) trusted(q url.Values) (reference, amount, subject string, ok bool) {
+	reference, amount, subject = q.Get(refKey), q.Get(amountKey), q.Get(subjectKey)
+	want := c.tokenFor(q.Get(kindKey), reference, signed(amount, subject))
 	ok = reference != "" && hmac.Equal([]byte(q.Get(tokenKey)), []byte(want))
-	return reference, amount, subject, notKnown, ok
+	return reference, amount, subject, ok
 }
 
 // b2cCallback reads a callback to a result address whose parts are q: the
@@ -590,7 +553,7 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 	if kind == "" {
 		return "", false, nil
 	}
-	reference, amount, subject, notKnown, trusted := c.trusted(q)
+	reference, amount, subject, trusted := c.trusted(q)
 	if !trusted {
 		return "", true, errors.New("M-Pesa callback without the right token: ignored")
 	}
@@ -633,7 +596,7 @@ func (c *Client) b2cCallback(q url.Values, body []byte) (reference string, ok bo
 		if !sameAmount(b.param("Amount"), amount) {
 			return "", true, errors.New("M-Pesa status result of " + truncate(b.param("Amount"), 20) + " KES, not " + amount + ": ignored")
 		}
-		r, final := statusOutcome(b, notKnown)
+		r, final := statusOutcome(b)
 		if !final {
 			return "", true, errors.New("M-Pesa status result about " + reference + " concludes nothing (" +
 				truncate(strings.Trim(string(b.Result.ResultCode)+": "+b.Result.ResultDesc, ": "), 100) + "): the reconciler asks again")
@@ -674,18 +637,12 @@ func b2cOutcome(b resultBody) (B2CResult, bool) {
 
 // statusOutcome reads a status query's result (its ResultParameters name
 // the transaction's own OriginatorConversationID, which b2cCallback checks):
-// ResultCode 0 with TransactionStatus "Completed" concludes paid; 2032,
-// M-PESA's "The transaction receipt number does not exist.", concludes
-// never received (NotFound) when the query was sent late enough
-// (notKnown: NotKnownFinal after the payout's call returned). Any other
-// answer (a failed query, a sooner "not known", another status) concludes
-// nothing: its wording is not confirmed by Safaricom's sources, and a
+// ResultCode 0 with TransactionStatus "Completed" concludes paid. Any other
+// answer (a failed query, 2032 "The transaction receipt number does not
+// exist.", another status) concludes nothing: its meaning for a query by
+// OriginatorConversationID is not confirmed by Safaricom's sources, and a
 // payout is never ended on a guess.
-func statusOutcome(b resultBody, notKnown bool) (B2CResult, bool) {
-	if b.Result.ResultCode == resultNotKnown && notKnown {
-		return B2CResult{Status: gateway.Status{Outcome: gateway.NotFound,
-			Reason: truncate(strings.Trim(resultNotKnown+": "+strings.TrimSpace(b.Result.ResultDesc), ": "), 200)}}, true
-	}
+func statusOutcome(b resultBody) (B2CResult, bool) {
 	if b.Result.ResultCode != "0" || !strings.EqualFold(b.param("TransactionStatus"), "Completed") {
 		return B2CResult{}, false
 	}

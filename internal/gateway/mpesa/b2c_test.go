@@ -266,7 +266,7 @@ func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 	if _, err := c.Payout(ctx, payout("ref-stuck", "+254708370129", notify)); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "ref-stuck", NotifyURL: notify, SinceInitiated: time.Hour}); err != nil || st.Outcome != gateway.Pending {
+	if st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: "ref-stuck", NotifyURL: notify}); err != nil || st.Outcome != gateway.Pending {
 		t.Fatalf("PayoutStatus(ref-stuck) = %+v, %v", st, err)
 	}
 	rcv.none(t)
@@ -278,11 +278,11 @@ func TestPayout_StatusQueryRecoversALostResult(t *testing.T) {
 // TestPayout_NeverReceived: a B2C request whose connection dropped before
 // Daraja read it (no answer: an unknown outcome, never a failure) is not
 // known to the status query, which answers 2032 on its result address.
-// Asked sooner than NotKnownFinal after the call, that concludes nothing
-// (the callback names no transfer, so nothing asks again at once); asked
-// later, the payout was never received (NotFound, in Daraja's words), and
-// nothing was paid. A request Daraja received whose answer was lost is
-// known: never NotFound.
+// That concludes nothing, however late: no source shows what 2032 means
+// for a query by OriginatorConversationID, and a transfer ended failed is
+// sent again (the callback names no transfer, so nothing asks again at
+// once; the transfer stays processing). A request Daraja received whose
+// answer was lost is known.
 func TestPayout_NeverReceived(t *testing.T) {
 	s, c, rcv := newB2C(t)
 	ctx := context.Background()
@@ -295,36 +295,14 @@ func TestPayout_NeverReceived(t *testing.T) {
 	if s.B2CRequests() != 0 {
 		t.Fatalf("%d requests recorded", s.B2CRequests())
 	}
-
-	for _, since := range []time.Duration{0, NotKnownFinal - time.Second} {
-		ref := gateway.Ref{Reference: ref1, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: since}
+	for range 2 {
+		ref := gateway.Ref{Reference: ref1, NotifyURL: notify, Amount: 150000, Currency: "KES"}
 		if st, err := c.PayoutStatus(ctx, ref); err != nil || st.Outcome != gateway.Pending {
-			t.Fatalf("PayoutStatus(%v after) = %+v, %v", since, st, err)
+			t.Fatalf("PayoutStatus = %+v, %v", st, err)
 		}
 		if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "2032") {
-			t.Fatalf("a too early 2032 result read as %q; want an error naming no transfer", got)
+			t.Fatalf("a 2032 result read as %q; want an error naming no transfer", got)
 		}
-	}
-	late := gateway.Ref{Reference: ref1, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: NotKnownFinal}
-	if st, err := c.PayoutStatus(ctx, late); err != nil || st.Outcome != gateway.Pending {
-		t.Fatalf("PayoutStatus(late) = %+v, %v", st, err)
-	}
-	if got := rcv.next(t); got != ref1 {
-		t.Fatalf("the late 2032 result names %q", got)
-	}
-	st, err = c.PayoutStatus(ctx, late)
-	if err != nil || st.Outcome != gateway.NotFound || st.Reason != "2032: The transaction receipt number does not exist." {
-		t.Fatalf("PayoutStatus after the late result = %+v, %v; want not found", st, err)
-	}
-	// A request Daraja acknowledged (its ConversationID recorded) was
-	// received: its "not known", however late, concludes nothing.
-	acked := late
-	acked.ProviderRef = "AG_20191219_00005797af5d7d75f652"
-	if st, err := c.PayoutStatus(ctx, acked); err != nil || st.Outcome != gateway.Pending {
-		t.Fatalf("PayoutStatus(acknowledged) = %+v, %v", st, err)
-	}
-	if got := rcv.next(t); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "2032") {
-		t.Fatalf("an acknowledged request's 2032 read as %q; want an error naming no transfer", got)
 	}
 
 	// Received, its answer lost, settled or not: known, never NotFound.
@@ -339,7 +317,7 @@ func TestPayout_NeverReceived(t *testing.T) {
 			rcv.next(t) // its B2C result
 			c.results.take(ref)
 		}
-		st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: ref, NotifyURL: notify, Amount: 150000, Currency: "KES", SinceInitiated: time.Hour})
+		st, err := c.PayoutStatus(ctx, gateway.Ref{Reference: ref, NotifyURL: notify, Amount: 150000, Currency: "KES"})
 		if err != nil || st.Outcome != gateway.Pending {
 			t.Fatalf("PayoutStatus(%s) = %+v, %v", ref, st, err)
 		}
@@ -409,16 +387,14 @@ func TestB2CCallback_Forged(t *testing.T) {
 	if _, kept := c.results.take(orig); kept {
 		t.Fatal("a result of another amount was kept")
 	}
-	// The mark of a late query is covered by the token: added to an
-	// early query's address, the result is not believed.
+	// Daraja's "not known" (2032) concludes nothing: ignored, no transfer
+	// named, nothing kept.
 	notKnown := b2cFixture(t, "transactionstatus_result_not_known.json")
-	early := url.Values{kindKey: {"status"}, refKey: {orig}, tokenKey: {c.tokenFor("status", orig, "")}}
-	early.Set(notKnownKey, "1")
-	if ref, err := c.CallbackReference(header(early), notKnown); err == nil {
-		t.Fatalf("a forged late mark read as %q", ref)
+	if ref, err := c.CallbackReference(header(url.Values{kindKey: {"status"}, refKey: {orig}, tokenKey: {c.tokenFor("status", orig, "")}}), notKnown); err == nil {
+		t.Fatalf("a 2032 status result read as %q", ref)
 	}
 	if _, kept := c.results.take(orig); kept {
-		t.Fatal("a 2032 result with a forged mark was kept")
+		t.Fatal("a 2032 status result was kept")
 	}
 	// A timeout is only a signal.
 	ref, err = c.CallbackReference(header(url.Values{kindKey: {"timeout"}, refKey: {orig}, tokenKey: {c.tokenFor("timeout", orig, "")}}), []byte(`{"Result":{}}`))
@@ -449,20 +425,15 @@ func TestB2CResults_Fixtures(t *testing.T) {
 	}
 	b = resultBody{}
 	json.Unmarshal(b2cFixture(t, "transactionstatus_result_completed.json"), &b)
-	if r, final := statusOutcome(b, false); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.Status.RecipientName != "John Doe" {
+	if r, final := statusOutcome(b); !final || r.Status.Outcome != gateway.Succeeded || r.Status.ProviderRef != "MBN31H462N" || r.Status.RecipientName != "John Doe" {
 		t.Fatalf("status result: %+v, %v", r, final)
 	}
 	// Daraja's sandbox about a transaction M-PESA does not have (2032, no
-	// ResultParameters): never received only for a query sent late
-	// enough, else nothing concluded.
+	// ResultParameters): nothing concluded.
 	b = resultBody{}
 	json.Unmarshal(b2cFixture(t, "transactionstatus_result_not_known.json"), &b)
-	if r, final := statusOutcome(b, true); !final || r.Status.Outcome != gateway.NotFound ||
-		r.Status.Reason != "2032: The transaction receipt number does not exist." {
-		t.Fatalf("not known, late: %+v, %v", r, final)
-	}
-	if r, final := statusOutcome(b, false); final {
-		t.Fatalf("not known, too soon: %+v concluded", r)
+	if r, final := statusOutcome(b); final {
+		t.Fatalf("not known: %+v concluded", r)
 	}
 	// A status result is read for the transfer its address names only:
 	// the transaction's OriginatorConversationID must be that reference.

@@ -610,7 +610,7 @@ func (c *Client) PaidReference(h http.Header, body []byte) (checkoutRequestID, r
 	if !ok || q.Get(kindKey) != pushKind {
 		return "", ""
 	}
-	_, amount, _, _, trusted := c.trusted(q)
+	_, amount, _, trusted := c.trusted(q)
 	stk, err := readCallback(body)
 	if !trusted || err != nil || stk.ResultCode != "0" {
 		return "", ""

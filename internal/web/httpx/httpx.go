@@ -154,10 +154,19 @@ func RequestID(r *http.Request) string {
 }
 
 // LoggedPath is the request's path as logs show it: an invitation's token
-// (a secret, like a key) replaced.
+// (a secret, like a key) and a callback result address's token replaced.
 func LoggedPath(r *http.Request) string {
 	if t := r.PathValue("token"); t != "" {
 		return strings.Replace(r.URL.Path, t, "[token]", 1)
+	}
+	if seg := r.PathValue("segment"); seg != "" {
+		// A result address's segment (/callbacks/{gatewayId}/{segment}):
+		// its last part is a token that would let a reader forge a result.
+		keep := ""
+		if i := strings.LastIndexByte(seg, '.'); i >= 0 {
+			keep = seg[:i+1]
+		}
+		return strings.Replace(r.URL.Path, seg, keep+"[token]", 1)
 	}
 	return r.URL.Path
 }
