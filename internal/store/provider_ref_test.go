@@ -15,20 +15,7 @@ import (
 func TestStore_ReplaceProviderRef(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
-		sess := newSession(ws, 5000)
-		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
-			t.Fatal(err)
-		}
-		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "mpesa", Name: "M-Pesa", Collect: true, Enabled: true, CreatedAt: t0}
-		if err := s.CreateGateway(ctx, g, map[string]string{"consumer_key": "k"}); err != nil {
-			t.Fatal(err)
-		}
-		a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "mpesa", Reference: cauri.NewUUID(),
-			Country: "KE", Operator: "mpesa", OperatorCode: "MPESA", Phone: "+254712345678", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
-		if err := s.StartAttempt(ctx, a, func(*cauri.Session, store.Prior, *store.LinkUse) error { return nil }, nil); err != nil {
-			t.Fatal(err)
-		}
+		g, a := pendingAttempt(t, s)
 		if err := s.SetProviderRef(ctx, a.ID, "ws_CO_1"); err != nil {
 			t.Fatal(err)
 		}

@@ -35,6 +35,28 @@ func newWorkspace(t *testing.T, s *store.Store) (*cauri.Workspace, []*cauri.Key)
 	return ws, keys
 }
 
+// pendingAttempt is a new workspace's pending payment attempt of 5 000
+// through a pawaPay gateway of its own, and that gateway.
+func pendingAttempt(t *testing.T, s *store.Store) (*cauri.Gateway, *cauri.PaymentAttempt) {
+	t.Helper()
+	ctx := context.Background()
+	ws, _ := newWorkspace(t, s)
+	sess := newSession(ws, 5000)
+	if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+		t.Fatal(err)
+	}
+	g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Collect: true, Enabled: true, CreatedAt: t0}
+	if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
+		t.Fatal(err)
+	}
+	a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
+		Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
+	if err := s.StartAttempt(ctx, a, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return g, a
+}
+
 func newSession(ws *cauri.Workspace, amount int64) *cauri.Session {
 	return &cauri.Session{
 		ID: cauri.NewID("cs_"), WorkspaceID: ws.ID, Status: cauri.SessionPending, Amount: amount, Currency: "XOF",
@@ -597,20 +619,7 @@ func TestStore_Gateways(t *testing.T) {
 func TestStore_AttemptChecks(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
-		sess := newSession(ws, 5000)
-		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
-			t.Fatal(err)
-		}
-		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Collect: true, Enabled: true, CreatedAt: t0}
-		if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
-			t.Fatal(err)
-		}
-		a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
-			Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
-		if err := s.StartAttempt(ctx, a, nil, nil); err != nil {
-			t.Fatal(err)
-		}
+		_, a := pendingAttempt(t, s)
 		claim := func(callback bool, at time.Duration, every time.Duration) bool {
 			t.Helper()
 			f := s.ClaimAttemptCheck
