@@ -606,6 +606,7 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) er
 	if a.Status != cauri.AttemptPending && sig.Final == "" {
 		return nil
 	}
+	var checked error
 	if a.Status == cauri.AttemptPending {
 		// A callback asks the aggregator at once, even right after a status
 		// read did, but at most every 2 seconds per payment, however many
@@ -616,11 +617,9 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) er
 				return err
 			}
 		}
-		if _, err := s.check(ctx, a); err != nil {
-			return err
-		}
+		_, checked = s.check(ctx, a)
 	}
-	return s.final(ctx, a, sig)
+	return errors.Join(checked, s.final(ctx, a, sig))
 }
 
 // final gives a succeeded attempt the final id a callback proved
