@@ -318,10 +318,8 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 			back = append(back, forgiven{lk, c.streakKO})
 		}
 		c.fails, c.retests, c.streakKO = 0, 0, 0
-		if k.Retry {
-			return false, back
-		}
-		c.ok, c.fastOK = c.ok+1, c.fastOK+1
+		// Any success on the operator, a retry's too, shows it works: it
+		// ends its incident and its failure streak.
 		if op := e.ops[opKey{k.Country, k.Operator, k.Kind}]; op != nil && (op.incident || len(op.fails) > 0) {
 			if op.incident {
 				op.incident, op.graceUntil = false, now.Add(e.Knobs.IncidentGrace)
@@ -329,6 +327,10 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 			op.gen++
 			clear(op.fails)
 		}
+		if k.Retry {
+			return false, back
+		}
+		c.ok, c.fastOK = c.ok+1, c.fastOK+1
 		return true, back
 	}
 	if k.Retry && o == Declined {

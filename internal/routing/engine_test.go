@@ -468,3 +468,28 @@ func BenchmarkChooseRetry(b *testing.B) {
 		e.Choose(c)
 	}
 }
+
+// TestObserve_RetryEndsIncident: a customer's retry that succeeds on the
+// operator shows the operator works again: it ends the incident like any
+// success (the retry's success is still left out of the rate).
+func TestObserve_RetryEndsIncident(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	for _, p := range []string{"pawapay", "pawapay", "cinetpay", "cinetpay"} {
+		c.t = c.t.Add(20 * time.Second)
+		e.Observe(Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	if d := e.Rank(pair); !strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after both failed together = %+v; want operator_incident", d)
+	}
+	before := e.Rank(pair).Ranked[1].Rate
+	e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Retry: true}, Success, 0)
+	d := e.Rank(pair)
+	if strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after a retry succeeded on the operator = %+v; want the incident over", d)
+	}
+	if got := d.Ranked[1].Rate; got != before {
+		t.Fatalf("cinetpay's rate after a retry's success = %v; want %v (retries are left out of the rate)", got, before)
+	}
+}
