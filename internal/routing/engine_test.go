@@ -493,3 +493,90 @@ func TestObserve_RetryEndsIncident(t *testing.T) {
 		t.Fatalf("cinetpay's rate after a retry's success = %v; want %v (retries are left out of the rate)", got, before)
 	}
 }
+
+// TestRouter_ForgivenWhereCounted: the failures of a link's outage (5xx,
+// or declines in a row its rate makes very unlikely), taken back when the
+// link works again, are taken from the minutes they were counted in: no
+// shared bucket is ever negative (another node, or a refresh, would read it
+// as evidence), and the other node sees the outage forgiven.
+func TestRouter_ForgivenWhereCounted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		outages := map[string]Outcome{"wave": Declined, "orange_money": Technical}
+		for op := range outages {
+			k := Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}
+			for i := range 101 {
+				if i == 50 {
+					a.Record(ctx, k, Declined, 0) // not the outage's
+				} else {
+					a.Record(ctx, k, Success, 0)
+				}
+			}
+		}
+		for range 4 { // the links' outages, a minute apart
+			c.t = c.t.Add(time.Minute)
+			for op, o := range outages {
+				a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}, o, 0)
+			}
+			if err := a.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.t = c.t.Add(5 * time.Minute)
+		for op := range outages { // they work again: the outages' failures are taken back
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}, Success, 0)
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.RoutingCounts(ctx, c.t.Add(-time.Hour), c.t.Add(time.Hour), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures, technical := map[string]int64{}, map[string]int64{}
+		for _, r := range rows {
+			if r.Failures < 0 || r.Technical < 0 {
+				t.Errorf("%s at %s: %d failures, %d technical; want none negative", r.Operator, r.Minute.Format(time.TimeOnly), r.Failures, r.Technical)
+			}
+			failures[r.Operator], technical[r.Operator] = failures[r.Operator]+r.Failures, technical[r.Operator]+r.Technical
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for op := range outages {
+			if failures[op] != 1 || technical[op] != 0 {
+				t.Errorf("%s: shared counts %d failures, %d technical; want the decline before the outage alone", op, failures[op], technical[op])
+			}
+			ctx := Context{Country: "SN", Operator: op, Kind: Collect, Providers: []string{"pawapay"}}
+			got, want := b.Rank(ctx).Ranked[0], a.Rank(ctx).Ranked[0]
+			// 102 outcomes, not the outage's 4 (decayed over 9 minutes: 100.3).
+			if math.Abs(got.Rate-want.Rate) > 1e-3 || math.Abs(got.Evidence-want.Evidence) > 0.1 || got.Evidence > 101 {
+				t.Errorf("%s: node b = %+v; want node a's %+v, over 102 outcomes", op, got, want)
+			}
+		}
+	})
+}
+
+// TestObserve_TechnicalOutageForgiven: a link that failed technically
+// DownAfter times in a row is broken beyond doubt whatever its rate: when
+// it works again, those failures are taken back (the success's own answer
+// must not hide the streak first).
+func TestObserve_TechnicalOutageForgiven(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 60, 40)
+	observe(e, "cinetpay", 50, 50)
+	before := e.Rank(pair).Ranked[0]
+	k := Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}
+	for range e.Knobs.DownAfter {
+		e.Observe(k, Technical, 0)
+	}
+	c.t = c.t.Add(e.Knobs.RetestAfter)
+	e.Observe(k, Success, 0)
+	after := e.Rank(pair).Ranked[0]
+	if after.Provider != "pawapay" || after.Evidence > before.Evidence+1.01 || after.Rate < before.Rate {
+		t.Fatalf("after the link's outage and a success = %+v; want %+v with one success more", after, before)
+	}
+}

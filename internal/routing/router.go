@@ -48,8 +48,8 @@ const RefreshEvery = 10 * time.Second
 
 // Record counts a payment's or payout's outcome here and for every node
 // (an OverLimit with its amount, which teaches the ceiling; the failures
-// an operator's incident takes back from its providers, as negative
-// counts).
+// an outage or an operator's incident takes back, from the minutes they
+// were counted in).
 func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Duration) {
 	now := r.Now()
 	r.mu.Lock()
@@ -71,15 +71,16 @@ func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Dura
 		c.Technical = 1
 	}
 	r.save(ctx, c)
-	r.forgive(ctx, back, now)
+	r.forgive(ctx, back)
 }
 
-// forgive takes failures back from the shared counts (negative failures).
-func (r *Router) forgive(ctx context.Context, back []forgiven, now time.Time) {
+// forgive takes failures back from the shared counts, in the minutes this
+// node counted them in (so no minute's count goes negative).
+func (r *Router) forgive(ctx context.Context, back []forgiven) {
 	for _, f := range back {
-		if n := int64(math.Round(f.n)); n > 0 {
+		for _, m := range f.taken {
 			r.save(ctx, store.RoutingCount{Provider: f.link.provider, Country: f.link.country, Operator: f.link.operator, Kind: string(f.link.kind),
-				Minute: now, Failures: -n})
+				Minute: time.Unix(m.minute*60, 0).UTC(), Failures: -m.declined, Technical: -m.technical})
 		}
 	}
 }
@@ -90,7 +91,7 @@ func (r *Router) RecordCall(ctx context.Context, provider string, answered bool,
 	r.mu.Lock()
 	back := r.callLocked(provider, answered, now)
 	r.mu.Unlock()
-	r.forgive(ctx, back, now)
+	r.forgive(ctx, back)
 	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: now, LatencyMS: latency.Milliseconds()}
 	if answered {
 		c.Successes = 1
@@ -207,6 +208,10 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 			c.first = b.Minute
 			stats[key] = c
 		}
+		// No minute's count is negative now (failures are taken back where
+		// they were counted); older nodes wrote them as negative counts in
+		// the minute they forgave them: read as none.
+		b.Failures, b.Technical = max(0, b.Failures), max(0, b.Technical)
 		age := float64(now.Sub(b.Minute))
 		f, g := math.Exp2(-age/float64(k.HalfLife)), math.Exp2(-age/float64(k.FastHalfLife))
 		ok, ko := float64(b.Successes), float64(b.Failures+b.Technical)
