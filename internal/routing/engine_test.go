@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -579,4 +580,63 @@ func TestObserve_TechnicalOutageForgiven(t *testing.T) {
 	if after.Provider != "pawapay" || after.Evidence > before.Evidence+1.01 || after.Rate < before.Rate {
 		t.Fatalf("after the link's outage and a success = %+v; want %+v with one success more", after, before)
 	}
+}
+
+// TestRouter_CeilingFromBuckets: rebuilt from the shared counts, whose
+// buckets (hourly beyond 6 hours) do not keep the order of a refusal and a
+// success within them, a ceiling is the smallest amount refused at once in
+// a bucket with no success at or above it in that bucket or a later one: a
+// bucket's refusals and larger success may be a ceiling lifted, so it is
+// not believed (a wrong ceiling is never explored), but it does not clear
+// a higher ceiling that earlier buckets taught.
+func TestRouter_CeilingFromBuckets(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 2, 5, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		type seen struct {
+			o      Outcome
+			amount int64
+		}
+		refused := func(amount int64) seen { return seen{OverLimit, amount} }
+		paid := func(amount int64) seen { return seen{Success, amount} }
+		cases := []struct {
+			name              string
+			hour1, hour2      []seen
+			overAt, notOverAt int64 // 0: none to check
+		}{
+			{"a smaller refusal and a larger success later keep the higher ceiling", []seen{refused(800_000), refused(800_000)},
+				[]seen{refused(500_000), paid(600_000)}, 900_000, 700_000},
+			{"refusals and a larger success in one bucket: not believed", []seen{refused(500_000), refused(500_000), paid(700_000)},
+				nil, 0, 600_000},
+			{"a success, then refusals in a later bucket: believed", []seen{paid(700_000)},
+				[]seen{refused(500_000), refused(500_000)}, 600_000, 400_000},
+		}
+		for hour, pick := range []func(i int) []seen{func(i int) []seen { return cases[i].hour1 }, func(i int) []seen { return cases[i].hour2 }} {
+			c.t = time.Date(2026, 11, 22, 2+hour, 5, 0, 0, time.UTC)
+			for i := range cases {
+				for _, s := range pick(i) {
+					c.t = c.t.Add(time.Minute)
+					a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: fmt.Sprint("op", i), Kind: Collect, Amount: s.amount}, s.o, 0)
+				}
+			}
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.t = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) // hourly buckets now, within CeilingMemory
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i, tc := range cases {
+			at := Context{Country: "SN", Operator: fmt.Sprint("op", i), Kind: Collect, Providers: []string{"cinetpay"}}
+			if at.Amount = tc.overAt; at.Amount > 0 && !b.Rank(at).Ranked[0].OverLimit {
+				t.Errorf("%s: %d not above the ceiling; want it above", tc.name, at.Amount)
+			}
+			if at.Amount = tc.notOverAt; at.Amount > 0 && b.Rank(at).Ranked[0].OverLimit {
+				t.Errorf("%s: %d above the ceiling; want it under", tc.name, at.Amount)
+			}
+		}
+	})
 }
