@@ -114,6 +114,13 @@ type Knobs struct {
 	// Explore): close rivals are compared often, where it costs little,
 	// plainly worse ones seldom.
 	ExploreMatch float64
+	// NewcomerOptimism: next to an established leader, a newcomer (first
+	// seen less than NewcomerAge ago) is sent real payments while this many
+	// standard deviations above its estimate would put it ahead of the
+	// leader (optimism in the face of uncertainty: a better newcomer keeps
+	// the traffic while it proves itself, a worse one loses it as its
+	// evidence grows). 0, off, by default: docs/routing.md, "Newcomers".
+	NewcomerOptimism float64
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
@@ -710,6 +717,23 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 // provider that is down, demoted or plainly worse.
 func (e *Engine) exploreLocked(ranked []Scored) bool {
 	k := e.Knobs
+	// Optimism: the newcomer whose estimate, this many standard deviations
+	// up, is furthest ahead of an established leader.
+	if k.NewcomerOptimism > 0 && !ranked[0].New {
+		opt, optScore := 0, ranked[0].Score
+		for i, s := range ranked[1:] {
+			if s.tier() != ranked[0].tier() {
+				break
+			}
+			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.New && u > optScore {
+				opt, optScore = i+1, u
+			}
+		}
+		if opt > 0 {
+			ranked[0], ranked[opt] = ranked[opt], ranked[0]
+			return true
+		}
+	}
 	best, bestP, share := 0, 0.05, 0.0
 	for i, s := range ranked[1:] {
 		if s.tier() != ranked[0].tier() {

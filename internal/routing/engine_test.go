@@ -640,3 +640,37 @@ func TestRouter_CeilingFromBuckets(t *testing.T) {
 		}
 	})
 }
+
+// TestChoose_NewcomerOptimism: with NewcomerOptimism on, a newcomer next
+// to an established leader gets the real payments while its estimate, one
+// standard deviation up, is ahead of the leader's; once its evidence shows
+// it worse, it loses them. The routing API's ranking is not optimistic.
+func TestChoose_NewcomerOptimism(t *testing.T) {
+	e, c := newEngine()
+	e.Knobs.NewcomerOptimism = 1
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established
+	for range 100 {
+		if d := e.Choose(sn); d.Provider != "paystack" || !d.Explored {
+			t.Fatalf("a newcomer with no outcome = %+v; want it tried first", d)
+		}
+	}
+	if d := e.Rank(sn); d.Provider != "pawapay" {
+		t.Fatalf("the API's ranking = %+v; want pawapay, without optimism", d)
+	}
+	observe(e, "paystack", 17, 3) // 85 %, little evidence: it may still be better
+	if d := e.Choose(sn); d.Provider != "paystack" {
+		t.Fatalf("a newcomer at 85%% over 20 outcomes = %+v; want it still tried", d)
+	}
+	observe(e, "paystack", 240, 60) // 80 % over 320: plainly worse
+	n := 0
+	for range 1000 {
+		if e.Choose(sn).Provider == "paystack" {
+			n++
+		}
+	}
+	if n > 100 {
+		t.Fatalf("a newcomer plainly worse was chosen %d times in 1000; want it no longer favoured", n)
+	}
+}
