@@ -156,9 +156,8 @@ type linkHealth struct {
 	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
 	trying       time.Time // when a payment last tried the link while it was broken; zero once an outcome came
 	// The minutes of the link's latest counted failures, oldest first:
-	// what is forgiven is always the latest, and it is taken back from the
-	// minutes it was counted in (at their weight now, and from the shared
-	// counts there, which so never go negative).
+	// what is forgiven is always the latest, and the shared counts take it
+	// back in the minutes it was counted in (so they never go negative).
 	counted []failedMinute
 }
 
@@ -198,7 +197,7 @@ func (h *linkHealth) count(now time.Time, technical bool) {
 // measured: docs/routing.md). Failures older than the log (or than
 // Memory, less an hour: their rows may be purged) are not taken back:
 // they weigh next to nothing.
-func (c *counts) forgive(n float64, technical bool, now time.Time, k Knobs) forgiven {
+func (c *counts) forgive(n float64, technical bool, now time.Time) forgiven {
 	var taken []failedMinute
 	left := int64(math.Round(n))
 	for i := len(c.counted) - 1; i >= 0 && left > 0; i-- {
@@ -392,7 +391,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		if outage && c.streakKO > 0 {
 			// The link was broken and works again: its failures since were
 			// the outage's, which demotion dealt with, not its rate.
-			f := c.forgive(c.streakKO, false, now, e.Knobs)
+			f := c.forgive(c.streakKO, false, now)
 			f.link = lk
 			back = append(back, f)
 		}
@@ -460,7 +459,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		if s == nil || s.gen != op.gen {
 			continue
 		}
-		f := s.forgive(s.held, false, now, e.Knobs)
+		f := s.forgive(s.held, false, now)
 		f.link = l
 		back = append(back, f)
 		s.streakKO = math.Max(0, s.streakKO-s.held)
@@ -512,7 +511,7 @@ func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back
 			for l, c := range e.stats {
 				if l.provider == provider && c.techs > 0 {
 					n := math.Min(float64(c.techs), c.streakKO)
-					f := c.forgive(n, true, now, e.Knobs)
+					f := c.forgive(n, true, now)
 					f.link = l
 					c.streakKO = c.streakKO - n
 					c.techs, c.fails = 0, max(0, c.fails-int(n))
