@@ -114,6 +114,13 @@ type Knobs struct {
 	// Explore): close rivals are compared often, where it costs little,
 	// plainly worse ones seldom.
 	ExploreMatch float64
+	// NewcomerOptimism: next to an established leader, a newcomer (first
+	// seen less than NewcomerAge ago) is sent real payments while this many
+	// standard deviations above its estimate would put it ahead of the
+	// leader (optimism in the face of uncertainty: a better newcomer keeps
+	// the traffic while it proves itself, a worse one loses it as its
+	// evidence grows). 0, off, by default: docs/routing.md, "Newcomers".
+	NewcomerOptimism float64
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
@@ -148,6 +155,74 @@ type linkHealth struct {
 	held         float64   // failures counted during that streak (forgiven if it is an incident)
 	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
 	trying       time.Time // when a payment last tried the link while it was broken; zero once an outcome came
+	// The minutes of the link's latest counted failures, oldest first:
+	// what is forgiven is always the latest, and the shared counts take it
+	// back in the minutes it was counted in (so they never go negative).
+	counted []failedMinute
+}
+
+// failedMinute is the failures one node counted on a link in one minute.
+type failedMinute struct {
+	minute              int64 // Unix minutes
+	declined, technical int64
+}
+
+// maxCounted bounds a link's log of counted failures (in minutes that
+// saw one): a streak forgiven spans far fewer (a demoted link is tried
+// again at most every 32 minutes; an incident declares within a few
+// failures).
+const maxCounted = 64
+
+// count logs a failure counted at now.
+func (h *linkHealth) count(now time.Time, technical bool) {
+	m := now.Unix() / 60
+	if n := len(h.counted); n == 0 || h.counted[n-1].minute != m {
+		if n == maxCounted {
+			h.counted = append(h.counted[:0], h.counted[1:]...)
+		}
+		h.counted = append(h.counted, failedMinute{minute: m})
+	}
+	if f := &h.counted[len(h.counted)-1]; technical {
+		f.technical++
+	} else {
+		f.declined++
+	}
+}
+
+// forgive takes the latest n counted failures back from c's counts (the
+// technical ones first within a minute when technical) and returns where
+// they were counted, for the shared counts. In this node's counts each
+// weighs one until the next refresh, which reads them taken back where
+// they were counted (taking them at their decayed weight here was
+// measured: docs/routing.md). Failures older than the log (or than
+// Memory, less an hour: their rows may be purged) are not taken back:
+// they weigh next to nothing.
+func (c *counts) forgive(n float64, technical bool, now time.Time) forgiven {
+	var taken []failedMinute
+	left := int64(math.Round(n))
+	for i := len(c.counted) - 1; i >= 0 && left > 0; i-- {
+		f := &c.counted[i]
+		at := time.Unix(f.minute*60, 0)
+		if now.Sub(at) > Memory-time.Hour {
+			break
+		}
+		t := failedMinute{minute: f.minute}
+		takeTech := func() { t.technical = min(left, f.technical); left -= t.technical }
+		takeDecl := func() { t.declined = min(left, f.declined); left -= t.declined }
+		if technical {
+			takeTech()
+			takeDecl()
+		} else {
+			takeDecl()
+			takeTech()
+		}
+		f.declined, f.technical = f.declined-t.declined, f.technical-t.technical
+		w := float64(t.declined + t.technical)
+		c.ko, c.fastKO = math.Max(0, c.ko-w), math.Max(0, c.fastKO-w)
+		taken = append(taken, t)
+	}
+	c.counted = slices.DeleteFunc(c.counted, func(f failedMinute) bool { return f.declined == 0 && f.technical == 0 })
+	return forgiven{taken: taken}
 }
 
 func (c *counts) decay(now time.Time, k Knobs) {
@@ -244,11 +319,12 @@ type opState struct {
 	graceUntil time.Time      // failures seen before then are the incident's tail
 }
 
-// forgiven is failures taken back from a link's counts: an operator's
-// incident's (the Router takes them back from the shared counts too).
+// forgiven is failures taken back from a link's counts, with the minutes
+// they were counted in (the Router takes them back from the shared counts
+// there too).
 type forgiven struct {
-	link link
-	n    float64
+	link  link
+	taken []failedMinute
 }
 
 // Engine holds the observed state and decides. It is safe for concurrent use.
@@ -290,6 +366,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	}
 	c.decay(now, e.Knobs)
 	c.trying = time.Time{}
+	outage := c.outage(e.Knobs) // before an answer resets the technical streak
 	if latency > 0 {
 		c.latencyMS = 0.8*c.latencyMS + 0.2*float64(latency.Milliseconds())
 	}
@@ -311,17 +388,16 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		if c.ceiling > 0 && k.Amount >= c.ceiling {
 			c.ceiling, c.refusals = 0, 0 // a larger amount went through: no ceiling there (or it rose)
 		}
-		if c.outage(e.Knobs) && c.streakKO > 0 {
+		if outage && c.streakKO > 0 {
 			// The link was broken and works again: its failures since were
 			// the outage's, which demotion dealt with, not its rate.
-			c.ko, c.fastKO = math.Max(0, c.ko-c.streakKO), math.Max(0, c.fastKO-c.streakKO)
-			back = append(back, forgiven{lk, c.streakKO})
+			f := c.forgive(c.streakKO, false, now)
+			f.link = lk
+			back = append(back, f)
 		}
 		c.fails, c.retests, c.streakKO = 0, 0, 0
-		if k.Retry {
-			return false, back
-		}
-		c.ok, c.fastOK = c.ok+1, c.fastOK+1
+		// Any success on the operator, a retry's too, shows it works: it
+		// ends its incident and its failure streak.
 		if op := e.ops[opKey{k.Country, k.Operator, k.Kind}]; op != nil && (op.incident || len(op.fails) > 0) {
 			if op.incident {
 				op.incident, op.graceUntil = false, now.Add(e.Knobs.IncidentGrace)
@@ -329,6 +405,10 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 			op.gen++
 			clear(op.fails)
 		}
+		if k.Retry {
+			return false, back
+		}
+		c.ok, c.fastOK = c.ok+1, c.fastOK+1
 		return true, back
 	}
 	if k.Retry && o == Declined {
@@ -353,6 +433,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		c.retests++ // a demoted link tried again, and still failing
 	}
 	c.ko, c.fastKO, c.held, c.streakKO = c.ko+1, c.fastKO+1, c.held+1, c.streakKO+1
+	c.count(now, o == Technical)
 	c.fails++
 	c.lastFail = now
 	if o == Technical {
@@ -378,8 +459,9 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		if s == nil || s.gen != op.gen {
 			continue
 		}
-		s.ko, s.fastKO = math.Max(0, s.ko-s.held), math.Max(0, s.fastKO-s.held)
-		back = append(back, forgiven{l, s.held})
+		f := s.forgive(s.held, false, now)
+		f.link = l
+		back = append(back, f)
 		s.streakKO = math.Max(0, s.streakKO-s.held)
 		s.held, s.fails, s.techs, s.retests = 0, 0, 0, 0
 	}
@@ -429,9 +511,11 @@ func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back
 			for l, c := range e.stats {
 				if l.provider == provider && c.techs > 0 {
 					n := math.Min(float64(c.techs), c.streakKO)
-					c.ko, c.fastKO, c.streakKO = math.Max(0, c.ko-n), math.Max(0, c.fastKO-n), c.streakKO-n
+					f := c.forgive(n, true, now)
+					f.link = l
+					c.streakKO = c.streakKO - n
 					c.techs, c.fails = 0, max(0, c.fails-int(n))
-					back = append(back, forgiven{l, n})
+					back = append(back, f)
 				}
 			}
 		}
@@ -632,6 +716,23 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 // provider that is down, demoted or plainly worse.
 func (e *Engine) exploreLocked(ranked []Scored) bool {
 	k := e.Knobs
+	// Optimism: the newcomer whose estimate, this many standard deviations
+	// up, is furthest ahead of an established leader.
+	if k.NewcomerOptimism > 0 && !ranked[0].New {
+		opt, optScore := 0, ranked[0].Score
+		for i, s := range ranked[1:] {
+			if s.tier() != ranked[0].tier() {
+				break
+			}
+			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.New && u > optScore {
+				opt, optScore = i+1, u
+			}
+		}
+		if opt > 0 {
+			ranked[0], ranked[opt] = ranked[opt], ranked[0]
+			return true
+		}
+	}
 	best, bestP, share := 0, 0.05, 0.0
 	for i, s := range ranked[1:] {
 		if s.tier() != ranked[0].tier() {

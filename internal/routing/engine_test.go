@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -466,5 +467,210 @@ func BenchmarkChooseRetry(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Choose(c)
+	}
+}
+
+// TestObserve_RetryEndsIncident: a customer's retry that succeeds on the
+// operator shows the operator works again: it ends the incident like any
+// success (the retry's success is still left out of the rate).
+func TestObserve_RetryEndsIncident(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	for _, p := range []string{"pawapay", "pawapay", "cinetpay", "cinetpay"} {
+		c.t = c.t.Add(20 * time.Second)
+		e.Observe(Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	if d := e.Rank(pair); !strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after both failed together = %+v; want operator_incident", d)
+	}
+	before := e.Rank(pair).Ranked[1].Rate
+	e.Observe(Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect, Retry: true}, Success, 0)
+	d := e.Rank(pair)
+	if strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after a retry succeeded on the operator = %+v; want the incident over", d)
+	}
+	if got := d.Ranked[1].Rate; got != before {
+		t.Fatalf("cinetpay's rate after a retry's success = %v; want %v (retries are left out of the rate)", got, before)
+	}
+}
+
+// TestRouter_ForgivenWhereCounted: the failures of a link's outage (5xx,
+// or declines in a row its rate makes very unlikely), taken back when the
+// link works again, are taken from the minutes they were counted in: no
+// shared bucket is ever negative (another node, or a refresh, would read it
+// as evidence), and the other node sees the outage forgiven.
+func TestRouter_ForgivenWhereCounted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		outages := map[string]Outcome{"wave": Declined, "orange_money": Technical}
+		for op := range outages {
+			k := Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}
+			for i := range 101 {
+				if i == 50 {
+					a.Record(ctx, k, Declined, 0) // not the outage's
+				} else {
+					a.Record(ctx, k, Success, 0)
+				}
+			}
+		}
+		for range 4 { // the links' outages, a minute apart
+			c.t = c.t.Add(time.Minute)
+			for op, o := range outages {
+				a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}, o, 0)
+			}
+			if err := a.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.t = c.t.Add(5 * time.Minute)
+		for op := range outages { // they work again: the outages' failures are taken back
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: op, Kind: Collect}, Success, 0)
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.RoutingCounts(ctx, c.t.Add(-time.Hour), c.t.Add(time.Hour), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures, technical := map[string]int64{}, map[string]int64{}
+		for _, r := range rows {
+			if r.Failures < 0 || r.Technical < 0 {
+				t.Errorf("%s at %s: %d failures, %d technical; want none negative", r.Operator, r.Minute.Format(time.TimeOnly), r.Failures, r.Technical)
+			}
+			failures[r.Operator], technical[r.Operator] = failures[r.Operator]+r.Failures, technical[r.Operator]+r.Technical
+		}
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for op := range outages {
+			if failures[op] != 1 || technical[op] != 0 {
+				t.Errorf("%s: shared counts %d failures, %d technical; want the decline before the outage alone", op, failures[op], technical[op])
+			}
+			ctx := Context{Country: "SN", Operator: op, Kind: Collect, Providers: []string{"pawapay"}}
+			got, want := b.Rank(ctx).Ranked[0], a.Rank(ctx).Ranked[0]
+			// 102 outcomes, not the outage's 4 (decayed over 9 minutes: 100.3).
+			if math.Abs(got.Rate-want.Rate) > 1e-3 || math.Abs(got.Evidence-want.Evidence) > 0.1 || got.Evidence > 101 {
+				t.Errorf("%s: node b = %+v; want node a's %+v, over 102 outcomes", op, got, want)
+			}
+		}
+	})
+}
+
+// TestObserve_TechnicalOutageForgiven: a link that failed technically
+// DownAfter times in a row is broken beyond doubt whatever its rate: when
+// it works again, those failures are taken back (the success's own answer
+// must not hide the streak first).
+func TestObserve_TechnicalOutageForgiven(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 60, 40)
+	observe(e, "cinetpay", 50, 50)
+	before := e.Rank(pair).Ranked[0]
+	k := Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}
+	for range e.Knobs.DownAfter {
+		e.Observe(k, Technical, 0)
+	}
+	c.t = c.t.Add(e.Knobs.RetestAfter)
+	e.Observe(k, Success, 0)
+	after := e.Rank(pair).Ranked[0]
+	if after.Provider != "pawapay" || after.Evidence > before.Evidence+1.01 || after.Rate < before.Rate {
+		t.Fatalf("after the link's outage and a success = %+v; want %+v with one success more", after, before)
+	}
+}
+
+// TestRouter_CeilingFromBuckets: rebuilt from the shared counts, whose
+// buckets (hourly beyond 6 hours) do not keep the order of a refusal and a
+// success within them, a ceiling is the smallest amount refused at once in
+// a bucket with no success at or above it in that bucket or a later one: a
+// bucket's refusals and larger success may be a ceiling lifted, so it is
+// not believed (a wrong ceiling is never explored), but it does not clear
+// a higher ceiling that earlier buckets taught.
+func TestRouter_CeilingFromBuckets(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := &clock{t: time.Date(2026, 11, 22, 2, 5, 0, 0, time.UTC)}
+		a := &Router{Engine: New(c.now, 1), Store: st}
+		b := &Router{Engine: New(c.now, 2), Store: st}
+		ctx := context.Background()
+		type seen struct {
+			o      Outcome
+			amount int64
+		}
+		refused := func(amount int64) seen { return seen{OverLimit, amount} }
+		paid := func(amount int64) seen { return seen{Success, amount} }
+		cases := []struct {
+			name              string
+			hour1, hour2      []seen
+			overAt, notOverAt int64 // 0: none to check
+		}{
+			{"a smaller refusal and a larger success later keep the higher ceiling", []seen{refused(800_000), refused(800_000)},
+				[]seen{refused(500_000), paid(600_000)}, 900_000, 700_000},
+			{"refusals and a larger success in one bucket: not believed", []seen{refused(500_000), refused(500_000), paid(700_000)},
+				nil, 0, 600_000},
+			{"a success, then refusals in a later bucket: believed", []seen{paid(700_000)},
+				[]seen{refused(500_000), refused(500_000)}, 600_000, 400_000},
+		}
+		for hour, pick := range []func(i int) []seen{func(i int) []seen { return cases[i].hour1 }, func(i int) []seen { return cases[i].hour2 }} {
+			c.t = time.Date(2026, 11, 22, 2+hour, 5, 0, 0, time.UTC)
+			for i := range cases {
+				for _, s := range pick(i) {
+					c.t = c.t.Add(time.Minute)
+					a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: fmt.Sprint("op", i), Kind: Collect, Amount: s.amount}, s.o, 0)
+				}
+			}
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.t = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) // hourly buckets now, within CeilingMemory
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i, tc := range cases {
+			at := Context{Country: "SN", Operator: fmt.Sprint("op", i), Kind: Collect, Providers: []string{"cinetpay"}}
+			if at.Amount = tc.overAt; at.Amount > 0 && !b.Rank(at).Ranked[0].OverLimit {
+				t.Errorf("%s: %d not above the ceiling; want it above", tc.name, at.Amount)
+			}
+			if at.Amount = tc.notOverAt; at.Amount > 0 && b.Rank(at).Ranked[0].OverLimit {
+				t.Errorf("%s: %d above the ceiling; want it under", tc.name, at.Amount)
+			}
+		}
+	})
+}
+
+// TestChoose_NewcomerOptimism: with NewcomerOptimism on, a newcomer next
+// to an established leader gets the real payments while its estimate, one
+// standard deviation up, is ahead of the leader's; once its evidence shows
+// it worse, it loses them. The routing API's ranking is not optimistic.
+func TestChoose_NewcomerOptimism(t *testing.T) {
+	e, c := newEngine()
+	e.Knobs.NewcomerOptimism = 1
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established
+	for range 100 {
+		if d := e.Choose(sn); d.Provider != "paystack" || !d.Explored {
+			t.Fatalf("a newcomer with no outcome = %+v; want it tried first", d)
+		}
+	}
+	if d := e.Rank(sn); d.Provider != "pawapay" {
+		t.Fatalf("the API's ranking = %+v; want pawapay, without optimism", d)
+	}
+	observe(e, "paystack", 17, 3) // 85 %, little evidence: it may still be better
+	if d := e.Choose(sn); d.Provider != "paystack" {
+		t.Fatalf("a newcomer at 85%% over 20 outcomes = %+v; want it still tried", d)
+	}
+	observe(e, "paystack", 240, 60) // 80 % over 320: plainly worse
+	n := 0
+	for range 1000 {
+		if e.Choose(sn).Provider == "paystack" {
+			n++
+		}
+	}
+	if n > 100 {
+		t.Fatalf("a newcomer plainly worse was chosen %d times in 1000; want it no longer favoured", n)
 	}
 }

@@ -27,10 +27,13 @@ type MarketConfig struct {
 	Span     time.Duration // simulated time they spread over
 	Knobs    Knobs
 	Calm     bool // the hard situations switched off (outages, ceilings, retries, degradation, newcomer)
+	// NewcomerLead: the newcomer's base rate above the best incumbent's in
+	// each of its contexts (negative: a worse newcomer).
+	NewcomerLead float64
 }
 
 // MarketSim is the market docs/routing.md reports, on seed 101.
-var MarketSim = MarketConfig{Seed: 101, Payments: 250_000, Span: 4 * 24 * time.Hour, Knobs: DefaultKnobs}
+var MarketSim = MarketConfig{Seed: 101, Payments: 250_000, Span: 4 * 24 * time.Hour, Knobs: DefaultKnobs, NewcomerLead: 0.03}
 
 // Numbers of the market (docs/routing.md, "The market": where each comes from).
 const (
@@ -192,7 +195,7 @@ func newMarket(cfg MarketConfig) *market {
 						best = math.Max(best, m.base[p][c])
 					}
 				}
-				m.serves[newP][c], m.base[newP][c] = true, math.Min(0.98, best+0.03)
+				m.serves[newP][c], m.base[newP][c] = true, math.Min(0.98, best+cfg.NewcomerLead)
 			}
 		}
 	}
@@ -420,9 +423,38 @@ type MarketResult struct {
 	Attempts, Successes  int
 	Customers, Paid      int
 	ScenarioN, ScenarioS map[string]int
-	// The newcomer's contexts' attempts in its first hour live, and in
-	// its first 6 hours, and those it carried.
-	NewcomerHour, NewcomerHourTo, NewcomerSix, NewcomerSixTo int
+	// The newcomer's contexts' attempts in its first hour live, in its
+	// second hour (has it won them within an hour?) and in its first 6
+	// hours, and those it carried: all of them (Newcomer), and those for
+	// which it was the best choice, as the oracle knows (NewcomerBest).
+	Newcomer, NewcomerBest Share
+}
+
+// Share is the attempts of a set in the newcomer's first hour live, its
+// second hour and its first 6 hours (N), and those it carried (To).
+type Share struct{ N, To [3]int }
+
+func (s Share) add(o Share) Share {
+	for i := range s.N {
+		s.N[i], s.To[i] = s.N[i]+o.N[i], s.To[i]+o.To[i]
+	}
+	return s
+}
+
+func (s *Share) count(since time.Duration, carried bool) {
+	for i, in := range []bool{since < time.Hour, since >= time.Hour && since < 2*time.Hour, true} {
+		if in {
+			s.N[i]++
+			if carried {
+				s.To[i]++
+			}
+		}
+	}
+}
+
+func (s Share) String() string {
+	pct := func(i int) float64 { return 100 * float64(s.To[i]) / float64(max(s.N[i], 1)) }
+	return fmt.Sprintf("%.0f%%, %.0f%% and %.0f%%", pct(0), pct(1), pct(2))
 }
 
 // Rate is the share of attempts that succeeded.
@@ -553,15 +585,9 @@ func (m *market) attempt(res *MarketResult, pol marketPolicy, h *eventHeap, cust
 	}
 	res.Attempts++
 	if newP := marketProviders - 1; m.live[newP] > 0 && m.serves[newP][py.ctx] && t >= m.live[newP] && t < m.live[newP]+6*time.Hour {
-		res.NewcomerSix++
-		if p == newP {
-			res.NewcomerSixTo++
-		}
-		if t < m.live[newP]+time.Hour {
-			res.NewcomerHour++
-			if p == newP {
-				res.NewcomerHourTo++
-			}
+		res.Newcomer.count(t-m.live[newP], p == newP)
+		if m.oracleChoice(py.ctx, py.amount, t, cands, cu.sticky) == newP {
+			res.NewcomerBest.count(t-m.live[newP], p == newP)
 		}
 	}
 	*tags = m.tags(py.ctx, py.amount, t, k, *tags)
@@ -779,10 +805,13 @@ func MarketTable(cfg MarketConfig, results []MarketResult) string {
 	for _, s := range MarketScenarios {
 		row(s, oracle.ScenarioN[s], func(r MarketResult) float64 { return r.ScenarioRate(s) })
 	}
-	b.WriteString("\nThe newcomer's share of its contexts' attempts in its first hour live, and in its first 6 hours:")
+	b.WriteString("\nThe newcomer's share of its contexts' attempts in its first hour live, its second hour, and its first 6 hours:")
 	for _, r := range results {
-		fmt.Fprintf(&b, " %s %.0f%% and %.0f%%;", r.Policy, 100*float64(r.NewcomerHourTo)/float64(max(r.NewcomerHour, 1)),
-			100*float64(r.NewcomerSixTo)/float64(max(r.NewcomerSix, 1)))
+		fmt.Fprintf(&b, " %s %s;", r.Policy, r.Newcomer)
+	}
+	b.WriteString("\n\nIts share of those for which it was the best choice (the oracle's):")
+	for _, r := range results[:len(results)-1] {
+		fmt.Fprintf(&b, " %s %s;", r.Policy, r.NewcomerBest)
 	}
 	b.WriteString("\n")
 	return b.String()

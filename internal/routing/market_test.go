@@ -68,7 +68,7 @@ func addMarket(a, b MarketResult) MarketResult {
 		a = MarketResult{Policy: b.Policy, ScenarioN: map[string]int{}, ScenarioS: map[string]int{}}
 	}
 	a.Attempts, a.Successes, a.Customers, a.Paid = a.Attempts+b.Attempts, a.Successes+b.Successes, a.Customers+b.Customers, a.Paid+b.Paid
-	a.NewcomerHour, a.NewcomerHourTo, a.NewcomerSix, a.NewcomerSixTo = a.NewcomerHour+b.NewcomerHour, a.NewcomerHourTo+b.NewcomerHourTo, a.NewcomerSix+b.NewcomerSix, a.NewcomerSixTo+b.NewcomerSixTo
+	a.Newcomer, a.NewcomerBest = a.Newcomer.add(b.Newcomer), a.NewcomerBest.add(b.NewcomerBest)
 	for s, n := range b.ScenarioN {
 		a.ScenarioN[s] += n
 		a.ScenarioS[s] += b.ScenarioS[s]

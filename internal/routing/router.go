@@ -48,8 +48,8 @@ const RefreshEvery = 10 * time.Second
 
 // Record counts a payment's or payout's outcome here and for every node
 // (an OverLimit with its amount, which teaches the ceiling; the failures
-// an operator's incident takes back from its providers, as negative
-// counts).
+// an outage or an operator's incident takes back, from the minutes they
+// were counted in).
 func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Duration) {
 	now := r.Now()
 	r.mu.Lock()
@@ -71,15 +71,16 @@ func (r *Router) Record(ctx context.Context, k Key, o Outcome, latency time.Dura
 		c.Technical = 1
 	}
 	r.save(ctx, c)
-	r.forgive(ctx, back, now)
+	r.forgive(ctx, back)
 }
 
-// forgive takes failures back from the shared counts (negative failures).
-func (r *Router) forgive(ctx context.Context, back []forgiven, now time.Time) {
+// forgive takes failures back from the shared counts, in the minutes this
+// node counted them in (so no minute's count goes negative).
+func (r *Router) forgive(ctx context.Context, back []forgiven) {
 	for _, f := range back {
-		if n := int64(math.Round(f.n)); n > 0 {
+		for _, m := range f.taken {
 			r.save(ctx, store.RoutingCount{Provider: f.link.provider, Country: f.link.country, Operator: f.link.operator, Kind: string(f.link.kind),
-				Minute: now, Failures: -n})
+				Minute: time.Unix(m.minute*60, 0).UTC(), Failures: -m.declined, Technical: -m.technical})
 		}
 	}
 }
@@ -90,7 +91,7 @@ func (r *Router) RecordCall(ctx context.Context, provider string, answered bool,
 	r.mu.Lock()
 	back := r.callLocked(provider, answered, now)
 	r.mu.Unlock()
-	r.forgive(ctx, back, now)
+	r.forgive(ctx, back)
 	c := store.RoutingCount{Provider: provider, Kind: "call", Minute: now, LatencyMS: latency.Milliseconds()}
 	if answered {
 		c.Successes = 1
@@ -168,8 +169,7 @@ func (r *Router) Refresh(ctx context.Context) error {
 }
 
 // load replaces the engine's counts with the decayed sum of the buckets
-// and the ceilings they teach (the smallest amount refused at once within
-// CeilingMemory, unless a larger one succeeded since), keeps what this node
+// and the ceilings they teach (ceilings), keeps what this node
 // saw of each link's health, and marks down a provider that every node saw
 // fail, unanswered, in the last two minutes.
 func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
@@ -207,6 +207,10 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 			c.first = b.Minute
 			stats[key] = c
 		}
+		// No minute's count is negative now (failures are taken back where
+		// they were counted); older nodes wrote them as negative counts in
+		// the minute they forgave them: read as none.
+		b.Failures, b.Technical = max(0, b.Failures), max(0, b.Technical)
 		age := float64(now.Sub(b.Minute))
 		f, g := math.Exp2(-age/float64(k.HalfLife)), math.Exp2(-age/float64(k.FastHalfLife))
 		ok, ko := float64(b.Successes), float64(b.Failures+b.Technical)
@@ -215,14 +219,10 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		if n := b.Successes + b.Failures + b.Technical; n > 0 && b.LatencyMS > 0 {
 			c.latencyMS = float64(b.LatencyMS) / float64(n) // the latest bucket's mean, as buckets come in time order per key
 		}
-		if b.RefusedMin > 0 && now.Sub(b.Minute) < k.CeilingMemory {
-			if c.ceiling == 0 {
-				c.ceiling = b.RefusedMin
-			}
-			c.ceiling, c.ceilingAt, c.refusals = min(c.ceiling, b.RefusedMin), b.Minute, c.refusals+int(b.Refusals)
-		}
-		if c.ceiling > 0 && b.SucceededMax >= c.ceiling {
-			c.ceiling, c.refusals = 0, 0
+	}
+	for key, ceil := range ceilings(buckets, now, k.CeilingMemory) {
+		if c := stats[key]; c != nil {
+			c.ceiling, c.ceilingAt, c.refusals = ceil.ceiling, ceil.ceilingAt, ceil.refusals
 		}
 	}
 	r.mu.Lock()
@@ -257,6 +257,44 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 			}
 		}
 	}
+}
+
+// ceilings reads each link's ceiling from the buckets (in time order per
+// link). A bucket keeps the smallest amount refused at once in it, how
+// many were refused so and the largest that succeeded, but not their
+// order: refusals then a larger success (the ceiling lifted, or never one)
+// read the same as a success then refusals. So a bucket's refusals are
+// believed only when no success at or above its smallest one was seen in
+// that bucket or a later one: a ceiling wrongly believed keeps a provider
+// from amounts it carries for CeilingMemory (one is never explored above
+// its ceiling), while one wrongly dropped costs CeilingAfter refusals to
+// learn again. The ceiling is the smallest refusal believed within
+// CeilingMemory, counted with every refusal believed.
+func ceilings(buckets []store.RoutingCount, now time.Time, memory time.Duration) map[link]linkHealth {
+	out := map[link]linkHealth{}
+	paid := map[link]int64{} // the largest success in the bucket or a later one
+	for i := len(buckets) - 1; i >= 0; i-- {
+		b := buckets[i]
+		if b.Kind == "call" {
+			continue
+		}
+		l := link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}
+		p := max(paid[l], b.SucceededMax)
+		paid[l] = p
+		if b.RefusedMin == 0 || b.RefusedMin <= p || now.Sub(b.Minute) >= memory {
+			continue
+		}
+		c := out[l]
+		if c.ceiling == 0 || b.RefusedMin < c.ceiling {
+			c.ceiling = b.RefusedMin
+		}
+		c.refusals += int(b.Refusals)
+		if b.Minute.After(c.ceilingAt) {
+			c.ceilingAt = b.Minute
+		}
+		out[l] = c
+	}
+	return out
 }
 
 // ProbeDown asks check about every provider marked down, or suspect (Suspect): a call that moves
