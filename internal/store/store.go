@@ -143,10 +143,16 @@ func postgresDSN(target string) string {
 // which payments need; _txlock=immediate takes the write lock at BEGIN so two
 // writers never deadlock upgrading a read lock; checkpoints are the
 // server's, in the background (checkpoint.go). Each connection's page
-// cache is sqliteCacheKiB.
+// cache is sqliteCacheKiB. temp_store(MEMORY) keeps the sub-journals of
+// the savepoints group commit runs each transaction in (writer.go) in
+// memory: on disk, SQLite spills them to a temporary file past 64 KiB and
+// writes each saved page with two calls to the kernel, a fifth of a
+// settlement's CPU (BenchmarkSettleSandbox/sqlite: 196 to 216 µs against
+// 233 to 270, docs/benchmarks.md). A batch's sub-journal holds the pages
+// it changes, a few MB at most; sorts use that memory too.
 func sqliteDSN(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)",
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "temp_store(MEMORY)",
 		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")", "cache_size(-" + strconv.Itoa(sqliteCacheKiB) + ")"} {
 		q.Add("_pragma", p)
 	}

@@ -66,6 +66,7 @@ NOT_COVERED = {
     ("POST", "/callbacks/{gatewayId}"),
     ("PUT", "/callbacks/{gatewayId}"),
     ("GET", "/callbacks/{gatewayId}"),
+    ("POST", "/callbacks/{gatewayId}/{segment}"),
     # Operations and this document.
     ("GET", "/v1/openapi.json"),
     ("GET", "/v1/openapi.yaml"),
