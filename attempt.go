@@ -46,6 +46,11 @@ type PaymentAttempt struct {
 	// InitiatedAt is when the initiation call returned; until then the
 	// attempt is not checked, and "not found" means nothing.
 	InitiatedAt *time.Time
+	// FinalRef is the aggregator's final id of the payment that a callback
+	// proved before a status read confirmed the payment (M-Pesa's receipt
+	// number): it becomes ProviderRef when the payment succeeds; "" when
+	// there is none.
+	FinalRef string
 }
 
 // NextActionType is the kind of step a pending payment waits for.

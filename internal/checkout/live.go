@@ -443,6 +443,9 @@ func (s *Service) finishAt(ctx context.Context, attemptID string, st gateway.Sta
 		switch st.Outcome {
 		case gateway.Succeeded:
 			a.Status = cauri.AttemptSucceeded
+			if a.FinalRef != "" {
+				a.ProviderRef = a.FinalRef // a callback proved it before (final)
+			}
 			if sess.Status == cauri.SessionSuccess || sess.Status == cauri.SessionRefunded {
 				a.Reason = "collected after the session was " + string(sess.Status) + ": to refund"
 				return nil, nil
@@ -622,32 +625,36 @@ func (s *Service) Callback(ctx context.Context, gatewayID string, sig Signal) er
 	return errors.Join(checked, s.final(ctx, a, sig))
 }
 
-// final gives a succeeded attempt the final id a callback proved
-// (sig.Final, gateway.PaidReference) in place of the provisional one it was
-// settled under, once: only while its provider ref is still
-// sig.Provisional (M-Pesa's CheckoutRequestID), so a second callback, or
-// one about another push, changes nothing. Written to the store at once,
-// so any node refunds the payment by it. Not kept when the status read
-// has not confirmed the payment (yet), nor for a payment Cauri ended
-// otherwise: both are logged and counted with the attempt's id.
+// final gives the attempt the final id a callback proved (sig.Final,
+// gateway.PaidReference) in place of the provisional one (sig.Provisional,
+// M-Pesa's CheckoutRequestID), once: at once when it has succeeded, else
+// kept with it until it succeeds (finishAt), so that a status read that
+// had not yet confirmed the payment loses nothing. Only while its provider
+// ref is still sig.Provisional, so a second callback, or one about another
+// push, changes nothing. Written to the store, so any node refunds the
+// payment by it. A payment Cauri ended otherwise keeps nothing, and is
+// logged and counted with the attempt's id.
 func (s *Service) final(ctx context.Context, a *cauri.PaymentAttempt, sig Signal) error {
 	if sig.Final == "" {
 		return nil
 	}
-	changed, err := s.Store.ReplaceProviderRef(ctx, a.ID, sig.Provisional, sig.Final)
-	if err != nil || changed {
+	replace := func() (bool, error) { return s.Store.ReplaceProviderRef(ctx, a.ID, sig.Provisional, sig.Final) }
+	if done, err := replace(); err != nil || done {
+		return err
+	}
+	if kept, err := s.Store.KeepFinalRef(ctx, a.ID, sig.Provisional, sig.Final); err != nil || kept {
+		return err
+	}
+	if done, err := replace(); err != nil || done { // it succeeded in between
 		return err
 	}
 	now, err := s.Store.AttemptByReference(ctx, a.GatewayID, a.Reference)
-	if err != nil || now.Status == cauri.AttemptSucceeded {
-		return err // succeeded: under another id (the final one already, or another push's)
+	if err != nil || now.Status == cauri.AttemptSucceeded || now.Status == cauri.AttemptPending {
+		return err // under another id already (the final one, or another push's), or one kept before
 	}
-	why := "the status read has not confirmed it yet: it cannot be refunded through the API"
-	if now.Status != cauri.AttemptPending {
-		why = "Cauri ended it " + string(now.Status) + " before: collected after it gave up, to check by hand"
-	}
-	s.Failures.Record(ctx, movement.Payment, "final_reference", a.ID,
-		fmt.Errorf("the aggregator's callback says payment %s was paid (%s), but %s", a.ID, sig.Final, why))
+	s.Failures.Record(ctx, movement.Payment, "final_reference", a.ID, fmt.Errorf(
+		"the aggregator's callback says payment %s was paid (%s), but Cauri ended it %s before: collected after it gave up, to check by hand",
+		a.ID, sig.Final, now.Status))
 	return nil
 }
 

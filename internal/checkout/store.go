@@ -40,6 +40,7 @@ type Store interface {
 	SetNextAction(ctx context.Context, id string, next cauri.NextAction) error
 	SetProviderRef(ctx context.Context, id, providerRef string) error
 	ReplaceProviderRef(ctx context.Context, id, was, providerRef string) (bool, error)
+	KeepFinalRef(ctx context.Context, id, was, finalRef string) (bool, error)
 	StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit func(sess *cauri.Session, prior store.Prior, link *store.LinkUse) error, reopen func(*cauri.Session) *cauri.Event) error
 	UpdateLink(ctx context.Context, workspaceID, id string, change func(*cauri.PaymentLink) error) (*cauri.PaymentLink, error)
 	UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Session, *cauri.PaymentAttempt) (*cauri.Event, error)) (*cauri.Session, error)

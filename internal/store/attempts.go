@@ -10,7 +10,7 @@ import (
 )
 
 const attemptColumns = `id, session_id, gateway_id, provider, reference, country, operator, operator_code, phone, status,
-	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason, needs_code, instructions`
+	reason, provider_ref, created_at, updated_at, checked_at, initiated_at, redirect_url, route_reason, needs_code, instructions, final_ref`
 
 func scanAttempt(row interface{ Scan(...any) error }) (*cauri.PaymentAttempt, error) {
 	var a cauri.PaymentAttempt
@@ -18,7 +18,8 @@ func scanAttempt(row interface{ Scan(...any) error }) (*cauri.PaymentAttempt, er
 	var created, updated int64
 	var checked, initiated sql.NullInt64
 	if err := row.Scan(&a.ID, &a.SessionID, &a.GatewayID, &a.Provider, &a.Reference, &a.Country, &a.Operator, &a.OperatorCode,
-		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL, &a.RouteReason, &a.NeedsCode, &a.Instructions); err != nil {
+		&a.Phone, &status, &a.Reason, &a.ProviderRef, &created, &updated, &checked, &initiated, &a.RedirectURL, &a.RouteReason, &a.NeedsCode, &a.Instructions,
+		&a.FinalRef); err != nil {
 		return nil, err
 	}
 	a.Status = cauri.AttemptStatus(status)
@@ -72,10 +73,10 @@ func (s *Store) StartAttempt(ctx context.Context, a *cauri.PaymentAttempt, admit
 				return err
 			}
 		}
-		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err = t.exec(ctx, `INSERT INTO payment_attempts (`+attemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.SessionID, a.GatewayID, a.Provider, a.Reference, a.Country, a.Operator, a.OperatorCode, a.Phone, string(a.Status),
 			a.Reason, a.ProviderRef, micros(a.CreatedAt), micros(a.UpdatedAt), nullMicros(a.CheckedAt), nullMicros(a.InitiatedAt), a.RedirectURL, a.RouteReason,
-			a.NeedsCode, a.Instructions)
+			a.NeedsCode, a.Instructions, a.FinalRef)
 		if err != nil {
 			return err
 		}
@@ -192,7 +193,7 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 		if err != nil {
 			return err
 		}
-		if err := t.queryRow(ctx, `SELECT status FROM payment_attempts WHERE id = ?`, id).Scan(&a.Status); err != nil {
+		if err := t.queryRow(ctx, `SELECT status, provider_ref, final_ref FROM payment_attempts WHERE id = ?`, id).Scan(&a.Status, &a.ProviderRef, &a.FinalRef); err != nil {
 			return err
 		}
 		if a.Status != cauri.AttemptPending {
@@ -345,6 +346,16 @@ func (s *Store) SetProviderRef(ctx context.Context, id, providerRef string) erro
 func (s *Store) ReplaceProviderRef(ctx context.Context, id, was, providerRef string) (bool, error) {
 	n, err := s.update(ctx, `UPDATE payment_attempts SET provider_ref = ? WHERE id = ? AND provider_ref = ? AND status = ?`,
 		providerRef, id, was, string(cauri.AttemptSucceeded))
+	return n > 0, err
+}
+
+// KeepFinalRef keeps with a pending attempt the final id a callback proved
+// (finalRef) while its provider ref is still the provisional one (was),
+// until its payment succeeds (the first one kept wins): false when the
+// attempt is not pending, has another provider ref, or keeps one already.
+func (s *Store) KeepFinalRef(ctx context.Context, id, was, finalRef string) (bool, error) {
+	n, err := s.update(ctx, `UPDATE payment_attempts SET final_ref = ? WHERE id = ? AND provider_ref = ? AND status = ? AND final_ref = ''`,
+		finalRef, id, was, string(cauri.AttemptPending))
 	return n > 0, err
 }
 

@@ -38,6 +38,27 @@ func TestStore_ReplaceProviderRef(t *testing.T) {
 		if replace("ws_CO_1", "NLJ7RT61SV") || ref() != "ws_CO_1" {
 			t.Fatalf("a pending attempt's id replaced: %s", ref())
 		}
+		// A pending attempt keeps a final id (the first), under its own
+		// provisional one only.
+		keep := func(was, final string) bool {
+			t.Helper()
+			ok, err := s.KeepFinalRef(ctx, a.ID, was, final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		kept := func() string {
+			t.Helper()
+			got, err := s.AttemptByReference(ctx, g.ID, a.Reference)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got.FinalRef
+		}
+		if keep("ws_CO_2", "QKL1234XYZ") || !keep("ws_CO_1", "NLJ7RT61SV") || keep("ws_CO_1", "QKL1234XYZ") || kept() != "NLJ7RT61SV" {
+			t.Fatalf("kept %q; want the first for its own push", kept())
+		}
 		if _, err := s.UpdateAttempt(ctx, a.ID, func(_ *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
 			a.Status = cauri.AttemptSucceeded
 			return nil, nil
@@ -52,6 +73,9 @@ func TestStore_ReplaceProviderRef(t *testing.T) {
 		}
 		if replace("ws_CO_1", "FAKE000001") || ref() != "NLJ7RT61SV" {
 			t.Fatalf("replaced twice: %s", ref())
+		}
+		if keep("NLJ7RT61SV", "FAKE000001") {
+			t.Fatal("a succeeded attempt kept a final id")
 		}
 	})
 }

@@ -55,16 +55,6 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 			if res := e.do("POST", "/callbacks/"+g.ID, forged); res.status != 200 {
 				t.Fatalf("forged callback = %d %s", res.status, res.raw)
 			}
-			// A callback to the push's own address (its token right: the
-			// merchant's secret) claiming it was paid before it was: the
-			// status query decides, and its receipt is not kept.
-			gatewaytest.Control(t, simURL, "/_sim/callback/"+a[0].ProviderRef+"?status=0")
-			if s, _ := st.Session(ctx, id); s.Status != cauri.SessionPending {
-				t.Fatalf("session = %s after a tokened callback the query denies; want PENDING", s.Status)
-			}
-			if now, _ := st.Attempts(ctx, id); now[0].ProviderRef != a[0].ProviderRef || now[0].Status != cauri.AttemptPending {
-				t.Fatalf("attempt = %+v; want it pending under its push's id", now[0])
-			}
 			gatewaytest.Control(t, simURL, "/_sim/settle/"+a[0].ProviderRef)
 			waitFor(t, "the callback settled the session", func() bool {
 				s, err := st.Session(ctx, id)
@@ -206,6 +196,33 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		late := e.do("POST", "/v1/refunds", map[string]any{"transaction_id": id}, key...)
 		if late.status != 201 || sim.Reversals() != reversals+1 {
 			t.Fatalf("refund after the late callback = %d %s, %d reversals sent; want 201 and one", late.status, late.raw, sim.Reversals()-reversals)
+		}
+
+		// Safaricom's callback (to the push's own address) saying it was
+		// paid while the status query still says it is being processed:
+		// the query decides (the payment stays PENDING), the receipt is
+		// kept with the attempt, and becomes its provider ref when the
+		// query confirms the payment (its own callback lost).
+		id = e.mustSession(keys["live_public"], `{"amount": 1500, "currency": "KES"}`)
+		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "MPESA", "phone": "0712 345 678"}), 200)
+		attempts, _ = st.Attempts(ctx, id)
+		gatewaytest.Control(t, simURL, "/_sim/callback/"+attempts[0].ProviderRef+"?status=0")
+		if s, _ := st.Session(ctx, id); s.Status != cauri.SessionPending {
+			t.Fatalf("session = %s after a callback the query does not confirm yet; want PENDING", s.Status)
+		}
+		if early, _ := st.Attempts(ctx, id); early[0].Status != cauri.AttemptPending || early[0].ProviderRef != attempts[0].ProviderRef ||
+			early[0].FinalRef != "SIM0000000" {
+			t.Fatalf("attempt = %+v; want it pending under its push's id, the receipt kept", early[0])
+		}
+		sim.LoseCallbacks.Store(true)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].ProviderRef)
+		waitFor(t, "the status query confirmed the payment", func() bool {
+			e.clock.Add(movement.StatusCheck)
+			return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "SUCCESS"
+		})
+		sim.LoseCallbacks.Store(false)
+		if done, _ := st.Attempts(ctx, id); done[0].ProviderRef != "SIM0000000" {
+			t.Fatalf("attempt = %+v; want the kept receipt as its provider ref", done[0])
 		}
 
 		// No initiator: no reversal, the credential named, nothing written.
