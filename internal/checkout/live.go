@@ -477,6 +477,12 @@ func (s *Service) finishAt(ctx context.Context, attemptID string, st gateway.Sta
 	if err == nil && notify && s.Committed != nil {
 		s.Committed()
 	}
+	if err == nil && ended != nil && ended.Status != cauri.AttemptSucceeded && ended.FinalRef != "" {
+		// The aggregator's own callback said it was paid (final): the
+		// customer may have been charged.
+		s.Failures.Record(ctx, movement.Payment, "final_reference", attemptID, fmt.Errorf(
+			"payment %s ended %s although the aggregator's callback said it was paid (%s): to check by hand", attemptID, ended.Status, ended.FinalRef))
+	}
 	if err == nil && ended != nil && s.Route != nil {
 		// What the routing engine learns: a collected payment, a payment the
 		// customer's side refused, one the aggregator could not start, or
@@ -649,12 +655,18 @@ func (s *Service) final(ctx context.Context, a *cauri.PaymentAttempt, sig Signal
 		return err
 	}
 	now, err := s.Store.AttemptByReference(ctx, a.GatewayID, a.Reference)
-	if err != nil || now.Status == cauri.AttemptSucceeded || now.Status == cauri.AttemptPending {
-		return err // under another id already (the final one, or another push's), or one kept before
+	if err != nil || now.ProviderRef == sig.Final || now.FinalRef == sig.Final {
+		return err // the same callback again
+	}
+	why := "Cauri ended it " + string(now.Status) + " before: collected after it gave up, to check by hand"
+	switch {
+	case now.Status == cauri.AttemptPending && now.FinalRef != "":
+		why = "it keeps another one (" + now.FinalRef + ") from an earlier callback: to check by hand"
+	case now.Status == cauri.AttemptPending || now.Status == cauri.AttemptSucceeded:
+		why = "it is known by another id (" + now.ProviderRef + ", not " + sig.Provisional + "): not kept"
 	}
 	s.Failures.Record(ctx, movement.Payment, "final_reference", a.ID, fmt.Errorf(
-		"the aggregator's callback says payment %s was paid (%s), but Cauri ended it %s before: collected after it gave up, to check by hand",
-		a.ID, sig.Final, now.Status))
+		"the aggregator's callback says payment %s was paid (%s), but %s", a.ID, sig.Final, why))
 	return nil
 }
 

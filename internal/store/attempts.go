@@ -193,7 +193,10 @@ func (s *Store) UpdateAttempt(ctx context.Context, id string, fn func(*cauri.Ses
 		if err != nil {
 			return err
 		}
-		if err := t.queryRow(ctx, `SELECT status, provider_ref, final_ref FROM payment_attempts WHERE id = ?`, id).Scan(&a.Status, &a.ProviderRef, &a.FinalRef); err != nil {
+		// Read again under the session's lock, the attempt's row locked too
+		// (PostgreSQL): a final id kept by a callback meanwhile
+		// (KeepFinalRef) is either seen here or refused there.
+		if err := t.queryRow(ctx, `SELECT status, provider_ref, final_ref FROM payment_attempts WHERE id = ?`+s.forUpdate(), id).Scan(&a.Status, &a.ProviderRef, &a.FinalRef); err != nil {
 			return err
 		}
 		if a.Status != cauri.AttemptPending {

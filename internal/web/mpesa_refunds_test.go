@@ -224,6 +224,32 @@ func TestRefunds_MPesaReversal(t *testing.T) {
 		if done, _ := st.Attempts(ctx, id); done[0].ProviderRef != "SIM0000000" {
 			t.Fatalf("attempt = %+v; want the kept receipt as its provider ref", done[0])
 		}
+		// The same, but the query then says the customer cancelled: the
+		// payment fails as the query says, and a person is told (the
+		// callback said it was paid).
+		finalRefs := func() string {
+			for _, l := range strings.Split(e.do("GET", "/metrics", nil).raw, "\n") {
+				if strings.HasPrefix(l, `cauri_movement_failures_total{kind="payment",step="final_reference"}`) {
+					return l
+				}
+			}
+			return ""
+		}
+		before := finalRefs()
+		id = e.mustSession(keys["live_public"], `{"amount": 1500, "currency": "KES"}`)
+		wantStatus(t, e.do("POST", "/checkout/initiate", map[string]string{"transactionId": id, "gatewayId": g.ID, "code": "MPESA", "phone": "0712 345 678"}), 200)
+		attempts, _ = st.Attempts(ctx, id)
+		gatewaytest.Control(t, simURL, "/_sim/callback/"+attempts[0].ProviderRef+"?status=0")
+		sim.LoseCallbacks.Store(true)
+		gatewaytest.Control(t, simURL, "/_sim/settle/"+attempts[0].ProviderRef+"?status=1032")
+		waitFor(t, "the status query failed the payment", func() bool {
+			e.clock.Add(movement.StatusCheck)
+			return e.do("POST", "/checkout/verify", map[string]string{"transactionId": id}).str("status") == "FAILED"
+		})
+		sim.LoseCallbacks.Store(false)
+		if after := finalRefs(); after == "" || after == before {
+			t.Fatalf("final_reference failures %q -> %q; want one more", before, after)
+		}
 
 		// No initiator: no reversal, the credential named, nothing written.
 		ws2, keys2 := e.newWorkspace("Collections only", true)
