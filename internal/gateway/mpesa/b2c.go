@@ -8,11 +8,12 @@ package mpesa
 // QueueTimeOutURL when the request timed out in Daraja's queue). Daraja
 // signs none of it. So:
 //
-//   - every ResultURL and QueueTimeOutURL the connector gives Daraja is the
-//     gateway's callback address with the transfer's reference and a token,
-//     an HMAC of the reference keyed by the app's consumer secret (which
-//     only the merchant, Safaricom and Cauri know): a callback without the
-//     right token is ignored, so a forged one cannot end a transfer;
+//   - every ResultURL and QueueTimeOutURL the connector gives Daraja is a
+//     result address (resultURLFor): the gateway's callback address with a
+//     path segment of the transfer's reference, amount and a token, an HMAC
+//     keyed by the app's consumer secret (which only the merchant,
+//     Safaricom and Cauri know): a callback without the right token is
+//     ignored, so a forged one cannot end a transfer;
 //   - a result with the right token is the connector's to read
 //     (CallbackReference): it keeps it in memory for PayoutStatus, which the
 //     transfer service calls right after, on the same node;

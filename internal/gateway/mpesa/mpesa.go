@@ -544,7 +544,7 @@ type callbackItem struct {
 // receipt (PaidReference).
 //
 // A B2C, reversal or status-query result (b2c.go) is known by its
-// address's query string too: its reference, once its token is checked,
+// address's path segment too: its reference, once its token is checked,
 // and its outcome kept for PayoutStatus or RefundStatus.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
 	if q, ok := resultParams(h); ok {
