@@ -105,7 +105,7 @@ type Client struct {
 	reversalCred credential
 	// Trusted outcomes of B2C payments and reversals, by our reference,
 	// for the status check their callback triggers.
-	results kept[B2CResult]
+	results kept
 }
 
 var (
