@@ -19,15 +19,7 @@ import (
 func TestStore_StartAttemptPriorUnderLock(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
-		sess := newSession(ws, 5000)
-		if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
-			t.Fatal(err)
-		}
-		g := &cauri.Gateway{ID: cauri.NewID("gw_"), WorkspaceID: ws.ID, Provider: "pawapay", Name: "pawaPay", Collect: true, Enabled: true, CreatedAt: t0}
-		if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
-			t.Fatal(err)
-		}
+		sess, g := payable(t, s)
 		errLimit := errors.New("limit reached")
 		const limit = 5
 		var wg sync.WaitGroup

@@ -35,9 +35,9 @@ func newWorkspace(t *testing.T, s *store.Store) (*cauri.Workspace, []*cauri.Key)
 	return ws, keys
 }
 
-// pendingAttempt is a new workspace's pending payment attempt of 5 000
-// through a pawaPay gateway of its own, and that gateway.
-func pendingAttempt(t *testing.T, s *store.Store) (*cauri.Gateway, *cauri.PaymentAttempt) {
+// payable is a new workspace's session of 5 000 and a pawaPay gateway of
+// its own to pay it through.
+func payable(t *testing.T, s *store.Store) (*cauri.Session, *cauri.Gateway) {
 	t.Helper()
 	ctx := context.Background()
 	ws, _ := newWorkspace(t, s)
@@ -49,9 +49,17 @@ func pendingAttempt(t *testing.T, s *store.Store) (*cauri.Gateway, *cauri.Paymen
 	if err := s.CreateGateway(ctx, g, map[string]string{"api_token": "t"}); err != nil {
 		t.Fatal(err)
 	}
+	return sess, g
+}
+
+// pendingAttempt is a pending attempt to pay a payable session, and its
+// gateway.
+func pendingAttempt(t *testing.T, s *store.Store) (*cauri.Gateway, *cauri.PaymentAttempt) {
+	t.Helper()
+	sess, g := payable(t, s)
 	a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay", Reference: cauri.NewID("ref_"),
 		Country: "SN", Operator: "wave", OperatorCode: "WAVE_SEN", Phone: "+221771234567", Status: cauri.AttemptPending, CreatedAt: t0, UpdatedAt: t0}
-	if err := s.StartAttempt(ctx, a, nil, nil); err != nil {
+	if err := s.StartAttempt(context.Background(), a, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return g, a
