@@ -333,9 +333,7 @@ func TestChoose_Newcomer(t *testing.T) {
 // at its next refresh, on both stores.
 func TestRouter_SharedThroughTheStore(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-		a := &Router{Engine: New(c.now, 1), Store: st}
-		b := &Router{Engine: New(c.now, 2), Store: st}
+		c, a, b := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		ctx := context.Background()
 		for range 40 {
 			a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, Success, 200*time.Millisecond)
@@ -411,9 +409,7 @@ func TestRouter_SharedThroughTheStore(t *testing.T) {
 // calls fail on two operators is.
 func TestRouter_OneOperatorsFailuresAcrossNodes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-		a := &Router{Engine: New(c.now, 1), Store: st}
-		b := &Router{Engine: New(c.now, 2), Store: st}
+		_, a, b := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		ctx := context.Background()
 		for range 3 {
 			a.RecordCall(ctx, "pawapay", false, time.Second)
@@ -502,9 +498,7 @@ func TestObserve_RetryEndsIncident(t *testing.T) {
 // as evidence), and the other node sees the outage forgiven.
 func TestRouter_ForgivenWhereCounted(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-		a := &Router{Engine: New(c.now, 1), Store: st}
-		b := &Router{Engine: New(c.now, 2), Store: st}
+		c, a, b := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		ctx := context.Background()
 		outages := map[string]Outcome{"wave": Declined, "orange_money": Technical}
 		for op := range outages {
@@ -591,9 +585,7 @@ func TestObserve_TechnicalOutageForgiven(t *testing.T) {
 // a higher ceiling that earlier buckets taught.
 func TestRouter_CeilingFromBuckets(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		c := &clock{t: time.Date(2026, 11, 22, 2, 5, 0, 0, time.UTC)}
-		a := &Router{Engine: New(c.now, 1), Store: st}
-		b := &Router{Engine: New(c.now, 2), Store: st}
+		c, a, b := twoNodes(st, time.Date(2026, 11, 22, 2, 5, 0, 0, time.UTC))
 		ctx := context.Background()
 		type seen struct {
 			o      Outcome
@@ -673,4 +665,11 @@ func TestChoose_NewcomerOptimism(t *testing.T) {
 	if n > 100 {
 		t.Fatalf("a newcomer plainly worse was chosen %d times in 1000; want it no longer favoured", n)
 	}
+}
+
+// twoNodes are two nodes' routers sharing store st's counts, on one clock
+// set at t.
+func twoNodes(st *store.Store, t time.Time) (*clock, *Router, *Router) {
+	c := &clock{t: t}
+	return c, &Router{Engine: New(c.now, 1), Store: st}, &Router{Engine: New(c.now, 2), Store: st}
 }
