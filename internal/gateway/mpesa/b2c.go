@@ -114,20 +114,26 @@ var resultKeys = []string{kindKey, refKey, amountKey, subjectKey, tokenKey}
 var segmentPart = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 
 // resultParams reads the result address segment a callback came to; false
-// when it came to the gateway's address itself.
-func resultParams(h http.Header) (url.Values, bool) {
+// when it came to the gateway's address itself. A segment that is not of
+// resultURLFor's making (another number of parts, other characters) is an
+// error.
+func resultParams(h http.Header) (url.Values, bool, error) {
 	seg := h.Get(gateway.CallbackPathHeader)
 	if seg == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	parts := strings.Split(seg, ".")
+	if len(parts) != len(resultKeys) {
+		return nil, true, errors.New("M-Pesa callback to an address Cauri did not make: ignored")
+	}
 	q := url.Values{}
 	for i, k := range resultKeys {
-		if i < len(parts) {
-			q.Set(k, parts[i])
+		if !segmentPart.MatchString(parts[i]) {
+			return nil, true, errors.New("M-Pesa callback to an address Cauri did not make: ignored")
 		}
+		q.Set(k, parts[i])
 	}
-	return q, true
+	return q, true, nil
 }
 
 // signed is what a result address's token covers besides its kind and

@@ -146,7 +146,7 @@ func addressHeader(rawURL string) http.Header {
 
 // addressParts are the parts of result address rawURL.
 func addressParts(rawURL string) url.Values {
-	q, _ := resultParams(addressHeader(rawURL))
+	q, _, _ := resultParams(addressHeader(rawURL))
 	return q
 }
 

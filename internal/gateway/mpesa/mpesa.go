@@ -547,7 +547,9 @@ type callbackItem struct {
 // address's path segment too: its reference, once its token is checked,
 // and its outcome kept for PayoutStatus or RefundStatus.
 func (c *Client) CallbackReference(h http.Header, body []byte) (string, error) {
-	if q, ok := resultParams(h); ok {
+	if q, ok, err := resultParams(h); err != nil {
+		return "", err
+	} else if ok {
 		if ref, ok, err := c.b2cCallback(q, body); ok {
 			return ref, err
 		}
@@ -606,8 +608,8 @@ const pushKind = "stk"
 // receipt is never believed, since refunding by it could reverse another
 // payment.
 func (c *Client) PaidReference(h http.Header, body []byte) (checkoutRequestID, receipt string) {
-	q, ok := resultParams(h)
-	if !ok || q.Get(kindKey) != pushKind {
+	q, ok, err := resultParams(h)
+	if err != nil || !ok || q.Get(kindKey) != pushKind {
 		return "", ""
 	}
 	_, amount, _, trusted := c.trusted(q)

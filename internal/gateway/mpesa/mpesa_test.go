@@ -835,6 +835,17 @@ func TestPaidReference(t *testing.T) {
 			t.Fatalf("a wrong token read as %q", ref)
 		}
 	}
+	// An address Cauri did not make (more parts, other characters): ignored.
+	for _, seg := range []string{"stk." + ref1 + ".1...x.y", "stk." + ref1 + ".1..\x00.tok", "stk." + ref1 + ".1..é.tok", "stk"} {
+		h := http.Header{}
+		h.Set(gateway.CallbackPathHeader, seg)
+		if ref, err := c.CallbackReference(h, paid); err == nil {
+			t.Errorf("segment %q read as %q; want ignored", seg, ref)
+		}
+		if push, receipt := c.PaidReference(h, paid); push != "" || receipt != "" {
+			t.Errorf("segment %q proved %q, %q", seg, push, receipt)
+		}
+	}
 	// Unsigned: only Safaricom's id, a signal.
 	if ref, err := c.CallbackReference(http.Header{}, paid); err != nil || ref != "ws_CO_191220191020363925" {
 		t.Fatalf("unsigned callback = %q, %v", ref, err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/checkout"
@@ -65,14 +64,8 @@ func (s *API) gatewayCallback(w http.ResponseWriter, r *http.Request) error {
 		if code == cauri.EInternal {
 			return err
 		}
-		// The address's segment without its last part (a token, which
-		// could be replayed: never logged).
-		addr := r.PathValue("segment")
-		if i := strings.LastIndexByte(addr, '.'); i >= 0 {
-			addr = addr[:i]
-		}
 		s.Logger.WarnContext(r.Context(), "gateway callback ignored", "gateway", r.PathValue("gatewayId"), "ref", sig.Ref,
-			"address", addr, "reason", cauri.ErrorMessage(err))
+			"path", httpx.LoggedPath(r), "reason", cauri.ErrorMessage(err))
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]bool{"received": true})
 	return nil

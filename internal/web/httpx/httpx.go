@@ -153,6 +153,10 @@ func RequestID(r *http.Request) string {
 	return id
 }
 
+// maxLoggedSegment is how much of a callback address's segment the logs
+// keep (Cauri's own are about 70 bytes before their token).
+const maxLoggedSegment = 120
+
 // LoggedPath is the request's path as logs show it: an invitation's token
 // (a secret, like a key) and a callback result address's token replaced.
 func LoggedPath(r *http.Request) string {
@@ -165,6 +169,9 @@ func LoggedPath(r *http.Request) string {
 		keep := ""
 		if i := strings.LastIndexByte(seg, '.'); i >= 0 {
 			keep = seg[:i+1]
+		}
+		if len(keep) > maxLoggedSegment { // not one of ours: its start will do
+			keep = keep[:maxLoggedSegment] + "..."
 		}
 		return strings.Replace(r.URL.Path, seg, keep+"[token]", 1)
 	}
