@@ -151,6 +151,8 @@ type linkHealth struct {
 	ceiling      int64     // the smallest amount refused at once; 0: none known
 	ceilingAt    time.Time // its latest refusal
 	refusals     int       // refusals for the amount since the ceiling was last cleared
+	paidMax      int64     // the largest amount collected lately (CeilingMemory): no ceiling is at or below it
+	paidAt       time.Time // its latest success
 	gen          uint64    // the operator's failure streak the held failures belong to
 	held         float64   // failures counted during that streak (forgiven if it is an incident)
 	streakKO     float64   // failures counted since the link's last success (forgiven if it was an outage, now over)
@@ -376,8 +378,11 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	}
 	switch o {
 	case OverLimit:
-		// Says nothing of smaller amounts: it teaches the ceiling only.
-		if k.Amount > 0 {
+		// Says nothing of smaller amounts: it teaches the ceiling only. Not
+		// at or below an amount collected lately: that refusal was for a
+		// payment too small (CinetPay's 641, pawaPay's AMOUNT_OUT_OF_BOUNDS
+		// below its minimum) or the customer's own wallet limit.
+		if k.Amount > 0 && (k.Amount > c.paidMax || now.Sub(c.paidAt) >= e.Knobs.CeilingMemory) {
 			if c.ceiling == 0 || now.Sub(c.ceilingAt) >= e.Knobs.CeilingMemory {
 				c.ceiling, c.refusals = k.Amount, 0
 			}
@@ -385,6 +390,12 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		}
 		return false, back
 	case Success:
+		if k.Amount > 0 {
+			if now.Sub(c.paidAt) >= e.Knobs.CeilingMemory {
+				c.paidMax = 0
+			}
+			c.paidMax, c.paidAt = max(c.paidMax, k.Amount), now
+		}
 		if c.ceiling > 0 && k.Amount >= c.ceiling {
 			c.ceiling, c.refusals = 0, 0 // a larger amount went through: no ceiling there (or it rose)
 		}

@@ -238,6 +238,39 @@ func TestRank_Ceiling(t *testing.T) {
 	}
 }
 
+// TestRank_NoCeilingBelowWhatWasPaid: refusals "for the amount" of an
+// amount no larger than one the provider collected lately (a payment too
+// small for its minimum, or a customer's wallet limit) teach no ceiling:
+// the provider keeps its rank for the amounts it carries.
+func TestRank_NoCeilingBelowWhatWasPaid(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	k := Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}
+	k.Amount = 100_000
+	e.Observe(k, Success, 0)
+	k.Amount = 50
+	for range 3 {
+		e.Observe(k, OverLimit, 0)
+	}
+	mid := pair
+	mid.Amount = 20_000
+	if d := e.Rank(mid); d.Provider != "pawapay" || d.Ranked[0].OverLimit {
+		t.Fatalf("20 000 after refusals of 50 = %+v; want pawapay first, no ceiling", d)
+	}
+	// Long after that success, refusals teach a ceiling again.
+	c.t = c.t.Add(e.Knobs.CeilingMemory)
+	k.Amount = 500_000
+	for range 2 {
+		e.Observe(k, OverLimit, 0)
+	}
+	big := pair
+	big.Amount = 600_000
+	if d := e.Rank(big); d.Provider != "cinetpay" {
+		t.Fatalf("600 000 after refusals of 500 000 = %+v; want pawapay ranked after cinetpay", d)
+	}
+}
+
 // TestRank_Avoid: a provider that failed this customer is ranked after
 // every other that works, for their next attempt.
 func TestRank_Avoid(t *testing.T) {
