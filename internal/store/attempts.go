@@ -335,11 +335,10 @@ func nextURL(next cauri.NextAction) string {
 }
 
 // SetProviderRef records the aggregator's own id of a pending attempt as
-// soon as the aggregator gives it, before the payment can move money, or
-// the final id of a settled one that a late callback gave (M-Pesa's
-// receipt).
+// soon as the aggregator gives it, before the payment can move money (a
+// settled attempt's is ReplaceProviderRef's).
 func (s *Store) SetProviderRef(ctx context.Context, id, providerRef string) error {
-	_, err := s.update(ctx, `UPDATE payment_attempts SET provider_ref = ? WHERE id = ?`, providerRef, id)
+	_, err := s.update(ctx, `UPDATE payment_attempts SET provider_ref = ? WHERE id = ? AND status = ?`, providerRef, id, string(cauri.AttemptPending))
 	return err
 }
 

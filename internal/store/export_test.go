@@ -81,7 +81,7 @@ func (s *Store) SessionRowsRead(ctx context.Context, q string, args []any) (int,
 		return 0, err
 	}
 	defer rows.Close()
-	actual := regexp.MustCompile(` on checkout_sessions\b.*\(actual time=\S+ rows=(\d+) loops=(\d+)\)`)
+	actual := regexp.MustCompile(` on checkout_sessions\b.*\(actual time=\S+ rows=([\d.]+) loops=(\d+)\)`) // rows=1.00 from PostgreSQL 18
 	read := 0
 	for rows.Next() {
 		var line string
@@ -89,9 +89,9 @@ func (s *Store) SessionRowsRead(ctx context.Context, q string, args []any) (int,
 			return 0, err
 		}
 		if m := actual.FindStringSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(m[1])
+			n, _ := strconv.ParseFloat(m[1], 64)
 			loops, _ := strconv.Atoi(m[2])
-			read += n * loops
+			read += int(n*float64(loops) + 0.5)
 		}
 	}
 	return read, rows.Err()

@@ -13,8 +13,8 @@ type RoutingCount struct {
 	LatencyMS                         int64 // sum over the minute
 	// The smallest amount refused at once for its size (0: none), how many
 	// were refused so, and the largest that succeeded (0: none): the routing engine learns a
-	// provider's ceiling from them. Failures may be negative: an operator's
-	// incident's failures taken back from its providers.
+	// provider's ceiling from them. Failures may be negative in a row a
+	// node of an earlier version wrote (failures taken back); read as none.
 	RefusedMin, SucceededMax int64
 	Refusals                 int64 // refusals for the amount
 }

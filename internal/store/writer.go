@@ -16,9 +16,13 @@ import (
 // together (group commit): the one that gets the turn runs every
 // transaction queued behind it, each in its own savepoint, and commits
 // once. A transaction whose function fails is rolled back to its
-// savepoint alone and answered at once; the others are answered after the
-// commit, with its outcome: each caller still returns only once its
-// changes are durable, or with the error that says they are not. Pages
+// savepoint alone; every one is answered after the commit (a failure may
+// rest on an earlier one's writes), with its outcome: each caller still
+// returns only once its changes are durable, or with the error that says
+// they are not. A function run inside a transaction must not block on
+// anything outside the store (a call to an aggregator, another caller's
+// lock): once its batch has begun, the others in it wait for it, without
+// a deadline. Pages
 // that several of the batch's transactions change (the tail of every
 // index by time, the overview's counts) are written once, and the fsync
 // is shared.
