@@ -45,7 +45,14 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		// sessions. The matches are the workspace's mode's already (a
 		// condition on the sessions here would let a planner without
 		// statistics walk the workspace's sessions instead).
-		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To)
+		// A word most customers share is found by walking the sessions
+		// instead (searchWalk): its page's sessions replace its terms.
+		sq := search.Parse(f.Search)
+		page, err := s.searchWalk(ctx, sq, workspaceID, livemode, f.From, f.To, f.Limit+f.Offset)
+		if err != nil {
+			return err
+		}
+		matches, margs := searchMatches(sq, workspaceID, livemode, f.From, f.To, page)
 		q = `SELECT ` + cols + ` FROM (SELECT created_at, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
 			GROUP BY created_at, session_id ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?) p
 			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id
@@ -56,7 +63,7 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		// before the terms had their time (CROSS JOIN keeps the matches
 		// first on SQLite; PostgreSQL's planner chooses between them and
 		// the list's index by status).
-		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To)
+		matches, margs := searchMatches(search.Parse(f.Search), workspaceID, livemode, f.From, f.To, nil)
 		q = `SELECT ` + cols + ` FROM (SELECT DISTINCT session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL) p
 			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id AND s.workspace_id = ? AND s.livemode = ? AND s.status = ?
 			ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`

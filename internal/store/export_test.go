@@ -184,3 +184,11 @@ func (s *Store) WriteTerm(ctx context.Context, workspaceID string, livemode bool
 		workspaceID, livemode, term, micros(created), sessionID)
 	return err
 }
+
+// SetSearchWalkFrom sets how many matching terms make a search walk the
+// sessions (searchWalk), until restore is called.
+func SetSearchWalkFrom(n int) (restore func()) {
+	old := searchWalkFrom
+	searchWalkFrom = n
+	return func() { searchWalkFrom = old }
+}

@@ -86,6 +86,27 @@ func TestStore_Search(t *testing.T) {
 			}
 		}
 		check("as written")
+		// Each search's newest match, walking the sessions (TestStore_SearchWalk)
+		// and from the terms.
+		for q := range cases {
+			newest := func() []string {
+				var ids []string
+				if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: q, Limit: 1}, func(r store.ExportRow) error {
+					ids = append(ids, r.Session.ID)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return ids
+			}
+			want := newest()
+			restore := store.SetSearchWalkFrom(1)
+			got := newest()
+			restore()
+			if !slices.Equal(got, want) {
+				t.Errorf("search %q, walking the sessions: %v; from the terms: %v", q, got, want)
+			}
+		}
 		if err := s.RefillSearchTerms(ctx); err != nil {
 			t.Fatal(err)
 		}
