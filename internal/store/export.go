@@ -53,8 +53,10 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 			return err
 		}
 		matches, margs := searchMatches(sq, workspaceID, livemode, f.From, f.To, page)
-		q = `SELECT ` + cols + ` FROM (SELECT created_at, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
-			GROUP BY created_at, session_id ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?) p
+		// A session is grouped by its id alone, at its newest time: during
+		// a rolling upgrade it may have terms without the time (0) too.
+		q = `SELECT ` + cols + ` FROM (SELECT MAX(created_at) AS created_at, session_id FROM (` + matches + `) m WHERE created_at IS NOT NULL
+			GROUP BY session_id ORDER BY MAX(created_at) DESC, session_id DESC LIMIT ? OFFSET ?) p
 			CROSS JOIN checkout_sessions s WHERE s.id = p.session_id
 			ORDER BY p.created_at DESC, p.session_id DESC`
 		args = append(margs, f.Limit, f.Offset)

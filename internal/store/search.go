@@ -55,9 +55,9 @@ func (s *Store) searchTermsMigration() *goose.Migration {
 // primary key (WITHOUT ROWID): the index is the table, not a copy of it.
 // The time's default, 0, is for the nodes older than this migration
 // during a rolling upgrade, whose inserts do not name it: their sessions
-// are found, sorted as the oldest (and, found by terms of both, twice),
-// until `cauri search rebuild` writes their terms with the time and
-// removes those without.
+// are found, sorted as the oldest (once, in their place, when they have
+// terms of both), until `cauri search rebuild` writes their terms with
+// the time and removes those without.
 func (s *Store) searchTermsByTimeMigration() *goose.Migration {
 	withoutRowid := ""
 	if s.kind == config.SQLite {
