@@ -44,7 +44,7 @@ func SessionEvent(s *Session, data json.RawMessage, now time.Time) *Event {
 		typ = EventPaymentUpdated
 	}
 	return &Event{
-		ID: NewID("evt_"), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Type: typ,
+		ID: NewLogID("evt_", now), WorkspaceID: s.WorkspaceID, Livemode: s.Livemode, Type: typ,
 		SessionID: s.ID, Data: data, CreatedAt: now.UTC(),
 	}
 }

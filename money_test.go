@@ -1,6 +1,12 @@
 package cauri
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestParseAmount(t *testing.T) {
 	for _, tc := range []struct {
@@ -67,6 +73,35 @@ func TestNewID(t *testing.T) {
 			t.Fatalf("NewID = %q (dup %v)", id, seen[id])
 		}
 		seen[id] = true
+	}
+}
+
+// TestNewLogID: a log's ids have NewID's shape, sort in the order of
+// their times (to the millisecond, 50 years either side of now), and
+// differ within one.
+func TestNewLogID(t *testing.T) {
+	seen := map[string]bool{}
+	base := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for range 1000 {
+		id := NewLogID("evt_", base)
+		if !IsID("evt_", id) || seen[id] {
+			t.Fatalf("NewLogID = %q (IsID %t, dup %t)", id, IsID("evt_", id), seen[id])
+		}
+		seen[id] = true
+	}
+	var times []time.Time
+	for _, ms := range []int64{0, 1, 31, 32, 1 << 40, 1<<45 - 1} {
+		times = append(times, time.UnixMilli(ms))
+	}
+	for range 500 {
+		times = append(times, base.Add(time.Duration(rand.Int64N(int64(100*365*24*time.Hour)))-50*365*24*time.Hour).Truncate(time.Millisecond))
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(times); i++ {
+		a, b := NewLogID("whd_", times[i-1]), NewLogID("whd_", times[i])
+		if times[i].After(times[i-1]) && strings.Compare(a, b) >= 0 {
+			t.Fatalf("%s (%s) sorts after %s (%s)", a, times[i-1], b, times[i])
+		}
 	}
 }
 

@@ -181,7 +181,7 @@ func EndRefund(r *Refund, sess *Session, refunds []*Refund, status RefundStatus,
 	if err != nil {
 		return nil, err
 	}
-	return &Event{ID: NewID("evt_"), WorkspaceID: sess.WorkspaceID, Livemode: sess.Livemode, Type: EventPaymentUpdated,
+	return &Event{ID: NewLogID("evt_", now), WorkspaceID: sess.WorkspaceID, Livemode: sess.Livemode, Type: EventPaymentUpdated,
 		SessionID: sess.ID, Data: data, CreatedAt: now}, nil
 }
 

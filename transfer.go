@@ -144,6 +144,6 @@ func TransferEvent(t *Transfer, now time.Time) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Event{ID: NewID("evt_"), WorkspaceID: t.WorkspaceID, Livemode: t.Livemode, Type: typ, TransferID: t.ID,
+	return &Event{ID: NewLogID("evt_", now), WorkspaceID: t.WorkspaceID, Livemode: t.Livemode, Type: typ, TransferID: t.ID,
 		Data: data, CreatedAt: now.UTC()}, nil
 }

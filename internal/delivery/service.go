@@ -193,7 +193,7 @@ func (s *Service) SendTest(ctx context.Context, ws *cauri.Workspace, livemode bo
 	if err != nil {
 		return nil, err
 	}
-	ev := &cauri.Event{ID: cauri.NewID("evt_"), WorkspaceID: ws.ID, Livemode: livemode, Type: cauri.EventPaymentCompleted,
+	ev := &cauri.Event{ID: cauri.NewLogID("evt_", now), WorkspaceID: ws.ID, Livemode: livemode, Type: cauri.EventPaymentCompleted,
 		Data: data, CreatedAt: now}
 	id, err := s.Store.InsertTestEvent(ctx, ev, url, 1)
 	if err != nil {

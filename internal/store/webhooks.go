@@ -138,7 +138,7 @@ func (t *tx) enqueueDelivery(ctx context.Context, ev *cauri.Event) error {
 	}
 	return t.execLater(ctx, "", `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event, livemode, url, status, max_attempts,
 		next_attempt_at, transaction_id, transfer_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		cauri.NewID("whd_"), ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), t.s.maxAttempts(),
+		cauri.NewLogID("whd_", ev.CreatedAt), ev.WorkspaceID, ev.ID, ev.Type, ev.Livemode, url, string(cauri.DeliveryPending), t.s.maxAttempts(),
 		micros(ev.CreatedAt), nullString(ev.SessionID), nullString(ev.TransferID), micros(ev.CreatedAt))
 }
 
@@ -718,7 +718,7 @@ func (s *Store) AcknowledgeNotification(ctx context.Context, workspaceID, id str
 // transaction: a delivery of at most maxAttempts automatic attempts, due at
 // once. It returns the delivery's id.
 func (s *Store) InsertTestEvent(ctx context.Context, ev *cauri.Event, url string, maxAttempts int) (string, error) {
-	id := cauri.NewID("whd_")
+	id := cauri.NewLogID("whd_", ev.CreatedAt)
 	err := s.tx(ctx, func(t *tx) error {
 		if _, err := t.exec(ctx, `INSERT INTO events (id, workspace_id, livemode, type, session_id, transfer_id, data, created_at) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?)`,
 			ev.ID, ev.WorkspaceID, ev.Livemode, ev.Type, string(ev.Data), micros(ev.CreatedAt)); err != nil {
