@@ -150,9 +150,19 @@ func postgresDSN(target string) string {
 // settlement's CPU (BenchmarkSettleSandbox/sqlite: 196 to 216 µs against
 // 233 to 270, docs/benchmarks.md). A batch's sub-journal holds the pages
 // it changes, a few MB at most; sorts use that memory too.
+// mmap_size maps the file's first sqliteMmapBytes into the process: a page
+// the connection's small cache lacks is read where the operating system
+// caches it, shared by every connection, rather than copied in by a call
+// to the kernel and decoded into that connection's cache. In a store
+// grown over months a page of a list reads its rows from as many pages of
+// the file: with a million sessions, the history's reads took 1.5 to 2.6
+// times an empty store's without it, 0.5 to 1.4 with it (issue 24,
+// docs/benchmarks.md). Those pages count in the process's resident memory
+// as the file's, not its own (docs/operations.md, "Memory").
 func sqliteDSN(path string) string {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)", "temp_store(MEMORY)",
+		"mmap_size(" + strconv.Itoa(sqliteMmapBytes) + ")",
 		"wal_autocheckpoint(" + strconv.Itoa(walAutocheckpoint) + ")", "cache_size(-" + strconv.Itoa(sqliteCacheKiB) + ")"} {
 		q.Add("_pragma", p)
 	}
@@ -170,6 +180,10 @@ func sqliteDSN(path string) string {
 // reads that need a large cache (an export, a whole-history job) read
 // each page once anyway.
 const sqliteCacheKiB = 1024
+
+// sqliteMmapBytes is how much of the file is mapped: SQLite's own ceiling
+// (SQLITE_MAX_MMAP_SIZE, 0x7fff0000); past it, pages are read as without.
+const sqliteMmapBytes = 0x7fff0000
 
 // Kind is config.SQLite or config.Postgres.
 func (s *Store) Kind() string { return s.kind }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -890,4 +891,22 @@ func TestStore_SessionFromAnOlderNode(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOpenDB_SQLiteSettings: every SQLite connection runs with the settings
+// the store is measured with (sqliteDSN): durable WAL commits, savepoints'
+// journals in memory, the file mapped, a small page cache of its own.
+func TestOpenDB_SQLiteSettings(t *testing.T) {
+	db, _, err := store.OpenDB("sqlite:" + filepath.Join(t.TempDir(), "cauri.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "temp_store": "2",
+		"mmap_size": "2147418112", "cache_size": "-1024", "foreign_keys": "1"} {
+		var got string
+		if err := db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil || got != want {
+			t.Errorf("PRAGMA %s = %q, %v; want %q", pragma, got, err, want)
+		}
+	}
 }
