@@ -114,12 +114,14 @@ type Knobs struct {
 	// Explore): close rivals are compared often, where it costs little,
 	// plainly worse ones seldom.
 	ExploreMatch float64
-	// NewcomerOptimism: next to an established leader, a newcomer (first
-	// seen less than NewcomerAge ago) is sent real payments while this many
+	// NewcomerOptimism: next to an established leader, a newcomer that is
+	// new to the service too (the provider's first outcome anywhere less
+	// than NewcomerAge ago: a provider that goes live, not an old one first
+	// tried in a quiet context) is sent real payments while this many
 	// standard deviations above its estimate would put it ahead of the
 	// leader (optimism in the face of uncertainty: a better newcomer keeps
 	// the traffic while it proves itself, a worse one loses it as its
-	// evidence grows). 0, off, by default: docs/routing.md, "Newcomers".
+	// evidence grows). docs/routing.md, "Newcomers"; 0 turns it off.
 	NewcomerOptimism float64
 }
 
@@ -127,7 +129,7 @@ type Knobs struct {
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1,
+	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -293,6 +295,7 @@ func (c *counts) above(amount int64, now time.Time, k Knobs) bool {
 
 // health is a provider's recent answering record, for fast demotion.
 type health struct {
+	first      time.Time // the provider's first outcome, in any context (within Memory)
 	streak     int       // technical failures since the last answer
 	lastFail   time.Time // the latest technical failure
 	lastAnswer time.Time // the latest call the provider answered
@@ -365,6 +368,9 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		c = &counts{latencyMS: float64(latency.Milliseconds())}
 		c.first = now
 		e.stats[lk] = c
+		if h := e.healthOf(k.Provider); h.first.IsZero() {
+			h.first = now
+		}
 	}
 	c.decay(now, e.Knobs)
 	c.trying = time.Time{}
@@ -510,11 +516,7 @@ func (e *Engine) Call(provider string, answered bool) {
 // callLocked records a call; when it brings a provider that was down
 // back, it returns the failures its outage's streak took back.
 func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back []forgiven) {
-	h := e.health[provider]
-	if h == nil {
-		h = &health{}
-		e.health[provider] = h
-	}
+	h := e.healthOf(provider)
 	if answered {
 		if h.down(e.Knobs) {
 			// The whole API is back: its links' technical failures were
@@ -536,6 +538,16 @@ func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back
 	h.streak++
 	h.lastFail = now
 	return nil
+}
+
+// healthOf is the provider's health, created if need be.
+func (e *Engine) healthOf(provider string) *health {
+	h := e.health[provider]
+	if h == nil {
+		h = &health{}
+		e.health[provider] = h
+	}
+	return h
 }
 
 // Down reports whether the provider is marked down now.
@@ -577,6 +589,7 @@ type Scored struct {
 	Evidence  float64 // decayed number of observed outcomes
 	LatencyMS float64
 	New       bool // a newcomer in the context
+	fresh     bool // ... and new to the service (NewcomerOptimism)
 	Down      bool // the provider is not answering
 	Avoided   bool // it failed this customer already
 	Demoted   bool // its link with the operator is failing
@@ -614,8 +627,8 @@ func (e *Engine) Rank(c Context) Decision { return e.decide(c, false) }
 
 // Choose is Rank for a real payment: a small share of decisions try a
 // runner-up that answers and could still be the best (a newcomer more
-// often), so that its estimate stays fresh; a provider that is down never
-// is.
+// often, or while it could be ahead: NewcomerOptimism), so that its
+// estimate stays fresh; a provider that is down never is.
 func (e *Engine) Choose(c Context) Decision { return e.decide(c, true) }
 
 func (e *Engine) decide(c Context, explore bool) Decision {
@@ -663,9 +676,11 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		// Ranked by a cautious estimate (a lower confidence bound): a
 		// provider seen a few times cannot jump ahead on luck alone.
 		sc.Score = sc.Rate - k.Caution*sd(sc.Rate, sc.Evidence+k.PriorStrength) - k.LatencyWeight*sc.LatencyMS
-		if h := e.health[p]; h != nil && h.down(k) {
+		h := e.health[p]
+		if h != nil && h.down(k) {
 			sc.Down, sc.Score = true, -1
 		}
+		sc.fresh = sc.New && (h == nil || h.first.IsZero() || now.Sub(h.first) < k.NewcomerAge)
 		ranked = append(ranked, sc)
 	}
 	sort.SliceStable(ranked, func(i, j int) bool {
@@ -735,7 +750,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 			if s.tier() != ranked[0].tier() {
 				break
 			}
-			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.New && u > optScore {
+			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.fresh && u > optScore {
 				opt, optScore = i+1, u
 			}
 		}

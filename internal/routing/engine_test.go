@@ -666,13 +666,12 @@ func TestRouter_CeilingFromBuckets(t *testing.T) {
 	})
 }
 
-// TestChoose_NewcomerOptimism: with NewcomerOptimism on, a newcomer next
+// TestChoose_NewcomerOptimism: by default (NewcomerOptimism 1), a newcomer next
 // to an established leader gets the real payments while its estimate, one
 // standard deviation up, is ahead of the leader's; once its evidence shows
 // it worse, it loses them. The routing API's ranking is not optimistic.
 func TestChoose_NewcomerOptimism(t *testing.T) {
 	e, c := newEngine()
-	e.Knobs.NewcomerOptimism = 1
 	observe(e, "pawapay", 900, 100)
 	observe(e, "cinetpay", 850, 150)
 	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established
@@ -705,4 +704,26 @@ func TestChoose_NewcomerOptimism(t *testing.T) {
 func twoNodes(st *store.Store, t time.Time) (*clock, *Router, *Router) {
 	c := &clock{t: t}
 	return c, &Router{Engine: New(c.now, 1), Store: st}, &Router{Engine: New(c.now, 2), Store: st}
+}
+
+// TestChoose_NoOptimismForAnOldProvider: a provider long known elsewhere,
+// first seen in a quiet context, is explored there as a newcomer (a share
+// of the decisions) but not sent every payment by optimism: that is for a
+// provider that goes live (it cost the first world, whose providers all
+// start at once, a tenth of a point on its test's seed).
+func TestChoose_NoOptimismForAnOldProvider(t *testing.T) {
+	e, c := newEngine()
+	e.Observe(Key{Provider: "paystack", Country: "SN", Operator: "orange", Kind: Collect}, Success, 0)
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established; paystack is known for as long
+	n := 0
+	for range 1000 {
+		if d := e.Choose(sn); d.Provider == "paystack" {
+			n++
+		}
+	}
+	if n == 0 || n > 150 {
+		t.Fatalf("paystack, known elsewhere and new here, was chosen %d times in 1000; want explored (at most about a tenth), not favoured", n)
+	}
 }

@@ -19,6 +19,7 @@ type SimConfig struct {
 	Drift         float64 // how far true rates drift from their base, up or down
 	OutagesPerDay float64 // outages per provider per day
 	Knobs         Knobs
+	EngineSeed    uint64 // seeds the engine's own random choices; 0: Seed
 }
 
 // DefaultSim is the simulation docs/benchmarks.md reports.
@@ -93,7 +94,11 @@ func Simulate(cfg SimConfig) []SimResult {
 	}
 	var clock time.Duration
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	eng := New(func() time.Time { return start.Add(clock) }, cfg.Seed)
+	seed := cfg.EngineSeed
+	if seed == 0 {
+		seed = cfg.Seed
+	}
+	eng := New(func() time.Time { return start.Add(clock) }, seed)
 	eng.Knobs = cfg.Knobs
 	fixed, best := 0, -1.0
 	for p := range cfg.Providers {
