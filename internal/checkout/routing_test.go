@@ -73,7 +73,7 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 			t.Fatalf("the same number after %s = %s; want the ranking alone", retryWindow, got)
 		}
 		clk.Add(-retryWindow - time.Minute)
-		if s.isRetry(ctx, a) {
+		if s.isRetry(ctx, sess, a) {
 			t.Fatal("the session's first attempt counted as a retry")
 		}
 		clk.Add(time.Minute) // the phone is not flooded
@@ -81,8 +81,29 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !s.isRetry(ctx, b) {
+		if !s.isRetry(ctx, sess, b) {
 			t.Fatal("the attempt after a failed one is not a retry: its outcome would bias the rate")
+		}
+		// The same number in another session within the hour is the
+		// customer's retry for the rate too, as it is for the ranking;
+		// another number is not.
+		c, err := s.Initiate(ctx, next.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.isRetry(ctx, next, c) {
+			t.Fatal("the same number's attempt in another session, within the hour of its failure, is not a retry")
+		}
+		third, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.Initiate(ctx, third.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221781112233"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.isRetry(ctx, third, d) {
+			t.Fatal("another number's attempt is a retry")
 		}
 	})
 }
