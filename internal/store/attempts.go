@@ -106,7 +106,7 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Paymen
 
 // FailedAttemptsForPhone lists the attempts to collect from a phone
 // number (E.164) that failed since a time, in a workspace's sessions of
-// one mode created in the day before it, newest first: the customer's
+// one mode created in the day before it (in no order): the customer's
 // earlier tries in another session (a payment link's next visit, a new
 // checkout), whose providers the routing engine ranks last and after which
 // a payment is a retry. It reads the sessions by the number's search term
@@ -121,7 +121,7 @@ func (s *Store) FailedAttemptsForPhone(ctx context.Context, workspaceID string, 
 		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts a
 			WHERE a.session_id IN (SELECT t.session_id FROM search_terms t WHERE t.workspace_id = ? AND t.livemode = ? AND t.term = ?
 				AND t.created_at >= ? ORDER BY t.created_at DESC LIMIT 20)
-			AND a.phone = ? AND a.status = ? AND a.created_at >= ? ORDER BY a.created_at DESC, a.id DESC`,
+			AND a.phone = ? AND a.status = ? AND a.created_at >= ?`,
 			workspaceID, livemode, terms[0], micros(since.Add(-24*time.Hour)), e164, string(cauri.AttemptFailed), micros(since))
 		return err
 	})
