@@ -98,12 +98,14 @@ type Knobs struct {
 	LinkDemoteP float64
 	RetestAfter time.Duration
 	// IncidentFails: failures in a row on an operator, with no success on
-	// it by any provider, of at least this many of two providers or more
-	// each, are the operator's incident: they are not held against the
-	// providers, nor are those seen until IncidentGrace after the
-	// operator's next success (declines come when the push expires).
-	IncidentFails int
-	IncidentGrace time.Duration
+	// it by any provider and none more than IncidentWindow after the one
+	// before, of at least this many of two providers or more each, are the
+	// operator's incident: they are not held against the providers, nor
+	// are those seen until IncidentGrace after the operator's next success
+	// (declines come when the push expires).
+	IncidentFails  int
+	IncidentWindow time.Duration
+	IncidentGrace  time.Duration
 	// CeilingMemory: how long a ceiling is believed after its latest
 	// refusal; CeilingAfter: how many refusals for the amount (at or above
 	// it, since it was last cleared) make it believed.
@@ -129,7 +131,7 @@ type Knobs struct {
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
+	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -319,6 +321,7 @@ func (h *health) down(k Knobs) bool {
 type opState struct {
 	gen        uint64         // the streak's number
 	fails      map[string]int // failures per provider in the streak
+	last       time.Time      // the streak's latest failure
 	incident   bool           // declared: every provider fails on the operator
 	since      time.Time      // when it was declared
 	graceUntil time.Time      // failures seen before then are the incident's tail
@@ -443,6 +446,13 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	if op.incident || now.Before(op.graceUntil) {
 		return false, back // the operator's outage, not the provider's
 	}
+	if len(op.fails) > 0 && now.Sub(op.last) > e.Knobs.IncidentWindow {
+		// A failure long after the streak's latest: a quiet operator's
+		// failures, not one outage's. A new streak.
+		op.gen++
+		clear(op.fails)
+	}
+	op.last = now
 	if c.gen != op.gen {
 		c.gen, c.held = op.gen, 0
 	}

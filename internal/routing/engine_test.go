@@ -727,3 +727,34 @@ func TestChoose_NoOptimismForAnOldProvider(t *testing.T) {
 		t.Fatalf("paystack, known elsewhere and new here, was chosen %d times in 1000; want explored (at most about a tenth), not favoured", n)
 	}
 }
+
+// TestObserve_QuietOperatorIsNoIncident: on a quiet operator, two
+// providers each failing twice hours apart (no success in between, for
+// want of payments) are each one's own failures, not an operator's
+// incident: they count against them.
+func TestObserve_QuietOperatorIsNoIncident(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 95, 5)
+	observe(e, "cinetpay", 80, 20)
+	for _, p := range []string{"pawapay", "cinetpay", "pawapay", "cinetpay"} {
+		c.t = c.t.Add(time.Hour)
+		e.Observe(Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	}
+	c.t = c.t.Add(time.Minute)
+	d := e.Rank(pair)
+	if strings.HasPrefix(d.Reason, "operator_incident:") {
+		t.Fatalf("after failures an hour apart = %+v; want no operator_incident", d)
+	}
+	// What decay alone leaves of the counts, without the failures.
+	e2, c2 := newEngine()
+	observe(e2, "pawapay", 95, 5)
+	observe(e2, "cinetpay", 80, 20)
+	c2.t = c.t
+	e2.Rank(pair)
+	for _, p := range pair.Providers {
+		l := link{p, "SN", "wave", Collect}
+		if got, want := e.stats[l].ko, e2.stats[l].ko; got < want+1 {
+			t.Fatalf("%s: %.2f failures counted, %.2f without its two; want them counted", p, got, want)
+		}
+	}
+}
