@@ -317,6 +317,12 @@ func (h *health) down(k Knobs) bool {
 	return h.streak >= k.DownAfter && !(h.links == 1 && h.linkN >= h.streak)
 }
 
+// suspect: down, or failing technically on one operator's link (its API
+// may still answer: the prober tells).
+func (h *health) suspect(k Knobs) bool {
+	return h.down(k) || h.streak > 0 && h.linkN >= k.DownAfter
+}
+
 // opState is an operator's current failure streak, across providers.
 type opState struct {
 	gen        uint64         // the streak's number
@@ -498,15 +504,18 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 // attributeLocked notes that a technical failure of the provider's current
 // streak was a payment's on l.
 func (e *Engine) attributeLocked(provider string, l link) {
-	h := e.health[provider]
-	if h == nil || h.streak == 0 {
-		return
+	if h := e.health[provider]; h != nil && h.streak > 0 {
+		h.attribute(l, 1)
 	}
+}
+
+// attribute notes n technical failures of the provider's streak on l.
+func (h *health) attribute(l link, n int) {
 	switch {
 	case h.links == 0:
-		h.link, h.linkN, h.links = l, 1, 1
+		h.link, h.linkN, h.links = l, n, 1
 	case h.link == l:
-		h.linkN++
+		h.linkN += n
 	default:
 		h.links = 2
 	}
@@ -576,7 +585,7 @@ func (e *Engine) Suspect(provider string) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	h := e.health[provider]
-	return h != nil && (h.down(e.Knobs) || h.streak > 0 && h.linkN >= e.Knobs.DownAfter)
+	return h != nil && h.suspect(e.Knobs)
 }
 
 // Context is what a decision is about. Without an operator, a provider's

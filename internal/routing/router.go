@@ -185,14 +185,7 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 				h = &health{}
 				linked[b.Provider] = h
 			}
-			switch l := (link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}); {
-			case h.links == 0:
-				h.link, h.linkN, h.links = l, int(b.Technical), 1
-			case h.link == l:
-				h.linkN += int(b.Technical)
-			default:
-				h.links = 2
-			}
+			h.attribute(link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}, int(b.Technical))
 		}
 		if b.Kind == "call" {
 			if now.Sub(b.Minute) <= 2*time.Minute {
@@ -309,7 +302,7 @@ func (r *Router) ProbeDown(ctx context.Context, check func(ctx context.Context, 
 	r.mu.RLock()
 	var down []string
 	for p, h := range r.health {
-		if h.down(r.Knobs) || h.streak > 0 && h.linkN >= r.Knobs.DownAfter {
+		if h.suspect(r.Knobs) {
 			down = append(down, p)
 		}
 	}
