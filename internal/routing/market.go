@@ -792,13 +792,7 @@ func (m *market) runEngine(cfg MarketConfig, pays []marketPayment) MarketResult 
 			Providers: make([]string, 0, marketProviders)})
 	}
 	var clock time.Duration
-	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	seed := cfg.EngineSeed
-	if seed == 0 {
-		seed = cfg.Seed
-	}
-	eng := New(func() time.Time { return start.Add(clock) }, seed)
-	eng.Knobs = cfg.Knobs
+	eng := simEngine(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), &clock, cfg.Seed, cfg.EngineSeed, cfg.Knobs)
 	return m.run("engine", &enginePolicy{eng: eng, clock: &clock, names: names, ctxs: ctxs}, pays, false)
 }
 
