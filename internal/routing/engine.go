@@ -243,18 +243,23 @@ func (c *counts) decay(now time.Time, k Knobs) {
 }
 
 // estimate is the evidence and the observed rate: the slow memory's,
-// unless the fast memory has moved away from it by more than its noise
-// explains (then the provider changed, and the fast memory is believed).
+// moved towards the fast memory's as far as their difference exceeds the
+// fast memory's noise (weight d²/(d²+v), d the difference, v the fast
+// rate's variance): a difference the noise explains moves it little, one
+// well beyond it makes the fast memory believed (the provider changed),
+// and one in between (a drift the slow memory lags behind) moves it in
+// part. The evidence moves with it, from the slow memory's to the fast's.
 func (c *counts) estimate() (ok, n float64) {
 	n, fn := c.ok+c.ko, c.fastOK+c.fastKO
 	if n == 0 || fn < 1 {
 		return c.ok, n
 	}
 	slow, fast := c.ok/n, c.fastOK/fn
-	if math.Abs(fast-slow) > 2*sd(slow, fn) {
-		return c.fastOK, fn
-	}
-	return c.ok, n
+	r := (c.ok + 1) / (n + 2) // never 0 or 1: a variance of 0 would make any difference decisive
+	d, v := fast-slow, r*(1-r)/(fn+1)
+	w := d * d / (d*d + v)
+	m := (1-w)*n + w*fn
+	return (slow + w*d) * m, m
 }
 
 // broken: the link failed DownAfter times in a row technically, or its
