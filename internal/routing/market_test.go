@@ -3,6 +3,7 @@ package routing
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -84,6 +85,8 @@ func TestSimulateMarket(t *testing.T) {
 			total[j] = addMarket(total[j], r)
 		}
 	}
+	_, table, _ := strings.Cut(MarketTable(MarketSim, total), "\n\n") // without its seed's line
+	t.Log("\nThe five seeds together (the engine's first draw):\n\n" + table)
 	mean := sum / float64(len(marketSeeds)*engineDraws)
 	t.Logf("gap to the oracle per seed and draw %v, mean %.3f points", gaps, mean)
 	if mean > 1.0 {
