@@ -764,3 +764,42 @@ func TestObserve_QuietOperatorIsNoIncident(t *testing.T) {
 		}
 	}
 }
+
+// TestRouter_OldProviderFromTheStore: a node that learns from the shared
+// counts that a provider has had outcomes elsewhere for hours does not
+// treat it as one going live where it is new (no optimism there), as the
+// node that saw them does not.
+func TestRouter_OldProviderFromTheStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c, a, b := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		a.Record(ctx, Key{Provider: "paystack", Country: "SN", Operator: "orange", Kind: Collect}, Success, 0)
+		for i := range 1000 { // pawapay 90 %, cinetpay 85 %
+			o, o2 := Success, Success
+			if i%10 == 0 {
+				o = Declined
+			}
+			if i%20 < 3 {
+				o2 = Declined
+			}
+			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, o, 0)
+			a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, o2, 0)
+		}
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.t = c.t.Add(b.Knobs.NewcomerAge + time.Hour)
+		if err := b.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for range 1000 {
+			if b.Choose(sn).Provider == "paystack" {
+				n++
+			}
+		}
+		if n == 0 || n > 150 {
+			t.Fatalf("node b chose paystack, known elsewhere for 7 hours, %d times in 1000; want explored (at most about a tenth), not favoured", n)
+		}
+	})
+}
