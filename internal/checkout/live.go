@@ -193,13 +193,13 @@ func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session, e164
 			out = append(out, a.Provider)
 		}
 	}
-	byPhone, err := s.Store.FailedProvidersForPhone(ctx, sess.WorkspaceID, sess.Livemode, e164, s.Now().Add(-retryWindow))
+	byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, e164, s.Now().Add(-retryWindow))
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range byPhone {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
+	for _, a := range byPhone {
+		if !slices.Contains(out, a.Provider) {
+			out = append(out, a.Provider)
 		}
 	}
 	return out, nil
@@ -209,14 +209,24 @@ func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session, e164
 // number is ranked last for that number's payments in other sessions.
 const retryWindow = time.Hour
 
-// isRetry reports whether a came after another attempt of its session
-// that failed the customer (one the customer saw: not a gateway that
-// could not start it and was failed over). The engine leaves a retry's
-// success or decline out of the provider's rate (routing.Key.Retry).
-func (s *Service) isRetry(ctx context.Context, a *cauri.PaymentAttempt) bool {
+// isRetry reports whether a came after another attempt that failed the
+// customer (one the customer saw: not a gateway that could not start it
+// and was failed over): of its session, or of the customer's phone number
+// in the workspace's other sessions within retryWindow before it, the
+// attempts whose providers failedProviders ranks last. The engine leaves a
+// retry's success or decline out of the provider's rate
+// (routing.Key.Retry).
+func (s *Service) isRetry(ctx context.Context, sess *cauri.Session, a *cauri.PaymentAttempt) bool {
 	attempts, err := s.Store.Attempts(ctx, a.SessionID)
 	if err != nil {
 		return false
+	}
+	if a.Phone != "" {
+		byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, a.Phone, a.CreatedAt.Add(-retryWindow))
+		if err != nil {
+			return false
+		}
+		attempts = append(attempts, byPhone...)
 	}
 	for _, e := range attempts {
 		if e.ID != a.ID && e.CreatedAt.Before(a.CreatedAt) && e.Status == cauri.AttemptFailed && !strings.HasPrefix(e.Reason, gateway.NotStarted) {
@@ -497,7 +507,7 @@ func (s *Service) finishAt(ctx context.Context, attemptID string, st gateway.Sta
 			o = routing.OverLimit
 		}
 		s.Route.Record(ctx, routing.Key{Provider: ended.Provider, Country: ended.Country, Operator: ended.Operator, Kind: routing.Collect,
-			Amount: sess.Amount, Retry: s.isRetry(ctx, ended)}, o, 0)
+			Amount: sess.Amount, Retry: s.isRetry(ctx, sess, ended)}, o, 0)
 	}
 	return sess, err
 }

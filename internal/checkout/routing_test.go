@@ -2,10 +2,13 @@ package checkout
 
 import (
 	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cauri-pay/cauri"
+	"github.com/cauri-pay/cauri/internal/gateway/cinetpay"
 	"github.com/cauri-pay/cauri/internal/movement"
 	"github.com/cauri-pay/cauri/internal/routing"
 	"github.com/cauri-pay/cauri/internal/store"
@@ -13,16 +16,18 @@ import (
 )
 
 // TestInitiate_RetryAvoidsTheProviderThatFailed: once a provider failed a
-// customer, their next attempt in the session, or with the same number in
-// another session within the hour, ranks it after the others
-// (routing.Context.Avoid), and the engine learnt the payment's outcome
-// with its amount.
+// customer, their next attempt in the session goes to another provider
+// (Initiate passes routing.Context.Avoid), and with the same number in
+// another session within the hour the ranking puts it after the others;
+// the attempt after a failure is a retry for the rate.
 func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		s, ws, g, simURL, clk := setup(t, st)
 		s.Route = &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
-		other := &cauri.Gateway{ID: "gw_other", Provider: "cinetpay"}
+		sim := httptest.NewServer(&cinetpay.Simulator{APIKey: "api-sim", SiteID: "445160", SecretKey: "secret-sim"})
+		t.Cleanup(sim.Close)
+		other := storetest.Gateway(t, st, ws, "cinetpay", sim.URL, map[string]string{"apikey": "api-sim", "site_id": "445160", "secret_key": "secret-sim"}, clk.Now(), "SN")
 		for range 20 { // pawapay leads before the customer's try
 			s.Route.Observe(routing.Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: routing.Collect}, routing.Success, 0)
 			s.Route.Observe(routing.Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: routing.Collect, Amount: 1}, routing.Success, 0)
@@ -73,16 +78,42 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 			t.Fatalf("the same number after %s = %s; want the ranking alone", retryWindow, got)
 		}
 		clk.Add(-retryWindow - time.Minute)
-		if s.isRetry(ctx, a) {
+		if s.isRetry(ctx, sess, a) {
 			t.Fatal("the session's first attempt counted as a retry")
 		}
 		clk.Add(time.Minute) // the phone is not flooded
+		// The customer picks the same method again: the attempt goes to
+		// cinetpay, although pawapay leads and the method listed it.
 		b, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !s.isRetry(ctx, b) {
+		if b.Provider != "cinetpay" || !strings.HasPrefix(b.RouteReason, "ranked_after:") {
+			t.Fatalf("the customer's retry went to %s (%s); want cinetpay, pawapay having failed them", b.Provider, b.RouteReason)
+		}
+		if !s.isRetry(ctx, sess, b) {
 			t.Fatal("the attempt after a failed one is not a retry: its outcome would bias the rate")
+		}
+		// The same number in another session within the hour is the
+		// customer's retry for the rate too, as it is for the ranking;
+		// another number is not.
+		c, err := s.Initiate(ctx, next.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221771234567"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.isRetry(ctx, next, c) {
+			t.Fatal("the same number's attempt in another session, within the hour of its failure, is not a retry")
+		}
+		third, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.Initiate(ctx, third.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: "+221781112233"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.isRetry(ctx, third, d) {
+			t.Fatal("another number's attempt is a retry")
 		}
 	})
 }

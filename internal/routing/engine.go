@@ -98,12 +98,14 @@ type Knobs struct {
 	LinkDemoteP float64
 	RetestAfter time.Duration
 	// IncidentFails: failures in a row on an operator, with no success on
-	// it by any provider, of at least this many of two providers or more
-	// each, are the operator's incident: they are not held against the
-	// providers, nor are those seen until IncidentGrace after the
-	// operator's next success (declines come when the push expires).
-	IncidentFails int
-	IncidentGrace time.Duration
+	// it by any provider and none more than IncidentWindow after the one
+	// before, of at least this many of two providers or more each, are the
+	// operator's incident: they are not held against the providers, nor
+	// are those seen until IncidentGrace after the operator's next success
+	// (declines come when the push expires).
+	IncidentFails  int
+	IncidentWindow time.Duration
+	IncidentGrace  time.Duration
 	// CeilingMemory: how long a ceiling is believed after its latest
 	// refusal; CeilingAfter: how many refusals for the amount (at or above
 	// it, since it was last cleared) make it believed.
@@ -114,12 +116,14 @@ type Knobs struct {
 	// Explore): close rivals are compared often, where it costs little,
 	// plainly worse ones seldom.
 	ExploreMatch float64
-	// NewcomerOptimism: next to an established leader, a newcomer (first
-	// seen less than NewcomerAge ago) is sent real payments while this many
+	// NewcomerOptimism: next to an established leader, a newcomer that is
+	// new to the service too (the provider's first outcome anywhere less
+	// than NewcomerAge ago: a provider that goes live, not an old one first
+	// tried in a quiet context) is sent real payments while this many
 	// standard deviations above its estimate would put it ahead of the
 	// leader (optimism in the face of uncertainty: a better newcomer keeps
 	// the traffic while it proves itself, a worse one loses it as its
-	// evidence grows). 0, off, by default: docs/routing.md, "Newcomers".
+	// evidence grows). docs/routing.md, "Newcomers"; 0 turns it off.
 	NewcomerOptimism float64
 }
 
@@ -127,7 +131,7 @@ type Knobs struct {
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1,
+	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -239,18 +243,23 @@ func (c *counts) decay(now time.Time, k Knobs) {
 }
 
 // estimate is the evidence and the observed rate: the slow memory's,
-// unless the fast memory has moved away from it by more than its noise
-// explains (then the provider changed, and the fast memory is believed).
+// moved towards the fast memory's as far as their difference exceeds the
+// fast memory's noise (weight d²/(d²+v), d the difference, v the fast
+// rate's variance): a difference the noise explains moves it little, one
+// well beyond it makes the fast memory believed (the provider changed),
+// and one in between (a drift the slow memory lags behind) moves it in
+// part. The evidence moves with it, from the slow memory's to the fast's.
 func (c *counts) estimate() (ok, n float64) {
 	n, fn := c.ok+c.ko, c.fastOK+c.fastKO
 	if n == 0 || fn < 1 {
 		return c.ok, n
 	}
 	slow, fast := c.ok/n, c.fastOK/fn
-	if math.Abs(fast-slow) > 2*sd(slow, fn) {
-		return c.fastOK, fn
-	}
-	return c.ok, n
+	r := (c.ok + 1) / (n + 2) // never 0 or 1: a variance of 0 would make any difference decisive
+	d, v := fast-slow, r*(1-r)/(fn+1)
+	w := d * d / (d*d + v)
+	m := (1-w)*n + w*fn
+	return (slow + w*d) * m, m
 }
 
 // broken: the link failed DownAfter times in a row technically, or its
@@ -293,6 +302,7 @@ func (c *counts) above(amount int64, now time.Time, k Knobs) bool {
 
 // health is a provider's recent answering record, for fast demotion.
 type health struct {
+	first      time.Time // the provider's first outcome, in any context (within Memory)
 	streak     int       // technical failures since the last answer
 	lastFail   time.Time // the latest technical failure
 	lastAnswer time.Time // the latest call the provider answered
@@ -312,10 +322,17 @@ func (h *health) down(k Knobs) bool {
 	return h.streak >= k.DownAfter && !(h.links == 1 && h.linkN >= h.streak)
 }
 
+// suspect: down, or failing technically on one operator's link (its API
+// may still answer: the prober tells).
+func (h *health) suspect(k Knobs) bool {
+	return h.down(k) || h.streak > 0 && h.linkN >= k.DownAfter
+}
+
 // opState is an operator's current failure streak, across providers.
 type opState struct {
 	gen        uint64         // the streak's number
 	fails      map[string]int // failures per provider in the streak
+	last       time.Time      // the streak's latest failure
 	incident   bool           // declared: every provider fails on the operator
 	since      time.Time      // when it was declared
 	graceUntil time.Time      // failures seen before then are the incident's tail
@@ -365,6 +382,9 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 		c = &counts{latencyMS: float64(latency.Milliseconds())}
 		c.first = now
 		e.stats[lk] = c
+		if h := e.healthOf(k.Provider); h.first.IsZero() {
+			h.first = now
+		}
 	}
 	c.decay(now, e.Knobs)
 	c.trying = time.Time{}
@@ -437,6 +457,13 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	if op.incident || now.Before(op.graceUntil) {
 		return false, back // the operator's outage, not the provider's
 	}
+	if len(op.fails) > 0 && now.Sub(op.last) > e.Knobs.IncidentWindow {
+		// A failure long after the streak's latest: a quiet operator's
+		// failures, not one outage's. A new streak.
+		op.gen++
+		clear(op.fails)
+	}
+	op.last = now
 	if c.gen != op.gen {
 		c.gen, c.held = op.gen, 0
 	}
@@ -482,15 +509,18 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 // attributeLocked notes that a technical failure of the provider's current
 // streak was a payment's on l.
 func (e *Engine) attributeLocked(provider string, l link) {
-	h := e.health[provider]
-	if h == nil || h.streak == 0 {
-		return
+	if h := e.health[provider]; h != nil && h.streak > 0 {
+		h.attribute(l, 1)
 	}
+}
+
+// attribute notes n technical failures of the provider's streak on l.
+func (h *health) attribute(l link, n int) {
 	switch {
 	case h.links == 0:
-		h.link, h.linkN, h.links = l, 1, 1
+		h.link, h.linkN, h.links = l, n, 1
 	case h.link == l:
-		h.linkN++
+		h.linkN += n
 	default:
 		h.links = 2
 	}
@@ -510,11 +540,7 @@ func (e *Engine) Call(provider string, answered bool) {
 // callLocked records a call; when it brings a provider that was down
 // back, it returns the failures its outage's streak took back.
 func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back []forgiven) {
-	h := e.health[provider]
-	if h == nil {
-		h = &health{}
-		e.health[provider] = h
-	}
+	h := e.healthOf(provider)
 	if answered {
 		if h.down(e.Knobs) {
 			// The whole API is back: its links' technical failures were
@@ -538,6 +564,16 @@ func (e *Engine) callLocked(provider string, answered bool, now time.Time) (back
 	return nil
 }
 
+// healthOf is the provider's health, created if need be.
+func (e *Engine) healthOf(provider string) *health {
+	h := e.health[provider]
+	if h == nil {
+		h = &health{}
+		e.health[provider] = h
+	}
+	return h
+}
+
 // Down reports whether the provider is marked down now.
 func (e *Engine) Down(provider string) bool {
 	e.mu.RLock()
@@ -554,7 +590,7 @@ func (e *Engine) Suspect(provider string) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	h := e.health[provider]
-	return h != nil && (h.down(e.Knobs) || h.streak > 0 && h.linkN >= e.Knobs.DownAfter)
+	return h != nil && h.suspect(e.Knobs)
 }
 
 // Context is what a decision is about. Without an operator, a provider's
@@ -577,6 +613,7 @@ type Scored struct {
 	Evidence  float64 // decayed number of observed outcomes
 	LatencyMS float64
 	New       bool // a newcomer in the context
+	fresh     bool // ... and new to the service (NewcomerOptimism)
 	Down      bool // the provider is not answering
 	Avoided   bool // it failed this customer already
 	Demoted   bool // its link with the operator is failing
@@ -614,8 +651,8 @@ func (e *Engine) Rank(c Context) Decision { return e.decide(c, false) }
 
 // Choose is Rank for a real payment: a small share of decisions try a
 // runner-up that answers and could still be the best (a newcomer more
-// often), so that its estimate stays fresh; a provider that is down never
-// is.
+// often, or while it could be ahead: NewcomerOptimism), so that its
+// estimate stays fresh; a provider that is down never is.
 func (e *Engine) Choose(c Context) Decision { return e.decide(c, true) }
 
 func (e *Engine) decide(c Context, explore bool) Decision {
@@ -663,9 +700,11 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		// Ranked by a cautious estimate (a lower confidence bound): a
 		// provider seen a few times cannot jump ahead on luck alone.
 		sc.Score = sc.Rate - k.Caution*sd(sc.Rate, sc.Evidence+k.PriorStrength) - k.LatencyWeight*sc.LatencyMS
-		if h := e.health[p]; h != nil && h.down(k) {
+		h := e.health[p]
+		if h != nil && h.down(k) {
 			sc.Down, sc.Score = true, -1
 		}
+		sc.fresh = sc.New && (h == nil || h.first.IsZero() || now.Sub(h.first) < k.NewcomerAge)
 		ranked = append(ranked, sc)
 	}
 	sort.SliceStable(ranked, func(i, j int) bool {
@@ -735,7 +774,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 			if s.tier() != ranked[0].tier() {
 				break
 			}
-			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.New && u > optScore {
+			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.fresh && u > optScore {
 				opt, optScore = i+1, u
 			}
 		}

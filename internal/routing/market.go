@@ -30,6 +30,9 @@ type MarketConfig struct {
 	// NewcomerLead: the newcomer's base rate above the best incumbent's in
 	// each of its contexts (negative: a worse newcomer).
 	NewcomerLead float64
+	// EngineSeed seeds the engine's own random choices (which payments it
+	// explores with); 0: the world's seed.
+	EngineSeed uint64
 }
 
 // MarketSim is the market docs/routing.md reports, on seed 101.
@@ -749,19 +752,6 @@ func (f *fixedPolicy) probe(time.Duration, func(p int) bool)                 {}
 func SimulateMarket(cfg MarketConfig) []MarketResult {
 	m := newMarket(cfg)
 	pays := m.payments()
-	names := make([]string, marketProviders)
-	for p := range names {
-		names[p] = fmt.Sprintf("agg%d", p)
-	}
-	var ctxs []Context
-	for c := range m.nC {
-		ctxs = append(ctxs, Context{Country: fmt.Sprint("C", m.country[c]), Operator: fmt.Sprint("op", c), Kind: Collect,
-			Providers: make([]string, 0, marketProviders)})
-	}
-	var clock time.Duration
-	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	eng := New(func() time.Time { return start.Add(clock) }, cfg.Seed)
-	eng.Knobs = cfg.Knobs
 	fixed := &fixedPolicy{}
 	for c := range m.nC {
 		best, bp := -1.0, 0
@@ -775,12 +765,35 @@ func SimulateMarket(cfg MarketConfig) []MarketResult {
 		fixed.best = append(fixed.best, bp)
 	}
 	return []MarketResult{
-		m.run("engine", &enginePolicy{eng: eng, clock: &clock, names: names, ctxs: ctxs}, pays, false),
+		m.runEngine(cfg, pays),
 		m.run("discounted Thompson sampling", newBandit(m.nC, cfg.Seed, true), pays, false),
 		m.run("epsilon-greedy (5 %)", newBandit(m.nC, cfg.Seed, false), pays, false),
 		m.run("best fixed provider in hindsight", fixed, pays, false),
 		m.run("oracle", &fixedPolicy{}, pays, true),
 	}
+}
+
+// SimulateMarketEngine replays the market through the engine alone: its
+// figures with another EngineSeed, next to SimulateMarket's baselines and
+// oracle on the same world.
+func SimulateMarketEngine(cfg MarketConfig) MarketResult {
+	m := newMarket(cfg)
+	return m.runEngine(cfg, m.payments())
+}
+
+func (m *market) runEngine(cfg MarketConfig, pays []marketPayment) MarketResult {
+	names := make([]string, marketProviders)
+	for p := range names {
+		names[p] = fmt.Sprintf("agg%d", p)
+	}
+	var ctxs []Context
+	for c := range m.nC {
+		ctxs = append(ctxs, Context{Country: fmt.Sprint("C", m.country[c]), Operator: fmt.Sprint("op", c), Kind: Collect,
+			Providers: make([]string, 0, marketProviders)})
+	}
+	var clock time.Duration
+	eng := simEngine(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), &clock, cfg.Seed, cfg.EngineSeed, cfg.Knobs)
+	return m.run("engine", &enginePolicy{eng: eng, clock: &clock, names: names, ctxs: ctxs}, pays, false)
 }
 
 // MarketTable writes the market's results as Markdown: each policy's

@@ -176,7 +176,8 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 	k := r.Knobs
 	stats := map[link]*counts{}
 	technical, answered := map[string]int64{}, map[string]int64{}
-	linked := map[string]*health{} // each provider's recent technical payment failures, by link
+	linked := map[string]*health{}  // each provider's recent technical payment failures, by link
+	first := map[string]time.Time{} // each provider's first outcome, in any context
 	for _, b := range buckets {
 		if b.Kind != "call" && b.Technical > 0 && now.Sub(b.Minute) <= 2*time.Minute {
 			h := linked[b.Provider]
@@ -184,14 +185,7 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 				h = &health{}
 				linked[b.Provider] = h
 			}
-			switch l := (link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}); {
-			case h.links == 0:
-				h.link, h.linkN, h.links = l, int(b.Technical), 1
-			case h.link == l:
-				h.linkN += int(b.Technical)
-			default:
-				h.links = 2
-			}
+			h.attribute(link{b.Provider, b.Country, b.Operator, Kind(b.Kind)}, int(b.Technical))
 		}
 		if b.Kind == "call" {
 			if now.Sub(b.Minute) <= 2*time.Minute {
@@ -206,6 +200,9 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 			c = &counts{at: now}
 			c.first = b.Minute
 			stats[key] = c
+			if f, ok := first[b.Provider]; !ok || b.Minute.Before(f) {
+				first[b.Provider] = b.Minute
+			}
 		}
 		// No minute's count is negative now (failures are taken back where
 		// they were counted); older nodes wrote them as negative counts in
@@ -244,12 +241,13 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		}
 	}
 	r.stats = stats
-	for p, n := range technical {
-		h := r.health[p]
-		if h == nil {
-			h = &health{}
-			r.health[p] = h
+	for p, f := range first {
+		if h := r.healthOf(p); h.first.IsZero() || f.Before(h.first) {
+			h.first = f
 		}
+	}
+	for p, n := range technical {
+		h := r.healthOf(p)
 		if answered[p] == 0 && int(n) > h.streak {
 			h.streak, h.lastFail = int(n), now
 			if l := linked[p]; l != nil {
@@ -304,7 +302,7 @@ func (r *Router) ProbeDown(ctx context.Context, check func(ctx context.Context, 
 	r.mu.RLock()
 	var down []string
 	for p, h := range r.health {
-		if h.down(r.Knobs) || h.streak > 0 && h.linkN >= r.Knobs.DownAfter {
+		if h.suspect(r.Knobs) {
 			down = append(down, p)
 		}
 	}

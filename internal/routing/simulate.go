@@ -19,6 +19,7 @@ type SimConfig struct {
 	Drift         float64 // how far true rates drift from their base, up or down
 	OutagesPerDay float64 // outages per provider per day
 	Knobs         Knobs
+	EngineSeed    uint64 // seeds the engine's own random choices; 0: Seed
 }
 
 // DefaultSim is the simulation docs/benchmarks.md reports.
@@ -81,6 +82,17 @@ func newWorld(cfg SimConfig, rng *rand.Rand) *simWorld {
 	return w
 }
 
+// simEngine is a simulation's engine, its clock start plus *clock, its
+// random choices seeded by engineSeed (0: the world's seed).
+func simEngine(start time.Time, clock *time.Duration, seed, engineSeed uint64, k Knobs) *Engine {
+	if engineSeed != 0 {
+		seed = engineSeed
+	}
+	eng := New(func() time.Time { return start.Add(*clock) }, seed)
+	eng.Knobs = k
+	return eng
+}
+
 // Simulate replays cfg.Payments payments through the engine and through
 // three baselines: the provider with the best mean rate, always; round
 // robin; and an oracle that knows the true rates and the outages.
@@ -92,9 +104,7 @@ func Simulate(cfg SimConfig) []SimResult {
 		names[i] = fmt.Sprintf("p%d", i)
 	}
 	var clock time.Duration
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	eng := New(func() time.Time { return start.Add(clock) }, cfg.Seed)
-	eng.Knobs = cfg.Knobs
+	eng := simEngine(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), &clock, cfg.Seed, cfg.EngineSeed, cfg.Knobs)
 	fixed, best := 0, -1.0
 	for p := range cfg.Providers {
 		var sum float64

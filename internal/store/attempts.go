@@ -104,23 +104,21 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Paymen
 	return out, err
 }
 
-// FailedProvidersForPhone lists the providers whose attempts to collect
-// from a phone number (E.164) failed since a time, in a workspace's
-// sessions of one mode created in the day before it: the customer's
+// FailedAttemptsForPhone lists the attempts to collect from a phone
+// number (E.164) that failed since a time, in a workspace's sessions of
+// one mode created in the day before it (in no order): the customer's
 // earlier tries in another session (a payment link's next visit, a new
-// checkout), which the routing engine ranks last. It reads the sessions by
-// the number's search term (the terms' index) and their attempts (theirs).
-func (s *Store) FailedProvidersForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since time.Time) ([]string, error) {
+// checkout), whose providers the routing engine ranks last and after which
+// a payment is a retry. It reads the sessions by the number's search term
+// (the terms' index) and their attempts (theirs).
+func (s *Store) FailedAttemptsForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since time.Time) ([]*cauri.PaymentAttempt, error) {
 	terms := search.PhoneTerms(e164)
 	if len(terms) == 0 || terms[0] == "" {
 		return nil, nil
 	}
-	var out []string
+	var out []*cauri.PaymentAttempt
 	err := s.read(ctx, func(t *tx) (err error) {
-		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (string, error) {
-			var p string
-			return p, row.Scan(&p)
-		}, `SELECT DISTINCT a.provider FROM payment_attempts a
+		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts a
 			WHERE a.session_id IN (SELECT t.session_id FROM search_terms t WHERE t.workspace_id = ? AND t.livemode = ? AND t.term = ?
 				AND t.created_at >= ? ORDER BY t.created_at DESC LIMIT 20)
 			AND a.phone = ? AND a.status = ? AND a.created_at >= ?`,

@@ -165,8 +165,8 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			}, "webhook_deliveries"},
 			// A customer's earlier failures by phone, at every payment
 			// initiation: through the search terms' index, not the attempts.
-			{"a phone's failed providers", func(ctx context.Context) error {
-				_, err := s.FailedProvidersForPhone(ctx, ws.ID, true, "+221771234567", now.Add(-time.Hour))
+			{"a phone's failed attempts", func(ctx context.Context) error {
+				_, err := s.FailedAttemptsForPhone(ctx, ws.ID, true, "+221771234567", now.Add(-time.Hour))
 				return err
 			}, ""},
 			{"webhook due endpoints", func(ctx context.Context) error {
