@@ -38,6 +38,11 @@ type drainer struct {
 	kind string
 	pid  int // the service's, for its CPU time
 	rc   *receiver
+	// workspaceID and url, when set, are the only deliveries a burst
+	// waits for: those of one workspace to the receiver (a history store
+	// holds other pending deliveries, hours away). Empty: every delivery
+	// pending and due, as on a store that holds only the bench's own.
+	workspaceID, url string
 	// session makes a test session beforehand, and nudge settles it
 	// through the API right after a burst's commit: the settlement's
 	// commit wakes the worker as the service's own commits do, where rows
@@ -67,7 +72,7 @@ func drains(c *http.Client, svc *service, dbURL string, keys []string, rc *recei
 	defer db.Close()
 	var tpls []drainTemplate
 	for i := range keys {
-		tp, err := readTemplate(db, kind, fmt.Sprintf("%s/ws/%d", rc.url, i))
+		tp, err := readTemplate(db, kind, "d.url = ?", fmt.Sprintf("%s/ws/%d", rc.url, i))
 		if err != nil {
 			return nil, fmt.Errorf("drain: workspace %d: %w", i, err)
 		}
@@ -125,15 +130,16 @@ func (m drained) row(storeName, label string) row {
 	return r
 }
 
-// readTemplate reads the newest delivery to url and its event.
-func readTemplate(db *sql.DB, kind, url string) (drainTemplate, error) {
+// readTemplate reads the newest delivery of a session's event that meets
+// cond (on the delivery d, with one argument), and its event.
+func readTemplate(db *sql.DB, kind, cond string, arg any) (drainTemplate, error) {
 	var tp drainTemplate
 	err := db.QueryRow(store.Rebind(kind, `SELECT d.workspace_id, d.livemode, d.event, d.url, d.max_attempts, COALESCE(d.transaction_id, ''),
 		COALESCE(e.session_id, ''), e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-		WHERE d.url = ? AND e.transfer_id IS NULL ORDER BY d.created_at DESC LIMIT 1`), url).
+		WHERE `+cond+` AND e.transfer_id IS NULL ORDER BY d.created_at DESC LIMIT 1`), arg).
 		Scan(&tp.workspaceID, &tp.livemode, &tp.event, &tp.url, &tp.maxAttempts, &tp.transactionID, &tp.sessionID, &tp.data)
 	if err != nil {
-		return tp, fmt.Errorf("no delivery of the pipeline to copy: %w", err)
+		return tp, fmt.Errorf("no delivery to copy: %w", err)
 	}
 	return tp, nil
 }
@@ -245,12 +251,17 @@ func (dr *drainer) load(n int, tpls []drainTemplate, t0 time.Time) error {
 	return nil
 }
 
-// waitRecorded waits until no delivery is pending any more.
+// waitRecorded waits until no delivery the drainer waits for (all, or
+// the workspace's to the receiver) is pending any more.
 func (dr *drainer) waitRecorded(limit time.Duration) error {
+	q, args := `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ? AND next_attempt_at IS NOT NULL`, []any{string(cauri.DeliveryPending)}
+	if dr.workspaceID != "" {
+		q += ` AND workspace_id = ? AND url = ?`
+		args = append(args, dr.workspaceID, dr.url)
+	}
 	for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
 		var pending int
-		err := dr.db.QueryRow(store.Rebind(dr.kind, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ? AND next_attempt_at IS NOT NULL`),
-			string(cauri.DeliveryPending)).Scan(&pending)
+		err := dr.db.QueryRow(store.Rebind(dr.kind, q), args...).Scan(&pending)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,9 @@ package main
 // loaded (-history sessions, about as many deliveries, a tenth as many
 // transfers), then once more after ANALYZE. Each path's p50 with the
 // history should stay within 1.5 times its p50 on the empty store, and the
-// service's memory under 100 MB while it streams the export.
+// service's memory under 100 MB while it streams the export. In each state
+// a burst of webhook deliveries to the workspace's address is drained too
+// (drain.go), and its rate should stay within 1.5 times the empty store's.
 //
 // The rows are written by SQL from this process, straight into the running
 // service's database (not through the API, which would take hours): a
@@ -35,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -68,7 +71,8 @@ const (
 	measuredDeliveries = 1_000 // its last sessions' deliveries (and every transfer's)
 	measuredTransfers  = 100
 	exportRows         = 10_000
-	exports            = 3 // full exports timed in each state
+	exports            = 3     // full exports timed in each state
+	historyBurst       = 2_000 // deliveries drained in each state (issue 24's burst)
 	benchPassword      = "correct horse battery staple of the bench"
 )
 
@@ -82,6 +86,9 @@ type grown struct {
 	// exports and its peak while it streamed them, in each state (the
 	// export's row only).
 	BeforeMB, PeakMB [3]float64
+	// Drain is the webhook drain's burst in each state (its row only,
+	// whose result and Empty hold no latencies).
+	Drain *[3]drained
 }
 
 // historyRun is one store's history phase.
@@ -152,7 +159,12 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 			stop(svc.cmd) // the service of the moment: it is restarted after ANALYZE
 		}
 	}()
-	m, err := newMeasured(svc)
+	// The measured workspace's webhooks go to a receiver of the phase's
+	// own; the other workspaces' addresses are names that resolve nowhere,
+	// and none of their deliveries comes due during the phase (strayDue).
+	rc := newReceiver()
+	defer rc.close()
+	m, err := newMeasured(svc, rc.url+"/measured")
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +173,8 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 		return nil, err
 	}
 	defer l.close()
+	dr := &drainer{db: l.db, kind: kind, rc: rc, workspaceID: m.id, url: m.hook}
+	var drains [3]drained
 	mine := m.source()
 	if _, err := l.chunk(ctx, []source{mine}, 0, 1); err != nil {
 		return nil, fmt.Errorf("load the measured workspace: %w", err)
@@ -180,6 +194,9 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 		return nil, fmt.Errorf("empty store: %w", err)
 	}
 	run.Idle[0] = idleCPU(svc.cmd.Process.Pid)
+	if drains[0], err = m.drain(dr); err != nil {
+		return nil, fmt.Errorf("empty store: %w", err)
+	}
 
 	fmt.Fprintf(os.Stderr, "bench: %s: loading the history\n", kind)
 	start := time.Now()
@@ -200,6 +217,9 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 		return nil, fmt.Errorf("with the history: %w", err)
 	}
 	run.Idle[1] = idleCPU(svc.cmd.Process.Pid)
+	if drains[1], err = m.drain(dr); err != nil {
+		return nil, fmt.Errorf("with the history: %w", err)
+	}
 	if l.pg {
 		run.Note = l.autoAnalyzed(ctx)
 	}
@@ -224,6 +244,9 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 		return nil, fmt.Errorf("after analyze: %w", err)
 	}
 	run.Idle[2] = idleCPU(svc.cmd.Process.Pid)
+	if drains[2], err = m.drain(dr); err != nil {
+		return nil, fmt.Errorf("after analyze: %w", err)
+	}
 
 	var rows []row
 	for i, p := range paths {
@@ -232,7 +255,60 @@ func history(bin, tmp, kind string, d time.Duration) ([]row, error) {
 				BeforeMB: [3]float64{empty[i].beforeMB, loaded[i].beforeMB, analyzed[i].beforeMB},
 				PeakMB:   [3]float64{empty[i].peakMB, loaded[i].peakMB, analyzed[i].peakMB}}})
 	}
+	w := drains[1]
+	rows = append(rows, row{Store: kind, Path: fmt.Sprintf("history: webhook drain, burst of %s to its address", thousands(historyBurst)),
+		result: result{RPS: w.rate, Count: int64(w.got), Errors: int64(w.want - w.got)}, History: &grown{Run: run, Drain: &drains}})
 	return rows, nil
+}
+
+// drain settles one test session of the measured workspace through the
+// API, as the pipeline does, and drains a burst of historyBurst copies of
+// its delivery (test data: no measured path reads it) to the workspace's
+// address. It fails if a delivery to another address is due before or
+// after: the burst would share the worker with it.
+func (m *measured) drain(dr *drainer) (drained, error) {
+	dr.pid = m.svc.cmd.Process.Pid // a new process after ANALYZE
+	dr.session = func() string { return createSession(m.c, m.svc.base, m.testKey) }
+	dr.nudge = func(id string) bool { return id != "" && m.settle(id) }
+	id := dr.session()
+	if id == "" || !m.settle(id) {
+		return drained{}, errors.New("drain: cannot pay a test session")
+	}
+	tp, err := readTemplate(dr.db, dr.kind, "d.transaction_id = ?", id)
+	if err != nil {
+		return drained{}, fmt.Errorf("drain: %w", err)
+	}
+	if err := strayDue(dr); err != nil {
+		return drained{}, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: drain, burst of %s\n", dr.kind, thousands(historyBurst))
+	d, err := dr.burst(historyBurst, []drainTemplate{tp})
+	if err != nil {
+		return d, fmt.Errorf("drain: %w", err)
+	}
+	return d, strayDue(dr)
+}
+
+// settle pays a test session through the sandbox, as a customer would.
+func (m *measured) settle(id string) bool {
+	return do(context.Background(), m.c, "POST", m.svc.base+"/checkout/sandbox", "", "",
+		fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, id), 200)
+}
+
+// strayDue fails when a delivery to another address than the receiver is
+// pending and due: the history's are loaded hours away (deliveryOf), and
+// the other workspaces' addresses resolve nowhere.
+func strayDue(dr *drainer) error {
+	var n int
+	err := dr.db.QueryRow(store.Rebind(dr.kind, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ? AND url <> ?`),
+		string(cauri.DeliveryPending), time.Now().UnixMicro(), dr.url).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("drain: %d deliveries to other addresses are due: the history's came due during the phase", n)
+	}
+	return nil
 }
 
 // measured is the workspace whose paths are measured: its live secret key
@@ -241,6 +317,8 @@ type measured struct {
 	svc       *service
 	id, gw    string
 	key       string
+	testKey   string // for the drain's test sessions
+	hook      string // its webhook address: the phase's receiver
 	cookie    string // the dashboard session's cookie, as a Cookie header
 	c         *http.Client
 	statusIDs []string
@@ -249,9 +327,10 @@ type measured struct {
 
 // newMeasured creates the workspace with the CLI (verified: its data is
 // live), a live gateway its attempts and transfers name (at an address
-// nothing answers: no call is made), and a dashboard user, and signs the
-// user in through the sign-in form.
-func newMeasured(svc *service) (*measured, error) {
+// nothing answers: no call is made), and a dashboard user, signs the user
+// in through the sign-in form, and sets its webhook address to hook with
+// its live key (test events go there too).
+func newMeasured(svc *service, hook string) (*measured, error) {
 	cli := func(stdin string, args ...string) ([]byte, error) {
 		cmd := exec.Command(svc.bin, args...)
 		cmd.Env, cmd.Stdin = svc.env, strings.NewReader(stdin)
@@ -290,7 +369,11 @@ func newMeasured(svc *service) (*measured, error) {
 	if _, err := cli(benchPassword+"\n", "user", "create", "--email", email, "--workspace", ws.ID); err != nil {
 		return nil, err
 	}
-	m := &measured{svc: svc, id: ws.ID, gw: gw.ID, key: ws.Keys["live_secret"], c: client(historyClients), cli: cli}
+	m := &measured{svc: svc, id: ws.ID, gw: gw.ID, key: ws.Keys["live_secret"], testKey: ws.Keys["test_secret"], hook: hook,
+		c: client(historyClients), cli: cli}
+	if !do(context.Background(), m.c, "PATCH", svc.base+"/v1/config/webhook", m.key, "", fmt.Sprintf(`{"webhookUrl": %q}`, hook), 200) {
+		return nil, errors.New("cannot set the measured workspace's webhook address")
+	}
 	if m.cookie, err = signIn(svc.base, email, benchPassword); err != nil {
 		return nil, err
 	}
@@ -1084,8 +1167,11 @@ func historyTable(rows []row) string {
 	}
 	fmt.Fprintf(&b, "Cost as data grows: the measured workspace's paths (%d clients, p50 and p99) with its own %s sessions alone in the store, "+
 		"then with the history of %d other workspaces loaded, then after ANALYZE (PostgreSQL: VACUUM (ANALYZE), as autovacuum would) and a restart of the service. "+
-		"The export is %d full exports one after another (p50: the median, p99: the slowest) while the service's memory is sampled.\n\n",
-		historyClients, spacedCount(measuredSessions), historyWorkspaces, exports)
+		"The export is %d full exports one after another (p50: the median, p99: the slowest) while the service's memory is sampled. "+
+		"The webhook drain is a burst of %s deliveries to the workspace's address in each state, after the idle reading: its columns are "+
+		"deliveries per second from the commit to the last 2xx and the service's CPU per delivery, and its ratio is the empty store's rate "+
+		"over the state's (≤ 1.5: at least two thirds of the empty store's rate).\n\n",
+		historyClients, spacedCount(measuredSessions), historyWorkspaces, exports, thousands(historyBurst))
 	for _, run := range runs {
 		fmt.Fprintf(&b, "- %s: %s loaded (and the overview recounted) in %.0f s; ANALYZE %.1f s; size on disk %.0f MB -> %.0f MB",
 			run.Store, run.Loaded, run.Load.Seconds(), run.Analyze.Seconds(), run.Empty, run.Full)
@@ -1096,11 +1182,26 @@ func historyTable(rows []row) string {
 		}
 		b.WriteString(".\n")
 	}
-	fmt.Fprintln(&b, "\n| store | path | empty p50 / p99 | with history p50 / p99 | ratio of p50s (target ≤ 1.5) | after ANALYZE p50 / p99 | ratio | peak memory during export (< 100 MB) |")
+	fmt.Fprintln(&b, "\n| store | path | empty p50 / p99 | with history p50 / p99 | ratio to empty (target ≤ 1.5) | after ANALYZE p50 / p99 | ratio | peak memory during export (< 100 MB) |")
 	fmt.Fprintln(&b, "|---|---|---:|---:|---|---:|---:|---|")
+	var notes []string
 	for _, r := range rows {
 		h := r.History
 		if h == nil {
+			continue
+		}
+		path := strings.TrimPrefix(r.Path, "history: ")
+		if d := h.Drain; d != nil {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f: %s | %s | %.2f | |\n", r.Store, path, d[0].cell(), d[1].cell(),
+				d[0].slowdown(d[1]), mark(d[0].slowdown(d[1]) <= historyTarget), d[2].cell(), d[0].slowdown(d[2]))
+			note := fmt.Sprintf("- %s, %s: first 2xx %s / %s / %s after the commit, longest wait between two 2xx %s / %s / %s (empty / history / after ANALYZE)",
+				r.Store, path, ms(d[0].first), ms(d[1].first), ms(d[2].first), ms(d[0].gap), ms(d[1].gap), ms(d[2].gap))
+			for i, x := range d {
+				if !x.nudged {
+					note += fmt.Sprintf("; %s: the nudge failed (the worker found the rows at its poll)", []string{"empty", "history", "after ANALYZE"}[i])
+				}
+			}
+			notes = append(notes, note+".")
 			continue
 		}
 		ratio := func(x result) float64 { return float64(x.P50) / float64(max(h.Empty.P50, 1)) }
@@ -1110,10 +1211,32 @@ func historyTable(rows []row) string {
 			mem = fmt.Sprintf("%.0f / %.0f / %.0f MB (%.0f / %.0f / %.0f before): %s", h.PeakMB[0], h.PeakMB[1], h.PeakMB[2],
 				h.BeforeMB[0], h.BeforeMB[1], h.BeforeMB[2], mark(top < exportTargetMB))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s / %s | %s / %s | %.2f: %s | %s / %s | %.2f | %s |\n", r.Store, strings.TrimPrefix(r.Path, "history: "),
+		fmt.Fprintf(&b, "| %s | %s | %s / %s | %s / %s | %.2f: %s | %s / %s | %.2f | %s |\n", r.Store, path,
 			ms(h.Empty.P50), ms(h.Empty.P99), ms(r.P50), ms(r.P99), ratio(r.result), mark(ratio(r.result) <= historyTarget),
 			ms(h.Analyzed.P50), ms(h.Analyzed.P99), ratio(h.Analyzed), mem)
 	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(notes, "\n"))
+	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// cell is a drain's figures in the history's table: its rate, its CPU per
+// delivery, and the deliveries that never came.
+func (d drained) cell() string {
+	s := fmt.Sprintf("%.0f/s, %.2f ms CPU each", d.rate, float64(d.cpu.Microseconds())/1000)
+	if d.got < d.want {
+		s += fmt.Sprintf(", %d of %d missing", d.want-d.got, d.want)
+	}
+	return s
+}
+
+// slowdown is how many times slower than d the drain x ran: d's rate over
+// x's.
+func (d drained) slowdown(x drained) float64 {
+	if x.rate == 0 {
+		return math.Inf(1)
+	}
+	return d.rate / x.rate
 }

@@ -12,8 +12,9 @@
 // (--unsafe-no-rate-limits), starts the limits as processes of their own,
 // and drives the load from this process over loopback with Fortio's
 // periodic runner. Nothing leaves 127.0.0.1. Last, for each store, the
-// history phase (history.go) reads a workspace's paths before and after
-// bulk-loading a million sessions (-history: how many; 0: none).
+// history phase (history.go) reads a workspace's paths, and drains a burst
+// of its webhooks, before and after bulk-loading a million sessions
+// (-history: how many; 0: none).
 package main
 
 import (
