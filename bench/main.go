@@ -158,7 +158,7 @@ func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
 		rows = append(rows, r...)
-		peaks = append(peaks, fmt.Sprintf("%s %.0f MB", st.name, peak))
+		peaks = append(peaks, peak)
 	}
 	if only == "" || only == "pipeline" {
 		if rows, peaks, err = withOutpost(rows, peaks, tmp, rc, d, concurrency); err != nil {
@@ -356,21 +356,63 @@ const routeBody = `{"country": "CI", "amount": 15000, "availableProviders": ["pa
 // transferBody is a typical transfer: an amount, a recipient's number.
 const transferBody = `{"amount": 5000, "country": "SN", "operator": "wave", "phone": "77 123 45 67", "recipient_name": "Awa Diop", "description": "Salaire novembre"}`
 
-// peakRSS is the process's peak resident memory in MB (VmHWM).
-func peakRSS(pid int) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+// memory is a process's resident memory now, in MB: its own (RssAnon and
+// RssShmem: its heap, stacks, SQLite's page caches) and all of it (VmRSS:
+// with the pages of the files it maps, its binary's and, on SQLite, the
+// database's, which are the operating system's cache of the file, given
+// back when the kernel needs them: docs/operations.md, "Memory").
+func memory(pid int) (own, all float64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, _ := strings.Cut(line, ":")
+		kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
+		switch name {
+		case "RssAnon", "RssShmem":
+			own += kb / 1024
+		case "VmRSS":
+			all = kb / 1024
 		}
 	}
-	return 0
+	return own, all
+}
+
+// watchMemory samples a process's memory every 2 ms until the function it
+// returns is called, which returns the peaks of its own and of all.
+func watchMemory(pid int) func() (own, all float64) {
+	done, peaks := make(chan struct{}), make(chan [2]float64)
+	go func() {
+		var top [2]float64
+		sample := func() {
+			own, all := memory(pid)
+			top = [2]float64{max(top[0], own), max(top[1], all)}
+		}
+		sample()
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				sample()
+				peaks <- top
+				return
+			case <-tick.C:
+				sample()
+			}
+		}
+	}()
+	return func() (float64, float64) {
+		close(done)
+		top := <-peaks
+		return top[0], top[1]
+	}
+}
+
+// peakMemory formats a process's peaks as the table's line reads them.
+func peakMemory(name string, own, all float64) string {
+	return fmt.Sprintf("%s %.0f MB of its own (%.0f MB with the files it maps)", name, own, all)
 }
 
 // startLimit runs this program as a limit and returns its address.

@@ -69,7 +69,7 @@ func withOutpost(rows []row, peaks []string, tmp string, rc *receiver, d time.Du
 			rows[i].Outpost = r.RPS
 		}
 	}
-	return append(rows, r), append(peaks, fmt.Sprintf("Outpost's server %.0f MB", peak)), nil
+	return append(rows, r), append(peaks, peak), nil
 }
 
 // outpost is the running Outpost.
@@ -82,16 +82,17 @@ type outpost struct {
 // benchOutpost starts Outpost, measures its webhook pipeline like Cauri's
 // (8 tenants, each with a webhook destination on the receiver) and returns
 // its row and its peak resident memory in MB.
-func benchOutpost(bin, tmp string, rc *receiver, d time.Duration, concurrency int) (row, float64, error) {
+func benchOutpost(bin, tmp string, rc *receiver, d time.Duration, concurrency int) (row, string, error) {
 	pg, dropSchema, err := freshSchema(cmp.Or(os.Getenv("CAURI_BENCH_OUTPOST_POSTGRES"), "postgres://postgres@127.0.0.1:5432/outpost_bench?sslmode=disable"))
 	if err != nil {
-		return row{}, 0, fmt.Errorf("the PostgreSQL log store: %w", err)
+		return row{}, "", fmt.Errorf("the PostgreSQL log store: %w", err)
 	}
 	defer dropSchema()
 	op, err := startOutpost(bin, filepath.Join(tmp, "outpost"), pg)
 	if err != nil {
-		return row{}, 0, err
+		return row{}, "", err
 	}
+	peaks := watchMemory(op.cmd.Process.Pid)
 	defer stop(op.cmd)
 	version := "Outpost"
 	if out, err := exec.Command(bin, "--version").Output(); err == nil {
@@ -107,7 +108,7 @@ func benchOutpost(bin, tmp string, rc *receiver, d time.Duration, concurrency in
 			outpostTopic, fmt.Sprintf("%s/ws/%d", rc.url, i), i)
 		if !do(context.Background(), c, "PUT", op.base+"/api/v1/tenants/"+id, op.key, "", "", 201) ||
 			!do(context.Background(), c, "POST", op.base+"/api/v1/tenants/"+id+"/destinations", op.key, "", dest, 201) {
-			return row{}, 0, fmt.Errorf("cannot create tenant %s and its webhook destination", id)
+			return row{}, "", fmt.Errorf("cannot create tenant %s and its webhook destination", id)
 		}
 		tenants = append(tenants, id)
 	}
@@ -132,7 +133,8 @@ func benchOutpost(bin, tmp string, rc *receiver, d time.Duration, concurrency in
 	full := op.pipeline(c, tenants, rc, d, concurrency, 0)
 	half := op.pipeline(c, tenants, rc, d, concurrency, full.RPS/2)
 	full.Store, full.Path, full.HalfP99 = version, "Outpost webhook pipeline (publish -> 2xx)", half.P99
-	return full, peakRSS(op.cmd.Process.Pid), nil
+	own, all := peaks()
+	return full, peakMemory("Outpost's server", own, all), nil
 }
 
 // pipeline publishes events to the tenants in turn for d, as fast as it can
