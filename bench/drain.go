@@ -230,9 +230,10 @@ func (dr *drainer) load(n int, tpls []drainTemplate, t0 time.Time) error {
 			var events, deliveries []any
 			for i := s; i < end; i++ {
 				tp := tpls[i%len(tpls)]
-				id, at := cauri.NewID("evt_"), t0.UnixMicro()+int64(i)
+				at := t0.UnixMicro() + int64(i)
+				id := cauri.NewLogID("evt_", time.UnixMicro(at))
 				events = append(events, id, tp.workspaceID, tp.livemode, tp.event, nullable(tp.sessionID), nil, tp.data, at)
-				deliveries = append(deliveries, cauri.NewID("whd_"), tp.workspaceID, id, tp.event, tp.livemode, tp.url,
+				deliveries = append(deliveries, cauri.NewLogID("whd_", time.UnixMicro(at)), tp.workspaceID, id, tp.event, tp.livemode, tp.url,
 					string(cauri.DeliveryPending), tp.maxAttempts, nil, nullable(tp.transactionID), nil, at)
 			}
 			if _, err := tx.Exec(store.Rebind(dr.kind, insertEvents+valueRows(end-s, 8)), events...); err != nil {
