@@ -316,6 +316,22 @@ func TestOpenDB_PostgresWithoutJIT(t *testing.T) {
 	}
 }
 
+// fortyClients makes a workspace with 40 live sessions of customers named
+// "Client 0" to "Client 39", a minute apart from t0.
+func fortyClients(t *testing.T, s *store.Store) *cauri.Workspace {
+	t.Helper()
+	ws, _ := newWorkspace(t, s)
+	for i := range 40 {
+		sess := newSession(ws, 1000)
+		sess.Livemode, sess.CustomerName = true, fmt.Sprintf("Client %d", i)
+		sess.CreatedAt = t0.Add(time.Duration(i) * time.Minute)
+		if _, _, err := s.CreateSession(context.Background(), sess, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
 // TestStore_SearchWalk: a search whose terms match many entries walks the
 // sessions newest first (issue 24: a word all 11 000 customers share cost
 // 45 to 110 ms read from the terms) and finds what reading the terms
@@ -324,15 +340,7 @@ func TestOpenDB_PostgresWithoutJIT(t *testing.T) {
 func TestStore_SearchWalk(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
-		for i := range 40 {
-			sess := newSession(ws, 1000)
-			sess.Livemode, sess.CustomerName = true, fmt.Sprintf("Client %d", i)
-			sess.CreatedAt = t0.Add(time.Duration(i) * time.Minute)
-			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
+		ws := fortyClients(t, s)
 		// find returns what a search found and whether its page came from
 		// a walk (its last query read no terms).
 		find := func(f store.ExportFilter) (ids []string, walked bool) {
@@ -390,15 +398,7 @@ func TestStore_SearchWalk(t *testing.T) {
 func TestStore_SearchReadsItsPageOnly(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		ws, _ := newWorkspace(t, s)
-		for i := range 40 {
-			sess := newSession(ws, 1000)
-			sess.Livemode, sess.CustomerName = true, fmt.Sprintf("Client %d", i)
-			sess.CreatedAt = t0.Add(time.Duration(i) * time.Minute)
-			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
+		ws := fortyClients(t, s)
 		const page = 10
 		type sent struct {
 			q    string

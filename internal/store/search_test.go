@@ -45,15 +45,22 @@ func TestStore_Search(t *testing.T) {
 		if err := s.StartAttempt(ctx, att, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		find := func(q string) []string {
+		// search returns the first limit sessions a search finds, newest
+		// first; find all of them, sorted.
+		search := func(q string, limit int) []string {
 			t.Helper()
 			var ids []string
-			if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: q, Limit: 50}, func(r store.ExportRow) error {
+			if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: q, Limit: limit}, func(r store.ExportRow) error {
 				ids = append(ids, r.Session.ID)
 				return nil
 			}); err != nil {
 				t.Fatal(err)
 			}
+			return ids
+		}
+		find := func(q string) []string {
+			t.Helper()
+			ids := search(q, 50)
 			slices.Sort(ids)
 			return ids
 		}
@@ -89,19 +96,9 @@ func TestStore_Search(t *testing.T) {
 		// Each search's newest match, walking the sessions (TestStore_SearchWalk)
 		// and from the terms.
 		for q := range cases {
-			newest := func() []string {
-				var ids []string
-				if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Search: q, Limit: 1}, func(r store.ExportRow) error {
-					ids = append(ids, r.Session.ID)
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return ids
-			}
-			want := newest()
+			want := search(q, 1)
 			restore := store.SetSearchWalkFrom(1)
-			got := newest()
+			got := search(q, 1)
 			restore()
 			if !slices.Equal(got, want) {
 				t.Errorf("search %q, walking the sessions: %v; from the terms: %v", q, got, want)
