@@ -803,3 +803,75 @@ func TestRouter_OldProviderFromTheStore(t *testing.T) {
 		}
 	})
 }
+
+// TestChoose_OneDeclineInAQuietContext: a strong provider whose context
+// has been quiet for hours is not judged on its next outcome or two: an
+// ordinary decline (a tenth of its payments are) leaves it the leader, or
+// at least explored, not kept out until the fast memory forgets it (review
+// of the estimate's change, H1: the mixed estimate kept the slow memory's
+// evidence behind the fast memory's rate).
+func TestChoose_OneDeclineInAQuietContext(t *testing.T) {
+	pawapay := Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}
+	cases := []struct {
+		name   string
+		before func(e *Engine, c *clock) // the history, ending in a quiet context
+		then   []Outcome                 // pawapay's outcomes after it
+	}{
+		{
+			name: "one decline after six quiet hours",
+			before: func(e *Engine, c *clock) {
+				observe(e, "pawapay", 900, 100)
+				observe(e, "cinetpay", 850, 150)
+				c.t = c.t.Add(6 * time.Hour)
+			},
+			then: []Outcome{Declined},
+		},
+		{
+			name: "two successes and a decline in the fast memory",
+			before: func(e *Engine, c *clock) {
+				observe(e, "pawapay", 900, 100)
+				observe(e, "cinetpay", 850, 150)
+				c.t = c.t.Add(6 * time.Hour)
+				e.Observe(pawapay, Success, 100*time.Millisecond)
+				e.Observe(pawapay, Success, 100*time.Millisecond)
+			},
+			then: []Outcome{Declined},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, c := newEngine()
+			tc.before(e, c)
+			for _, o := range tc.then {
+				e.Observe(pawapay, o, 100*time.Millisecond)
+			}
+			if d := e.Rank(pair); d.Provider != "pawapay" {
+				t.Errorf("ranking after an ordinary decline = %+v; want pawapay still first", d.Ranked)
+			}
+			n := 0
+			for range 1000 {
+				if e.Choose(pair).Provider == "pawapay" {
+					n++
+				}
+			}
+			if n < 500 {
+				t.Errorf("pawapay chosen %d times in 1000 after an ordinary decline; want most", n)
+			}
+		})
+	}
+}
+
+// TestRank_DropSeenSoon: what the quiet context's decline does not do, a
+// real drop does: a steady provider that falls to half its rate loses the
+// lead within its next 40 outcomes, hours before the slow memory alone
+// would show it.
+func TestRank_DropSeenSoon(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	c.t = c.t.Add(6 * time.Hour)
+	observe(e, "pawapay", 20, 20)
+	if d := e.Rank(pair); d.Provider != "cinetpay" || d.Ranked[1].Rate > 0.7 {
+		t.Errorf("after 40 outcomes at 50%% = %+v; want cinetpay first, pawapay under 70%%", d.Ranked)
+	}
+}
