@@ -124,14 +124,19 @@ type Knobs struct {
 	// leader (optimism in the face of uncertainty: a better newcomer keeps
 	// the traffic while it proves itself, a worse one loses it as its
 	// evidence grows). docs/routing.md, "Newcomers"; 0 turns it off.
-	NewcomerOptimism float64
+	// NewcomerShare: the share of those payments it is sent, by a random
+	// draw (the others are decided as if it were not optimistic): until
+	// its first outcomes land (a decline when the push expires, minutes
+	// later; other nodes see them at their refresh) a newcomer that does
+	// not work would otherwise fail every payment of its contexts.
+	NewcomerOptimism, NewcomerShare float64
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
+	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1, NewcomerShare: 0.5,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -773,7 +778,8 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 func (e *Engine) exploreLocked(ranked []Scored) bool {
 	k := e.Knobs
 	// Optimism: the newcomer whose estimate, this many standard deviations
-	// up, is furthest ahead of an established leader.
+	// up, is furthest ahead of an established leader, in NewcomerShare of
+	// the decisions.
 	if k.NewcomerOptimism > 0 && !ranked[0].New {
 		opt, optScore := 0, ranked[0].Score
 		for i, s := range ranked[1:] {
@@ -784,7 +790,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 				opt, optScore = i+1, u
 			}
 		}
-		if opt > 0 {
+		if opt > 0 && e.rng.Float64() < k.NewcomerShare {
 			ranked[0], ranked[opt] = ranked[opt], ranked[0]
 			return true
 		}
