@@ -351,15 +351,19 @@ func TestChoose_Newcomer(t *testing.T) {
 	e, _ := newEngine()
 	observe(e, "pawapay", 900, 100)
 	observe(e, "cinetpay", 850, 150)
-	n := 0
+	if n := chosen(e, sn, "paystack"); n < 50 {
+		t.Fatalf("a newcomer was tried %d times in 1000; want at least 50", n)
+	}
+}
+
+// chosen is how many of 1000 real payments in c go to provider p.
+func chosen(e *Engine, c Context, p string) (n int) {
 	for range 1000 {
-		if e.Choose(sn).Provider == "paystack" {
+		if e.Choose(c).Provider == p {
 			n++
 		}
 	}
-	if n < 50 {
-		t.Fatalf("a newcomer was tried %d times in 1000; want at least 50", n)
-	}
+	return n
 }
 
 // TestRouter_SharedThroughTheStore: what one node records, another learns
@@ -684,7 +688,7 @@ func TestChoose_NewcomerOptimism(t *testing.T) {
 	observe(e, "pawapay", 900, 100)
 	observe(e, "cinetpay", 850, 150)
 	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established
-	chosen := func() (n int) {
+	optimistic := func() (n int) {
 		for range 1000 {
 			if d := e.Choose(sn); d.Provider == "paystack" {
 				if !d.Explored {
@@ -696,18 +700,18 @@ func TestChoose_NewcomerOptimism(t *testing.T) {
 		return n
 	}
 	// Half by optimism, and a tenth of the other half by exploration.
-	if n := chosen(); n < 450 || n > 650 {
+	if n := optimistic(); n < 450 || n > 650 {
 		t.Fatalf("a newcomer with no outcome was chosen %d times in 1000; want about 550 (half, and a tenth of the rest), never all", n)
 	}
 	if d := e.Rank(sn); d.Provider != "pawapay" {
 		t.Fatalf("the API's ranking = %+v; want pawapay, without optimism", d)
 	}
 	observe(e, "paystack", 17, 3) // 85 %, little evidence: it may still be better
-	if n := chosen(); n < 400 {
+	if n := optimistic(); n < 400 {
 		t.Fatalf("a newcomer at 85%% over 20 outcomes was chosen %d times in 1000; want it still tried about half the time", n)
 	}
 	observe(e, "paystack", 240, 60) // 80 % over 320: plainly worse
-	if n := chosen(); n > 100 {
+	if n := optimistic(); n > 100 {
 		t.Fatalf("a newcomer plainly worse was chosen %d times in 1000; want it no longer favoured", n)
 	}
 }
@@ -730,13 +734,7 @@ func TestChoose_NoOptimismForAnOldProvider(t *testing.T) {
 	observe(e, "pawapay", 900, 100)
 	observe(e, "cinetpay", 850, 150)
 	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established; paystack is known for as long
-	n := 0
-	for range 1000 {
-		if d := e.Choose(sn); d.Provider == "paystack" {
-			n++
-		}
-	}
-	if n == 0 || n > 150 {
+	if n := chosen(e, sn, "paystack"); n == 0 || n > 150 {
 		t.Fatalf("paystack, known elsewhere and new here, was chosen %d times in 1000; want explored (at most about a tenth), not favoured", n)
 	}
 }
@@ -799,13 +797,7 @@ func TestRouter_OldProviderFromTheStore(t *testing.T) {
 		if err := b.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for range 1000 {
-			if b.Choose(sn).Provider == "paystack" {
-				n++
-			}
-		}
-		if n == 0 || n > 150 {
+		if n := chosen(b.Engine, sn, "paystack"); n == 0 || n > 150 {
 			t.Fatalf("node b chose paystack, known elsewhere for 7 hours, %d times in 1000; want explored (at most about a tenth), not favoured", n)
 		}
 	})
@@ -855,13 +847,7 @@ func TestChoose_OneDeclineInAQuietContext(t *testing.T) {
 			if d := e.Rank(pair); d.Provider != "pawapay" {
 				t.Errorf("ranking after an ordinary decline = %+v; want pawapay still first", d.Ranked)
 			}
-			n := 0
-			for range 1000 {
-				if e.Choose(pair).Provider == "pawapay" {
-					n++
-				}
-			}
-			if n < 500 {
+			if n := chosen(e, pair, "pawapay"); n < 500 {
 				t.Errorf("pawapay chosen %d times in 1000 after an ordinary decline; want most", n)
 			}
 		})
