@@ -193,7 +193,8 @@ func (s *Service) failedProviders(ctx context.Context, sess *cauri.Session, e164
 			out = append(out, a.Provider)
 		}
 	}
-	byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, e164, s.Now().Add(-retryWindow))
+	now := s.Now()
+	byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, e164, now.Add(-retryWindow), now)
 	if err != nil {
 		return nil, err
 	}
@@ -213,23 +214,25 @@ const retryWindow = time.Hour
 // customer (one the customer saw: not a gateway that could not start it
 // and was failed over): of its session, or of the customer's phone number
 // in the workspace's other sessions within retryWindow before it, the
-// attempts whose providers failedProviders ranks last. The engine leaves a
-// retry's success or decline out of the provider's rate
-// (routing.Key.Retry).
+// attempts whose providers failedProviders ranks last. After means a
+// started after the other failed (its updated_at), not after the other
+// started: a payment begun while another session's attempt was still
+// pending was no retry of it. The engine leaves a retry's success or
+// decline out of the provider's rate (routing.Key.Retry).
 func (s *Service) isRetry(ctx context.Context, sess *cauri.Session, a *cauri.PaymentAttempt) bool {
 	attempts, err := s.Store.Attempts(ctx, a.SessionID)
 	if err != nil {
 		return false
 	}
 	if a.Phone != "" {
-		byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, a.Phone, a.CreatedAt.Add(-retryWindow))
+		byPhone, err := s.Store.FailedAttemptsForPhone(ctx, sess.WorkspaceID, sess.Livemode, a.Phone, a.CreatedAt.Add(-retryWindow), a.CreatedAt)
 		if err != nil {
 			return false
 		}
 		attempts = append(attempts, byPhone...)
 	}
 	for _, e := range attempts {
-		if e.ID != a.ID && e.CreatedAt.Before(a.CreatedAt) && e.Status == cauri.AttemptFailed && !strings.HasPrefix(e.Reason, gateway.NotStarted) {
+		if e.ID != a.ID && e.Status == cauri.AttemptFailed && e.UpdatedAt.Before(a.CreatedAt) && !strings.HasPrefix(e.Reason, gateway.NotStarted) {
 			return true
 		}
 	}

@@ -117,3 +117,56 @@ func TestInitiate_RetryAvoidsTheProviderThatFailed(t *testing.T) {
 		}
 	})
 }
+
+// TestIsRetry_AfterTheFailure: a payment is a retry of another session's
+// attempt with the same number only if it started after that attempt
+// failed (not merely after it started), and the sessions created after it
+// do not hide the one it is a retry of.
+func TestIsRetry_AfterTheFailure(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		s, ws, g, simURL, clk := setup(t, st)
+		s.Route = &routing.Router{Engine: routing.New(clk.Now, 1), Store: st}
+		const phone = "+221771234567"
+		start := func() (*cauri.Session, *cauri.PaymentAttempt) {
+			t.Helper()
+			sess, _, err := s.Create(ctx, ws, true, CreateParams{Amount: "2500"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := s.Initiate(ctx, sess.ID, Payment{GatewayID: g.ID, Code: "WAVE_SEN", Phone: phone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sess, a
+		}
+		fail := func(sess *cauri.Session, a *cauri.PaymentAttempt) {
+			t.Helper()
+			settle(t, simURL, a.Reference+"?status=FAILED")
+			clk.Add(movement.StatusCheck)
+			if got, err := s.Refresh(ctx, sess.ID); err != nil || got.Status != cauri.SessionFailed {
+				t.Fatalf("after the aggregator failed it = %+v, %v; want FAILED", got, err)
+			}
+		}
+		// Begun while another session's attempt with the number was still
+		// pending, which failed afterwards: not a retry of it.
+		other, b := start()
+		clk.Add(time.Minute)
+		sess, a := start()
+		fail(other, b)
+		if s.isRetry(ctx, sess, a) {
+			t.Error("a payment begun before another session's attempt failed is a retry of it")
+		}
+		// Begun after the failure, then 20 sessions with the number: still
+		// a retry (they came after it).
+		clk.Add(time.Minute)
+		sess, a = start()
+		for range 20 {
+			clk.Add(time.Second)
+			start()
+		}
+		if !s.isRetry(ctx, sess, a) {
+			t.Error("a payment begun after another session's attempt failed, followed by 20 sessions with the number, is not a retry")
+		}
+	})
+}

@@ -17,7 +17,7 @@ type Store interface {
 	AttemptByProviderRef(ctx context.Context, gatewayID, providerRef string) (*cauri.PaymentAttempt, error)
 	AttemptByReference(ctx context.Context, gatewayID, reference string) (*cauri.PaymentAttempt, error)
 	Attempts(ctx context.Context, sessionID string) ([]*cauri.PaymentAttempt, error)
-	FailedAttemptsForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since time.Time) ([]*cauri.PaymentAttempt, error)
+	FailedAttemptsForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since, until time.Time) ([]*cauri.PaymentAttempt, error)
 	CancelSession(ctx context.Context, id string, cancel func(sess *cauri.Session, waiting bool) *cauri.Event) (bool, error)
 	ClaimAttemptCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error)
 	ClaimCallbackCheck(ctx context.Context, id string, now time.Time, every time.Duration) (bool, error)

@@ -124,14 +124,19 @@ type Knobs struct {
 	// leader (optimism in the face of uncertainty: a better newcomer keeps
 	// the traffic while it proves itself, a worse one loses it as its
 	// evidence grows). docs/routing.md, "Newcomers"; 0 turns it off.
-	NewcomerOptimism float64
+	// NewcomerShare: the share of those payments it is sent, by a random
+	// draw (the others are decided as if it were not optimistic): until
+	// its first outcomes land (a decline when the push expires, minutes
+	// later; other nodes see them at their refresh) a newcomer that does
+	// not work would otherwise fail every payment of its contexts.
+	NewcomerOptimism, NewcomerShare float64
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
 var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
-	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1,
+	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1, NewcomerShare: 0.5,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -243,22 +248,28 @@ func (c *counts) decay(now time.Time, k Knobs) {
 }
 
 // estimate is the evidence and the observed rate: the slow memory's,
-// moved towards the fast memory's as far as their difference exceeds the
-// fast memory's noise (weight d²/(d²+v), d the difference, v the fast
-// rate's variance): a difference the noise explains moves it little, one
-// well beyond it makes the fast memory believed (the provider changed),
-// and one in between (a drift the slow memory lags behind) moves it in
-// part. The evidence moves with it, from the slow memory's to the fast's.
-func (c *counts) estimate() (ok, n float64) {
+// moved towards the fast memory's by the weight w = d²/(d² + v) of their
+// difference d beyond the fast memory's noise v (a drift the slow memory
+// lags behind moves it in part, a change far beyond the noise makes the
+// fast memory believed). The fast rate is read with the slow one as its
+// prior, worth PriorStrength outcomes, and v is that read's variance: a
+// fast memory of one or two outcomes in a quiet context moves a steady
+// provider by a few points at most (one decline of a 90 % provider is no
+// news), a busy one's by what they show. The evidence is the mix's
+// variance's, 1/((1-w)²/n + w²/fn), not the slow memory's outcomes: a
+// rate that comes from a few recent outcomes is backed by those few, so
+// the provider stays explored and its next outcomes correct it.
+func (c *counts) estimate(k Knobs) (ok, n float64) {
 	n, fn := c.ok+c.ko, c.fastOK+c.fastKO
 	if n == 0 || fn < 1 {
 		return c.ok, n
 	}
-	slow, fast := c.ok/n, c.fastOK/fn
+	slow := c.ok / n
 	r := (c.ok + 1) / (n + 2) // never 0 or 1: a variance of 0 would make any difference decisive
-	d, v := fast-slow, r*(1-r)/(fn+1)
+	d := (c.fastOK+k.PriorStrength*slow)/(fn+k.PriorStrength) - slow
+	v := r * (1 - r) / (fn + k.PriorStrength + 1)
 	w := d * d / (d*d + v)
-	m := (1-w)*n + w*fn
+	m := 1 / ((1-w)*(1-w)/n + w*w/fn)
 	return (slow + w*d) * m, m
 }
 
@@ -675,7 +686,7 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 			stats[i] = e.stat(p, c, now)
 		}
 		if s := stat(i, p); s != nil {
-			ok, n := s.estimate()
+			ok, n := s.estimate(k)
 			pooledOK, pooledN = pooledOK+ok, pooledN+n
 		}
 	}
@@ -691,7 +702,7 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		sc := Scored{Provider: p, Rate: prior, Avoided: slices.Contains(c.Avoid, p), New: true}
 		if s := stat(i, p); s != nil {
 			sc.New = !s.first.IsZero() && now.Sub(s.first) < k.NewcomerAge
-			ok, n := s.estimate()
+			ok, n := s.estimate(k)
 			sc.Evidence, sc.LatencyMS = n, s.latencyMS
 			sc.Rate = (ok + k.PriorStrength*prior) / (n + k.PriorStrength)
 			sc.Demoted = s.demoted(k, now)
@@ -767,7 +778,8 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 func (e *Engine) exploreLocked(ranked []Scored) bool {
 	k := e.Knobs
 	// Optimism: the newcomer whose estimate, this many standard deviations
-	// up, is furthest ahead of an established leader.
+	// up, is furthest ahead of an established leader, in NewcomerShare of
+	// the decisions.
 	if k.NewcomerOptimism > 0 && !ranked[0].New {
 		opt, optScore := 0, ranked[0].Score
 		for i, s := range ranked[1:] {
@@ -778,7 +790,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 				opt, optScore = i+1, u
 			}
 		}
-		if opt > 0 {
+		if opt > 0 && e.rng.Float64() < k.NewcomerShare {
 			ranked[0], ranked[opt] = ranked[opt], ranked[0]
 			return true
 		}

@@ -105,13 +105,16 @@ func (s *Store) Attempts(ctx context.Context, sessionID string) ([]*cauri.Paymen
 }
 
 // FailedAttemptsForPhone lists the attempts to collect from a phone
-// number (E.164) that failed since a time, in a workspace's sessions of
-// one mode created in the day before it (in no order): the customer's
-// earlier tries in another session (a payment link's next visit, a new
-// checkout), whose providers the routing engine ranks last and after which
-// a payment is a retry. It reads the sessions by the number's search term
-// (the terms' index) and their attempts (theirs).
-func (s *Store) FailedAttemptsForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since time.Time) ([]*cauri.PaymentAttempt, error) {
+// number (E.164) that failed between since and until (their updated_at:
+// a failed attempt is not updated again), in a workspace's sessions of
+// one mode created in the day before since and no later than until (in no
+// order): the customer's earlier tries in another session (a payment
+// link's next visit, a new checkout), whose providers the routing engine
+// ranks last and after which a payment is a retry. Asked about an attempt
+// of the past (until: when it started), the sessions created since then
+// do not push out those it may be a retry of. It reads the sessions by
+// the number's search term (the terms' index) and their attempts (theirs).
+func (s *Store) FailedAttemptsForPhone(ctx context.Context, workspaceID string, livemode bool, e164 string, since, until time.Time) ([]*cauri.PaymentAttempt, error) {
 	terms := search.PhoneTerms(e164)
 	if len(terms) == 0 || terms[0] == "" {
 		return nil, nil
@@ -120,9 +123,9 @@ func (s *Store) FailedAttemptsForPhone(ctx context.Context, workspaceID string, 
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, scanAttempt, `SELECT `+attemptColumns+` FROM payment_attempts a
 			WHERE a.session_id IN (SELECT t.session_id FROM search_terms t WHERE t.workspace_id = ? AND t.livemode = ? AND t.term = ?
-				AND t.created_at >= ? ORDER BY t.created_at DESC LIMIT 20)
-			AND a.phone = ? AND a.status = ? AND a.created_at >= ?`,
-			workspaceID, livemode, terms[0], micros(since.Add(-24*time.Hour)), e164, string(cauri.AttemptFailed), micros(since))
+				AND t.created_at >= ? AND t.created_at <= ? ORDER BY t.created_at DESC LIMIT 20)
+			AND a.phone = ? AND a.status = ? AND a.updated_at >= ? AND a.updated_at <= ?`,
+			workspaceID, livemode, terms[0], micros(since.Add(-24*time.Hour)), micros(until), e164, string(cauri.AttemptFailed), micros(since), micros(until))
 		return err
 	})
 	return out, err

@@ -166,7 +166,7 @@ func TestStore_ReadPathsUseIndexes(t *testing.T) {
 			// A customer's earlier failures by phone, at every payment
 			// initiation: through the search terms' index, not the attempts.
 			{"a phone's failed attempts", func(ctx context.Context) error {
-				_, err := s.FailedAttemptsForPhone(ctx, ws.ID, true, "+221771234567", now.Add(-time.Hour))
+				_, err := s.FailedAttemptsForPhone(ctx, ws.ID, true, "+221771234567", now.Add(-time.Hour), now)
 				return err
 			}, ""},
 			{"webhook due endpoints", func(ctx context.Context) error {
