@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -380,7 +381,8 @@ func memory(pid int) (own, all float64) {
 }
 
 // watchMemory samples a process's memory every 2 ms until the function it
-// returns is called, which returns the peaks of its own and of all.
+// returns is called (once; later calls return the same), which returns the
+// peaks of its own and of all.
 func watchMemory(pid int) func() (own, all float64) {
 	done, peaks := make(chan struct{}), make(chan [2]float64)
 	go func() {
@@ -403,11 +405,11 @@ func watchMemory(pid int) func() (own, all float64) {
 			}
 		}
 	}()
-	return func() (float64, float64) {
+	return sync.OnceValues(func() (float64, float64) {
 		close(done)
 		top := <-peaks
 		return top[0], top[1]
-	}
+	})
 }
 
 // peakMemory formats a process's peaks as the table's line reads them.

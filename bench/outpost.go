@@ -93,6 +93,7 @@ func benchOutpost(bin, tmp string, rc *receiver, d time.Duration, concurrency in
 		return row{}, "", err
 	}
 	peaks := watchMemory(op.cmd.Process.Pid)
+	defer peaks()
 	defer stop(op.cmd)
 	version := "Outpost"
 	if out, err := exec.Command(bin, "--version").Output(); err == nil {

@@ -107,6 +107,7 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 	}
 	defer stop(svc.cmd)
 	peaks := watchMemory(svc.cmd.Process.Pid)
+	defer peaks()
 	c := client(concurrency)
 	keys, err := merchants(svc, c, rc)
 	if err != nil {

@@ -258,7 +258,9 @@ func (c *counts) decay(now time.Time, k Knobs) {
 // news), a busy one's by what they show. The evidence is the mix's
 // variance's, 1/((1-w)²/n + w²/fn), not the slow memory's outcomes: a
 // rate that comes from a few recent outcomes is backed by those few, so
-// the provider stays explored and its next outcomes correct it.
+// the provider stays explored and its next outcomes correct it. The fast
+// outcomes are among the slow memory's, not beside them: the mix is never
+// backed by more than the slow memory's n.
 func (c *counts) estimate(k Knobs) (ok, n float64) {
 	n, fn := c.ok+c.ko, c.fastOK+c.fastKO
 	if n == 0 || fn < 1 {
@@ -269,7 +271,7 @@ func (c *counts) estimate(k Knobs) (ok, n float64) {
 	d := (c.fastOK+k.PriorStrength*slow)/(fn+k.PriorStrength) - slow
 	v := r * (1 - r) / (fn + k.PriorStrength + 1)
 	w := d * d / (d*d + v)
-	m := 1 / ((1-w)*(1-w)/n + w*w/fn)
+	m := min(1/((1-w)*(1-w)/n+w*w/fn), n)
 	return (slow + w*d) * m, m
 }
 
