@@ -27,14 +27,20 @@ type ExportRow struct {
 	ProviderRef string
 }
 
+// attemptSep joins an attempt's operator and aggregator reference in one
+// column: the unit separator, in no operator's name.
+const attemptSep = "\x1f"
+
 // ExportTransactions streams a workspace's transactions of one mode, newest
 // first, to fn, without holding them in memory.
 func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, livemode bool, f ExportFilter, fn func(ExportRow) error) error {
-	attempt := func(col string) string {
-		return `COALESCE((SELECT a.` + col + ` FROM payment_attempts a WHERE a.session_id = s.id
+	// The deciding attempt's operator and aggregator reference, in one
+	// look-up of its session's index (which holds both): joined by a
+	// separator no operator's name holds, split below. Two look-ups per
+	// row read twice the pages of a year of history.
+	deciding := `COALESCE((SELECT a.operator || '` + attemptSep + `' || a.provider_ref FROM payment_attempts a WHERE a.session_id = s.id
 			ORDER BY CASE WHEN a.status = 'succeeded' THEN 0 ELSE 1 END, a.created_at DESC LIMIT 1), '')`
-	}
-	cols := prefixed("s.", sessionColumns) + `, ` + attempt("operator") + `, ` + attempt("provider_ref")
+	cols := prefixed("s.", sessionColumns) + `, ` + deciding
 	var q string
 	var args []any
 	switch {
@@ -96,12 +102,12 @@ func (s *Store) ExportTransactions(ctx context.Context, workspaceID string, live
 		defer rows.Close()
 		for rows.Next() {
 			var r ExportRow
-			var extra [2]string
-			r.Session, err = scanSession(scanAppend{rows, []any{&extra[0], &extra[1]}})
+			var deciding string
+			r.Session, err = scanSession(scanAppend{rows, []any{&deciding}})
 			if err != nil {
 				return err
 			}
-			r.Operator, r.ProviderRef = extra[0], extra[1]
+			r.Operator, r.ProviderRef, _ = strings.Cut(deciding, attemptSep)
 			if err := fn(r); err != nil {
 				return err
 			}

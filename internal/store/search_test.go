@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -170,6 +171,63 @@ func TestStore_SearchDuringRollingUpgrade(t *testing.T) {
 		}
 		if got, want := find(), []string{newest.ID, sessions[1].ID, sessions[0].ID}; !slices.Equal(got, want) {
 			t.Errorf("after the rebuild: %v; want %v (newest first, each once)", got, want)
+		}
+	})
+}
+
+// TestStore_ExportDecidingAttempt: an exported transaction names its
+// deciding attempt's operator and aggregator reference: the attempt that
+// succeeded, else the latest; none without an attempt. A reference keeps
+// every character (Orange Money's hold a "|").
+func TestStore_ExportDecidingAttempt(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _ := newWorkspace(t, s)
+		g := storetest.Gateway(t, s, ws, "pawapay", "http://127.0.0.1:1", map[string]string{"api_token": "x"}, t0, "SN", "CI")
+		session := func(name string, at time.Time) *cauri.Session {
+			t.Helper()
+			sess := newSession(ws, 1000)
+			sess.Livemode, sess.CustomerName, sess.CreatedAt = true, name, at
+			if _, _, err := s.CreateSession(ctx, sess, nil); err != nil {
+				t.Fatal(err)
+			}
+			return sess
+		}
+		attempt := func(sess *cauri.Session, operator, ref string, at time.Time, ends cauri.AttemptStatus) {
+			t.Helper()
+			a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: "pawapay",
+				Reference: cauri.NewUUID(), Country: "SN", Operator: operator, OperatorCode: "X", Phone: "+221771234567",
+				Status: cauri.AttemptPending, ProviderRef: ref, CreatedAt: at, UpdatedAt: at}
+			if err := s.StartAttempt(ctx, a, nil, func(*cauri.Session) *cauri.Event { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.UpdateAttempt(ctx, a.ID, func(sess *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
+				a.Status = ends
+				if ends == cauri.AttemptSucceeded {
+					sess.Status = cauri.SessionSuccess
+				}
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paid := session("Awa", t0)
+		attempt(paid, "orange_money", "OM-1", t0.Add(time.Minute), cauri.AttemptFailed)
+		attempt(paid, "mtn_momo", "MTN-2", t0.Add(2*time.Minute), cauri.AttemptSucceeded)
+		failed := session("Binta", t0.Add(time.Hour))
+		attempt(failed, "wave", "W-1", t0.Add(time.Hour+time.Minute), cauri.AttemptFailed)
+		attempt(failed, "orange_money", "tok-9f2c|1000", t0.Add(time.Hour+2*time.Minute), cauri.AttemptFailed)
+		none := session("Coumba", t0.Add(2*time.Hour))
+		want := map[string][2]string{paid.ID: {"mtn_momo", "MTN-2"}, failed.ID: {"orange_money", "tok-9f2c|1000"}, none.ID: {"", ""}}
+		got := map[string][2]string{}
+		if err := s.ExportTransactions(ctx, ws.ID, true, store.ExportFilter{Limit: 50}, func(r store.ExportRow) error {
+			got[r.Session.ID] = [2]string{r.Operator, r.ProviderRef}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("export: %v; want %v", got, want)
 		}
 	})
 }
