@@ -155,9 +155,9 @@ func postgresDSN(target string) string {
 // caches it, shared by every connection, rather than copied in by a call
 // to the kernel and decoded into that connection's cache. In a store
 // grown over months a page of a list reads its rows from as many pages of
-// the file: with a million sessions, the history's reads took 1.5 to 2.6
-// times an empty store's without it, 0.5 to 1.4 with it (issue 24,
-// docs/benchmarks.md). Those pages count in the process's resident memory
+// the file: with a million sessions, most of the dashboard's and the API's
+// reads were 1.4 to 2.3 times faster with it (issue 24, docs/benchmarks.md,
+// 2026-11-26 11:33 and 11:50). Those pages count in the process's resident memory
 // as the file's, not its own (docs/operations.md, "Memory").
 func sqliteDSN(path string) string {
 	q := url.Values{}
