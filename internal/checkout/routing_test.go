@@ -168,5 +168,35 @@ func TestIsRetry_AfterTheFailure(t *testing.T) {
 		if !s.isRetry(ctx, sess, a) {
 			t.Error("a payment begun after another session's attempt failed, followed by 20 sessions with the number, is not a retry")
 		}
+		// Within one session too: an attempt begun while the session's
+		// earlier one was pending, which failed afterwards, is not a retry
+		// of it; one begun after that failure is.
+		clk.Add(time.Minute)
+		sess, first := start()
+		again := func() *cauri.PaymentAttempt {
+			t.Helper()
+			clk.Add(time.Second)
+			a := &cauri.PaymentAttempt{ID: cauri.NewID("att_"), SessionID: sess.ID, GatewayID: g.ID, Provider: g.Provider,
+				Reference: cauri.NewUUID(), Country: "SN", Operator: first.Operator, OperatorCode: first.OperatorCode, Phone: phone,
+				Status: cauri.AttemptPending, CreatedAt: clk.Now(), UpdatedAt: clk.Now()}
+			if err := st.StartAttempt(ctx, a, nil, func(*cauri.Session) *cauri.Event { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		during := again()
+		clk.Add(time.Second)
+		if _, err := st.UpdateAttempt(ctx, first.ID, func(_ *cauri.Session, a *cauri.PaymentAttempt) (*cauri.Event, error) {
+			a.Status, a.UpdatedAt = cauri.AttemptFailed, clk.Now()
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if s.isRetry(ctx, sess, during) {
+			t.Error("an attempt begun while the session's earlier one was pending is a retry of its later failure")
+		}
+		if after := again(); !s.isRetry(ctx, sess, after) {
+			t.Error("an attempt begun after the session's earlier one failed is not a retry")
+		}
 	})
 }
