@@ -19,43 +19,33 @@ func TestStore_ReplaceProviderRef(t *testing.T) {
 		if err := s.SetProviderRef(ctx, a.ID, "ws_CO_1"); err != nil {
 			t.Fatal(err)
 		}
-		replace := func(was, final string) bool {
+		// swap runs one of the two compare-and-set calls on the attempt;
+		// stored reads it back.
+		swap := func(set func(context.Context, string, string, string) (bool, error), was, final string) bool {
 			t.Helper()
-			ok, err := s.ReplaceProviderRef(ctx, a.ID, was, final)
+			ok, err := set(ctx, a.ID, was, final)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return ok
 		}
-		ref := func() string {
+		stored := func() *cauri.PaymentAttempt {
 			t.Helper()
 			got, err := s.AttemptByReference(ctx, g.ID, a.Reference)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return got.ProviderRef
+			return got
 		}
+		replace := func(was, final string) bool { return swap(s.ReplaceProviderRef, was, final) }
+		ref := func() string { return stored().ProviderRef }
 		if replace("ws_CO_1", "NLJ7RT61SV") || ref() != "ws_CO_1" {
 			t.Fatalf("a pending attempt's id replaced: %s", ref())
 		}
 		// A pending attempt keeps a final id (the first), under its own
 		// provisional one only.
-		keep := func(was, final string) bool {
-			t.Helper()
-			ok, err := s.KeepFinalRef(ctx, a.ID, was, final)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return ok
-		}
-		kept := func() string {
-			t.Helper()
-			got, err := s.AttemptByReference(ctx, g.ID, a.Reference)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return got.FinalRef
-		}
+		keep := func(was, final string) bool { return swap(s.KeepFinalRef, was, final) }
+		kept := func() string { return stored().FinalRef }
 		if keep("ws_CO_2", "QKL1234XYZ") || !keep("ws_CO_1", "NLJ7RT61SV") || keep("ws_CO_1", "QKL1234XYZ") || kept() != "NLJ7RT61SV" {
 			t.Fatalf("kept %q; want the first for its own push", kept())
 		}
