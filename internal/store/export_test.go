@@ -192,3 +192,19 @@ func SetSearchWalkFrom(n int) (restore func()) {
 	searchWalkFrom = n
 	return func() { searchWalkFrom = old }
 }
+
+// HasStatistics says whether the planner has statistics of a table
+// (PostgreSQL's pg_stats of the store's schema, SQLite's sqlite_stat1).
+func (s *Store) HasStatistics(ctx context.Context, table string) (bool, error) {
+	q := `SELECT COUNT(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = ?`
+	if s.kind != config.Postgres {
+		var tables int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'`).Scan(&tables); err != nil || tables == 0 {
+			return false, err
+		}
+		q = `SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = ?`
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, s.rebind(q), table).Scan(&n)
+	return n > 0, err
+}

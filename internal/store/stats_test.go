@@ -212,6 +212,11 @@ func TestStore_RollupsFollowThePayments(t *testing.T) {
 		if _, err := s.RebuildRollups(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// The table refilled at once has its statistics: the planner reads
+		// a workspace's counts by the key, not every workspace's.
+		if ok, err := s.HasStatistics(ctx, "payment_rollups"); err != nil || !ok {
+			t.Errorf("no statistics of payment_rollups after the rebuild (%v)", err)
+		}
 		recounted := stats()
 		if recounted.Currencies["XOF"] != 60 || len(recounted.Days["XOF"]) != 3 || len(recounted.Providers["XOF"]) != 2 {
 			t.Fatalf("recounted: %d sessions over %d days, %d providers; want 60, 3, 2", recounted.Currencies["XOF"], len(recounted.Days["XOF"]), len(recounted.Providers["XOF"]))

@@ -182,16 +182,17 @@ type Endpoint struct {
 // follows the new deliveries, not the backlog; asked from the start now
 // and then, it finds what a window missed (a lease that expired on a node
 // that died). Deliveries in flight (leased) do not make their endpoint
-// due again.
+// due again. The status is a literal: the pending rows' partial index
+// (webhook_deliveries_due) serves the query whatever the planner knows.
 func (s *Store) DueEndpoints(ctx context.Context, since, now time.Time, limit int) ([]Endpoint, error) {
 	var out []Endpoint
 	err := s.read(ctx, func(t *tx) (err error) {
 		out, err = queryAll(ctx, t, func(row interface{ Scan(...any) error }) (Endpoint, error) {
 			var e Endpoint
 			return e, row.Scan(&e.WorkspaceID, &e.Livemode)
-		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = ? AND next_attempt_at > ? AND next_attempt_at <= ?
+		}, `SELECT DISTINCT workspace_id, livemode FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ? AND next_attempt_at <= ?
 			AND (locked_until IS NULL OR locked_until < ?) LIMIT ?`,
-			string(cauri.DeliveryPending), micros(since), micros(now), micros(now), limit)
+			micros(since), micros(now), micros(now), limit)
 		return err
 	})
 	return out, err
@@ -203,7 +204,8 @@ const maxEndpointsPerQuery = 100
 
 // DueDeliveries lists, for each endpoint of want, up to its count of the
 // deliveries due at now and not leased, oldest first: one indexed look-up
-// per endpoint (webhook_deliveries_endpoint_due), whatever the backlog.
+// per endpoint in the pending rows' partial index
+// (webhook_deliveries_endpoint_due), whatever the backlog or history.
 func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpoint]int) ([]*cauri.Delivery, error) {
 	eps := make([]Endpoint, 0, len(want))
 	for ep, n := range want {
@@ -222,9 +224,9 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, want map[Endpo
 				if i > 0 {
 					q.WriteString(" UNION ALL ")
 				}
-				fmt.Fprintf(&q, `SELECT * FROM (SELECT %s FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ? AND status = ?
+				fmt.Fprintf(&q, `SELECT * FROM (SELECT %s FROM webhook_deliveries WHERE workspace_id = ? AND livemode = ? AND status = 'pending'
 					AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) ORDER BY next_attempt_at, id LIMIT ?) AS d%d`, deliveryColumns, i)
-				args = append(args, ep.WorkspaceID, ep.Livemode, string(cauri.DeliveryPending), micros(now), micros(now), want[ep])
+				args = append(args, ep.WorkspaceID, ep.Livemode, micros(now), micros(now), want[ep])
 			}
 			due, err := queryAll(ctx, t, scanDelivery, q.String(), args...)
 			if err != nil {
