@@ -247,32 +247,40 @@ func (c *counts) decay(now time.Time, k Knobs) {
 	}
 }
 
-// estimate is the evidence and the observed rate: the slow memory's,
-// moved towards the fast memory's by the weight w = d²/(d² + v) of their
-// difference d beyond the fast memory's noise v (a drift the slow memory
-// lags behind moves it in part, a change far beyond the noise makes the
-// fast memory believed). The fast rate is read with the slow one as its
-// prior, worth PriorStrength outcomes, and v is that read's variance: a
-// fast memory of one or two outcomes in a quiet context moves a steady
+// estimate is the observed rate and its evidence m: the slow memory's
+// rate, moved towards the fast memory's by the weight w = d²/(d² + v) of
+// their difference d beyond the fast memory's noise v (a drift the slow
+// memory lags behind moves it in part, a change far beyond the noise makes
+// the fast memory believed). A fast memory of fewer than PriorStrength
+// outcomes is filled up to that many with the slow rate, and v is that
+// read's variance: one or two outcomes in a quiet context move a steady
 // provider by a few points at most (one decline of a 90 % provider is no
-// news), a busy one's by what they show. The evidence is the mix's
-// variance's, 1/((1-w)²/n + w²/fn), not the slow memory's outcomes: a
-// rate that comes from a few recent outcomes is backed by those few, so
-// the provider stays explored and its next outcomes correct it. The fast
-// outcomes are among the slow memory's, not beside them: the mix is never
-// backed by more than the slow memory's n.
-func (c *counts) estimate(k Knobs) (ok, n float64) {
+// news), and as the fast memory forgets its outcomes its weight fades to
+// nothing, with no jump back to the slow memory. A fast memory that holds
+// PriorStrength outcomes or more is read as it is: added on top of them,
+// the slow rate slowed the following of a drop at moderate traffic (one
+// payment every 2 minutes holds about 20, and it weighed a third of the
+// read; review of issue 23, M1). The evidence is the mix's variance's, 1/((1-w)²/n + w²/fn), not the
+// slow memory's outcomes: a rate that comes from a few recent outcomes is
+// backed by those few, so the provider stays explored and its next
+// outcomes correct it. The fast outcomes are among the slow memory's, not
+// beside them: the mix is never backed by more than the slow memory's n.
+func (c *counts) estimate(k Knobs) (rate, m float64) {
 	n, fn := c.ok+c.ko, c.fastOK+c.fastKO
-	if n == 0 || fn < 1 {
-		return c.ok, n
+	if n == 0 {
+		return 0, 0
 	}
 	slow := c.ok / n
+	if fn == 0 {
+		return slow, n
+	}
 	r := (c.ok + 1) / (n + 2) // never 0 or 1: a variance of 0 would make any difference decisive
-	d := (c.fastOK+k.PriorStrength*slow)/(fn+k.PriorStrength) - slow
-	v := r * (1 - r) / (fn + k.PriorStrength + 1)
+	fill := max(k.PriorStrength-fn, 0)
+	d := (c.fastOK+fill*slow)/(fn+fill) - slow
+	v := r * (1 - r) / (fn + fill + 1)
 	w := d * d / (d*d + v)
-	m := min(1/((1-w)*(1-w)/n+w*w/fn), n)
-	return (slow + w*d) * m, m
+	m = min(1/((1-w)*(1-w)/n+w*w/fn), n)
+	return slow + w*d, m
 }
 
 // broken: the link failed DownAfter times in a row technically, or its
@@ -688,8 +696,8 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 			stats[i] = e.stat(p, c, now)
 		}
 		if s := stat(i, p); s != nil {
-			ok, n := s.estimate(k)
-			pooledOK, pooledN = pooledOK+ok, pooledN+n
+			rate, m := s.estimate(k)
+			pooledOK, pooledN = pooledOK+rate*m, pooledN+m
 		}
 	}
 	prior := k.DefaultPrior
@@ -704,9 +712,16 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 		sc := Scored{Provider: p, Rate: prior, Avoided: slices.Contains(c.Avoid, p), New: true}
 		if s := stat(i, p); s != nil {
 			sc.New = !s.first.IsZero() && now.Sub(s.first) < k.NewcomerAge
-			ok, n := s.estimate(k)
-			sc.Evidence, sc.LatencyMS = n, s.latencyMS
-			sc.Rate = (ok + k.PriorStrength*prior) / (n + k.PriorStrength)
+			rate, m := s.estimate(k)
+			sc.Evidence, sc.LatencyMS = m, s.latencyMS
+			// The context's prior weighs PriorStrength against the slow
+			// memory's outcomes: against m, a drop (little evidence, since
+			// it comes from a few recent outcomes) was drawn back towards
+			// the context's rate a second time, after the fast memory's
+			// read (review of issue 23, M1). m says how sure the rate is:
+			// exploration, caution, confidence.
+			n := s.ok + s.ko
+			sc.Rate = (rate*n + k.PriorStrength*prior) / (n + k.PriorStrength)
 			sc.Demoted = s.demoted(k, now)
 			sc.OverLimit = s.above(c.Amount, now, k)
 		}

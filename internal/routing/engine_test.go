@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -866,5 +867,95 @@ func TestRank_DropSeenSoon(t *testing.T) {
 	observe(e, "pawapay", 20, 20)
 	if d := e.Rank(pair); d.Provider != "cinetpay" || d.Ranked[1].Rate > 0.7 {
 		t.Errorf("after 40 outcomes at 50%% = %+v; want cinetpay first, pawapay under 70%%", d.Ranked)
+	}
+}
+
+// TestChoose_DropAtModerateTraffic: a provider with a day's good history
+// (90 %, against an 85 % rival) that falls to 30 % at moderate traffic
+// (one payment every 2 minutes, outcomes seen at once) loses the traffic
+// soon: over 1000 runs, on average, it carries fewer of the next 100
+// payments than a bound derived from the engine's own thresholds, not
+// from its runs. Seeing the drop: Wald's sequential test between the old
+// rate and the new, to the odds the engine calls a link's failures too
+// unlikely at its rate (1/LinkDemoteP), takes ln(1/LinkDemoteP) / KL(30 %
+// || 90 %) = 5.1 of its payments on average; after that, a runner-up is
+// tried in at most ExploreMatch (10 %) of the decisions. So at most 5.1 +
+// 10 % of the other 94.9: 14.6 payments, 70 % of them failed (10.2).
+// Both shrinks of the estimate on a drop (the fast rate read with the
+// slow one as its prior and the rate again towards the context's pooled
+// prior over the mix's evidence) sent it 17.6 and failed 12.3 (review of
+// issue 23, M1).
+func TestChoose_DropAtModerateTraffic(t *testing.T) {
+	const runs, next = 1000, 100
+	before, after, rival := 0.9, 0.3, 0.85
+	k := DefaultKnobs
+	kl := after*math.Log(after/before) + (1-after)*math.Log((1-after)/(1-before))
+	seen := math.Log(1/k.LinkDemoteP) / kl
+	maxSent := seen + k.ExploreMatch*(next-seen)
+	maxFailed := (1 - after) * maxSent
+	var sent, failed int
+	for run := range uint64(runs) {
+		c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		e := New(c.now, run)
+		luck := rand.New(rand.NewPCG(run, 1))
+		rate := map[string]float64{"pawapay": before, "cinetpay": rival}
+		pay := func() (p string, ok bool) {
+			p = e.Choose(pair).Provider
+			o := Success
+			if ok = luck.Float64() < rate[p]; !ok {
+				o = Declined
+			}
+			e.Observe(Key{Provider: p, Country: "SN", Operator: "wave", Kind: Collect}, o, 0)
+			c.t = c.t.Add(2 * time.Minute)
+			return p, ok
+		}
+		for range 24 * 30 { // a day
+			pay()
+		}
+		rate["pawapay"] = after
+		for range next {
+			if p, ok := pay(); p == "pawapay" {
+				sent++
+				if !ok {
+					failed++
+				}
+			}
+		}
+	}
+	s, f := float64(sent)/runs, float64(failed)/runs
+	t.Logf("after the drop pawapay carried %.1f of the next %d payments, %.1f failed (bounds %.1f and %.1f)", s, next, f, maxSent, maxFailed)
+	if s >= maxSent || f >= maxFailed {
+		t.Errorf("after the drop pawapay carried %.1f of the next %d payments, %.1f of them failed; want fewer than %.1f and %.1f", s, next, f, maxSent, maxFailed)
+	}
+}
+
+// TestRank_FastMemoryFades: as the fast memory forgets (no payment since
+// one decline after quiet hours), the estimate moves back to the slow
+// memory's smoothly: the same a second before and after the fast memory
+// holds one outcome. The engine used to drop the fast memory there at
+// once, a jump of about 4 points in the rate and from 5 outcomes of
+// evidence to 500 (review of issue 23, M2).
+func TestRank_FastMemoryFades(t *testing.T) {
+	e, c := newEngine()
+	observe(e, "pawapay", 900, 100)
+	observe(e, "cinetpay", 850, 150)
+	c.t = c.t.Add(6 * time.Hour)
+	e.Observe(Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, Declined, 0)
+	s := e.stats[link{"pawapay", "SN", "wave", Collect}]
+	fn := s.fastOK + s.fastKO // a little over 1
+	one := c.t.Add(time.Duration(math.Log2(fn) * float64(e.Knobs.FastHalfLife)))
+	rank := func(at time.Time) Scored {
+		c.t = at
+		for _, r := range e.Rank(pair).Ranked {
+			if r.Provider == "pawapay" {
+				return r
+			}
+		}
+		t.Fatal("pawapay not ranked")
+		return Scored{}
+	}
+	a, b := rank(one.Add(-time.Second)), rank(one.Add(time.Second))
+	if math.Abs(a.Rate-b.Rate) > 0.001 || math.Abs(a.Evidence-b.Evidence) > 0.01*a.Evidence {
+		t.Errorf("as the fast memory falls under one outcome: %.4f over %.1f outcomes, then %.4f over %.1f; want no jump", a.Rate, a.Evidence, b.Rate, b.Evidence)
 	}
 }

@@ -92,6 +92,11 @@ func TestSimulateMarket(t *testing.T) {
 	if mean > 1.0 {
 		t.Errorf("the engine is %.3f points behind the oracle over seeds %v, %d draws each; want at most 1", mean, marketSeeds, engineDraws)
 	}
+	var margins []string
+	for _, s := range MarketScenarios {
+		margins = append(margins, fmt.Sprintf("%s %+.2f, %+.2f", s, 100*(engine.ScenarioRate(s)-total[1].ScenarioRate(s)), 100*(engine.ScenarioRate(s)-total[2].ScenarioRate(s))))
+	}
+	t.Logf("the engine over the seeds and draws, points ahead of %s and %s per scenario: %s", total[1].Policy, total[2].Policy, strings.Join(margins, "; "))
 	for _, b := range total[1:3] { // the bandits
 		for _, s := range MarketScenarios {
 			if b.ScenarioRate(s) > engine.ScenarioRate(s) {
