@@ -56,14 +56,19 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
+	storeName := flag.String("store", "", `one store only between full runs: "sqlite" or "postgres" (empty: both)`)
 	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains) or "pipeline" (only the webhook pipeline and its limit, and Outpost's)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
+	if *storeName != "" && *storeName != "sqlite" && *storeName != "postgres" {
+		fmt.Fprintln(os.Stderr, `bench: -store takes "sqlite" or "postgres"`)
+		os.Exit(2)
+	}
 	if *only != "" && *only != "history" && *only != "drain" && *only != "pipeline" {
 		fmt.Fprintln(os.Stderr, `bench: -only takes "history", "drain" or "pipeline"`)
 		os.Exit(2)
 	}
-	if err := run(*duration, *concurrency, *burst, *out, *only); err != nil {
+	if err := run(*duration, *concurrency, *burst, *out, *only, *storeName); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -106,7 +111,7 @@ func (r row) ratio() float64 {
 	return r.RPS / r.LimitRS
 }
 
-func run(d time.Duration, concurrency, burst int, outFile, only string) error {
+func run(d time.Duration, concurrency, burst int, outFile, only, storeName string) error {
 	tmp, err := os.MkdirTemp("", "cauri-bench-")
 	if err != nil {
 		return err
@@ -137,6 +142,9 @@ func run(d time.Duration, concurrency, burst int, outFile, only string) error {
 	var rows []row
 	var peaks []string
 	for _, st := range stores {
+		if storeName != "" && st.name != storeName {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
 		if only != "" {
 			var r []row
