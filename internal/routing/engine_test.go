@@ -684,37 +684,73 @@ func TestRouter_CeilingFromBuckets(t *testing.T) {
 // the rest): until its first outcomes land, a newcomer that does not work
 // fails half its contexts' payments, not all. Once its evidence shows it
 // worse, it loses them. The routing API's ranking is not optimistic.
+//
+// The engine's source is seeded, so the test is deterministic; its bands
+// are the binomial's, so that a change in how the engine draws (another
+// seed, a draw more or less) fails it with a probability of 1e-6 at most
+// when the shares are right.
 func TestChoose_NewcomerOptimism(t *testing.T) {
+	const n, falseFailure = 1000, 1e-6
 	e, c := newEngine()
+	k := e.Knobs
 	observe(e, "pawapay", 900, 100)
 	observe(e, "cinetpay", 850, 150)
-	c.t = c.t.Add(e.Knobs.NewcomerAge + time.Hour) // established
-	optimistic := func() (n int) {
-		for range 1000 {
+	c.t = c.t.Add(k.NewcomerAge + time.Hour) // established
+	optimistic := func() (m int) {
+		for range n {
 			if d := e.Choose(sn); d.Provider == "paystack" {
 				if !d.Explored {
 					t.Fatalf("a newcomer chosen = %+v; want it marked explored", d)
 				}
-				n++
+				m++
 			}
 		}
-		return n
+		return m
 	}
-	// Half by optimism, and a tenth of the other half by exploration.
-	if n := optimistic(); n < 450 || n > 650 {
-		t.Fatalf("a newcomer with no outcome was chosen %d times in 1000; want about 550 (half, and a tenth of the rest), never all", n)
+	// Half by optimism, and a tenth of the other half by exploration (its
+	// NewcomerExplore with no evidence; cinetpay, plainly worse than
+	// pawapay over hundreds of outcomes, is not explored): each decision
+	// independently, with no outcome to change the estimates.
+	share := k.NewcomerShare + (1-k.NewcomerShare)*k.NewcomerExplore
+	lo, hi := binomialBand(n, share, falseFailure)
+	if m := optimistic(); m < lo || m > hi {
+		t.Fatalf("a newcomer with no outcome was chosen %d times in %d; want %d to %d (%.0f %%: half, and a tenth of the rest), never all", m, n, lo, hi, 100*share)
 	}
 	if d := e.Rank(sn); d.Provider != "pawapay" {
 		t.Fatalf("the API's ranking = %+v; want pawapay, without optimism", d)
 	}
 	observe(e, "paystack", 17, 3) // 85 %, little evidence: it may still be better
-	if n := optimistic(); n < 400 {
-		t.Fatalf("a newcomer at 85%% over 20 outcomes was chosen %d times in 1000; want it still tried about half the time", n)
+	// The optimism's half at least, and its exploration's share of the rest.
+	lo, _ = binomialBand(n, k.NewcomerShare, falseFailure)
+	if m := optimistic(); m < lo {
+		t.Fatalf("a newcomer at 85%% over 20 outcomes was chosen %d times in %d; want at least %d: still the optimism's half", m, n, lo)
 	}
 	observe(e, "paystack", 240, 60) // 80 % over 320: plainly worse
-	if n := optimistic(); n > 100 {
-		t.Fatalf("a newcomer plainly worse was chosen %d times in 1000; want it no longer favoured", n)
+	// No longer a newcomer by its evidence, nor optimistic: at most the
+	// Explore share (1 %) a close rival gets, and it is not one.
+	if _, hi := binomialBand(n, k.Explore, falseFailure); optimistic() > hi {
+		t.Fatalf("a newcomer plainly worse was chosen more than %d times in %d; want it no longer favoured", hi, n)
 	}
+}
+
+// binomialBand is the central interval [lo, hi] of Binomial(n, p) outside
+// which it falls with a probability of at most alpha (alpha/2 each side).
+func binomialBand(n int, p, alpha float64) (lo, hi int) {
+	pmf := func(k int) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return math.Exp(a - b - c + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	}
+	var below float64 // P(X < lo)
+	for lo = 0; lo < n && below+pmf(lo) <= alpha/2; lo++ {
+		below += pmf(lo)
+	}
+	var above float64 // P(X > hi)
+	for hi = n; hi > 0 && above+pmf(hi) <= alpha/2; hi-- {
+		above += pmf(hi)
+	}
+	return lo, hi
 }
 
 // twoNodes are two nodes' routers sharing store st's counts, on one clock
