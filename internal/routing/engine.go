@@ -130,6 +130,23 @@ type Knobs struct {
 	// later; other nodes see them at their refresh) a newcomer that does
 	// not work would otherwise fail every payment of its contexts.
 	NewcomerOptimism, NewcomerShare float64
+	// NewcomerInFlight: a newcomer (new in the context) that has this many
+	// payments from this node under way (chosen by Choose, no outcome seen
+	// yet) is not explored, optimistically or not, until one of them ends:
+	// a newcomer that does not work fails at most this many payments per
+	// context and node before its first decline lands, however busy the
+	// context, unless its prior alone ranks it first. PriorStrength's
+	// worth: a guess is not trusted with more payments than the prior it
+	// rests on, and outcomes landing a minute or two later still bring a
+	// better newcomer hundreds an hour (docs/routing.md, "Newcomers"); 0
+	// turns the bound off. NewcomerInFlightFor: a payment under way longer
+	// than this (to the minute) is no longer counted: an outcome lost or a
+	// node restarted keeps the newcomer out that long, not for ever. Well
+	// past a push's expiry (minutes: 2 assumed in the market) and the 5
+	// minutes an initiation may take (movement.InitiationDeadline), so
+	// that an outcome landing as usual finds its payment still counted.
+	NewcomerInFlight    int
+	NewcomerInFlightFor time.Duration
 }
 
 // DefaultKnobs are the values the simulations were tuned with.
@@ -137,6 +154,7 @@ var DefaultKnobs = Knobs{
 	HalfLife: 6 * time.Hour, FastHalfLife: 30 * time.Minute, PriorStrength: 10, DefaultPrior: 0.85, DownAfter: 3, Caution: 0, Explore: 0.01, LatencyWeight: 1e-6,
 	NewcomerAge: 6 * time.Hour, NewcomerEvidence: 100, NewcomerExplore: 0.1, LinkDemoteP: 0.005, RetestAfter: time.Minute,
 	IncidentFails: 2, IncidentWindow: 10 * time.Minute, IncidentGrace: 5 * time.Minute, CeilingMemory: 24 * time.Hour, CeilingAfter: 2, ExploreMatch: 0.1, NewcomerOptimism: 1, NewcomerShare: 0.5,
+	NewcomerInFlight: 10, NewcomerInFlightFor: 10 * time.Minute,
 }
 
 // counts are a link's decayed outcome counts, as of at: a slow memory
@@ -367,6 +385,54 @@ type forgiven struct {
 	taken []failedMinute
 }
 
+// flight is the payments this node sent to a newcomer's link whose
+// outcomes have not come yet, counted per minute sent, oldest first: at
+// most NewcomerInFlightFor's minutes, however busy the link.
+type flight []sentMinute
+
+type sentMinute struct {
+	minute int64 // Unix minutes
+	n      int
+}
+
+// expire drops the payments sent more than d before now.
+func (f flight) expire(now time.Time, d time.Duration) flight {
+	i := 0
+	for i < len(f) && now.Sub(time.Unix(f[i].minute*60, 0)) > d {
+		i++
+	}
+	return f[i:]
+}
+
+func (f flight) n() (n int) {
+	for _, m := range f {
+		n += m.n
+	}
+	return n
+}
+
+// landed takes the oldest payment out: outcomes carry no payment's
+// identity, and the oldest is the likeliest to have ended.
+func (f flight) landed() flight {
+	if len(f) == 0 {
+		return f
+	}
+	if f[0].n--; f[0].n == 0 {
+		return f[1:]
+	}
+	return f
+}
+
+// sent adds a payment sent at now.
+func (f flight) sent(now time.Time) flight {
+	m := now.Unix() / 60
+	if n := len(f); n > 0 && f[n-1].minute >= m {
+		f[n-1].n++
+		return f
+	}
+	return append(f, sentMinute{minute: m, n: 1})
+}
+
 // Engine holds the observed state and decides. It is safe for concurrent use.
 type Engine struct {
 	Knobs Knobs
@@ -376,13 +442,14 @@ type Engine struct {
 	stats  map[link]*counts
 	health map[string]*health
 	ops    map[opKey]*opState
+	flying map[link]*flight // payments under way to newcomers (NewcomerInFlight)
 	rng    *rand.Rand
 }
 
 // New returns an engine with the default knobs; seed fixes its exploration.
 func New(now func() time.Time, seed uint64) *Engine {
 	return &Engine{Knobs: DefaultKnobs, Now: now, stats: map[link]*counts{}, health: map[string]*health{}, ops: map[opKey]*opState{},
-		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+		flying: map[link]*flight{}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 // Observe counts one payment's or payout's outcome (live only; the caller
@@ -409,6 +476,7 @@ func (e *Engine) observeLocked(k Key, o Outcome, latency time.Duration, now time
 	}
 	c.decay(now, e.Knobs)
 	c.trying = time.Time{}
+	e.landedLocked(lk)
 	outage := c.outage(e.Knobs) // before an answer resets the technical streak
 	if latency > 0 {
 		c.latencyMS = 0.8*c.latencyMS + 0.2*float64(latency.Milliseconds())
@@ -767,9 +835,25 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 			ranked[0], ranked[i] = ranked[i], ranked[0]
 		}
 	case explore && len(ranked) > 1 && ranked[0].tier() <= 1:
-		d.Explored = e.exploreLocked(ranked)
+		d.Explored = e.exploreLocked(ranked, c, now)
 	}
 	d.Provider = ranked[0].Provider
+	if explore && ranked[0].New && k.NewcomerInFlight > 0 {
+		// Every payment sent to a newcomer is under way until an outcome
+		// lands on its link, whatever chose it: outcomes do not say which
+		// payment they end, and what the bound holds is the payments that
+		// could still fail unseen.
+		l := link{d.Provider, c.Country, c.Operator, c.Kind}
+		f := e.flying[l]
+		if f == nil {
+			if e.flying == nil {
+				e.flying = map[link]*flight{}
+			}
+			f = &flight{}
+			e.flying[l] = f
+		}
+		*f = f.expire(now, k.NewcomerInFlightFor).sent(now)
+	}
 	if explore && c.Operator != "" {
 		if s := e.stats[link{d.Provider, c.Country, c.Operator, c.Kind}]; s != nil && s.broken(k) {
 			s.trying = now // a real payment tries the broken link: the next wait for its outcome
@@ -791,8 +875,9 @@ func (e *Engine) decide(c Context, explore bool) Decision {
 // likely, in Explore of the decisions, or more often while it is a
 // newcomer (little evidence). So its estimate stays fresh, a better
 // newcomer is found within tens of its payments, and no payment goes to a
-// provider that is down, demoted or plainly worse.
-func (e *Engine) exploreLocked(ranked []Scored) bool {
+// provider that is down, demoted or plainly worse, nor to a newcomer with
+// NewcomerInFlight payments under way (full).
+func (e *Engine) exploreLocked(ranked []Scored, c Context, now time.Time) bool {
 	k := e.Knobs
 	// Optimism: the newcomer whose estimate, this many standard deviations
 	// up, is furthest ahead of an established leader, in NewcomerShare of
@@ -803,7 +888,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 			if s.tier() != ranked[0].tier() {
 				break
 			}
-			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.fresh && u > optScore {
+			if u := s.Rate + k.NewcomerOptimism*sd(s.Rate, s.Evidence+k.PriorStrength); s.fresh && u > optScore && !e.fullLocked(c, s.Provider, now) {
 				opt, optScore = i+1, u
 			}
 		}
@@ -819,7 +904,7 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 		}
 		p := better(s, ranked[0], k)
 		newcomer := s.New && s.Evidence < k.NewcomerEvidence
-		if p <= 0.05 && !(newcomer && p > 0.001) {
+		if p <= 0.05 && !(newcomer && p > 0.001) || s.New && e.fullLocked(c, s.Provider, now) {
 			continue
 		}
 		sh := math.Max(k.Explore, k.ExploreMatch*p)
@@ -835,6 +920,40 @@ func (e *Engine) exploreLocked(ranked []Scored) bool {
 	}
 	ranked[0], ranked[best] = ranked[best], ranked[0]
 	return true
+}
+
+// fullLocked: newcomer p has NewcomerInFlight payments from this node
+// under way in c (sent within NewcomerInFlightFor, no outcome seen).
+func (e *Engine) fullLocked(c Context, p string, now time.Time) bool {
+	k := e.Knobs
+	if k.NewcomerInFlight <= 0 || len(e.flying) == 0 {
+		return false
+	}
+	f := e.flying[link{p, c.Country, c.Operator, c.Kind}]
+	if f == nil {
+		return false
+	}
+	*f = f.expire(now, k.NewcomerInFlightFor)
+	return f.n() >= k.NewcomerInFlight
+}
+
+// landedLocked: a payment on l ended, so the oldest of those under way
+// there is no longer (or of those decided without the operator, in its
+// country).
+func (e *Engine) landedLocked(l link) {
+	if len(e.flying) == 0 {
+		return
+	}
+	f := e.flying[l]
+	if f == nil {
+		l.operator = ""
+		if f = e.flying[l]; f == nil {
+			return
+		}
+	}
+	if *f = f.landed(); len(*f) == 0 {
+		delete(e.flying, l)
+	}
 }
 
 // stat is a provider's decayed counts in a context; with no operator, the

@@ -241,6 +241,11 @@ func (r *Router) load(buckets []store.RoutingCount, now time.Time) {
 		}
 	}
 	r.stats = stats
+	for l, f := range r.flying { // what no decision reads again is not kept
+		if *f = f.expire(now, k.NewcomerInFlightFor); len(*f) == 0 {
+			delete(r.flying, l)
+		}
+	}
 	for p, f := range first {
 		if h := r.healthOf(p); h.first.IsZero() || f.Before(h.first) {
 			h.first = f
