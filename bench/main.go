@@ -64,6 +64,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, `bench: -store takes "sqlite" or "postgres"`)
 		os.Exit(2)
 	}
+	if *storeName == "postgres" && os.Getenv("CAURI_BENCH_DATABASE_URL") == "" {
+		fmt.Fprintln(os.Stderr, "bench: -store postgres needs CAURI_BENCH_DATABASE_URL")
+		os.Exit(2)
+	}
 	if *only != "" && *only != "history" && *only != "drain" && *only != "pipeline" {
 		fmt.Fprintln(os.Stderr, `bench: -only takes "history", "drain" or "pipeline"`)
 		os.Exit(2)
@@ -129,7 +133,7 @@ func run(d time.Duration, concurrency, burst int, outFile, only, storeName strin
 	stores := []struct{ name, url, limitURL string }{
 		{"sqlite", "sqlite:" + filepath.Join(tmp, "sqlite", "cauri.db"), "sqlite:" + filepath.Join(tmp, "limit", "limit.db")},
 	}
-	if base := os.Getenv("CAURI_BENCH_DATABASE_URL"); base != "" {
+	if base := os.Getenv("CAURI_BENCH_DATABASE_URL"); base != "" && storeName != "sqlite" {
 		u, cleanup, err := freshSchema(base)
 		if err != nil {
 			return err

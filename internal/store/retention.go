@@ -53,8 +53,7 @@ func (s *Store) purgeEventLogOf(ctx context.Context, workspaces []string, cutoff
 			{endedDeliveries, []any{ws, true, micros(cutoff), purgeBatch}},
 			{endedDeliveries, []any{ws, false, micros(cutoff), purgeBatch}}, // each mode along the list's index
 			{`DELETE FROM events WHERE id IN (SELECT e.id FROM events e WHERE e.workspace_id = ? AND e.created_at < ?
-				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.livemode = e.livemode
-					AND d.status = 'pending' AND d.event_id = e.id) LIMIT ?)`, []any{ws, micros(cutoff), purgeBatch}},
+				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending') LIMIT ?)`, []any{ws, micros(cutoff), purgeBatch}},
 			{`DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE workspace_id = ? AND created_at < ? LIMIT ?)`,
 				[]any{ws, micros(cutoff), purgeBatch}},
 		} {

@@ -201,8 +201,9 @@ var perDay = strconv.FormatInt(microsPerDay, 10)
 // counters it wrote. On PostgreSQL the counts' changes are locked against
 // new appends meanwhile: a payment that moves during the rebuild waits for
 // it, then appends its change to the rebuilt counts. The refilled table's
-// statistics are then taken (ANALYZE): until autovacuum came by, the
-// planner would read every workspace's counts believing the table empty.
+// statistics are taken in the same transaction (ANALYZE): on PostgreSQL,
+// until autovacuum came by, the planner read every workspace's counts of
+// the period through the purge's index believing the table empty.
 func (s *Store) RebuildRollups(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.tx(ctx, func(t *tx) error {
@@ -232,13 +233,8 @@ func (s *Store) RebuildRollups(ctx context.Context) (int64, error) {
 			m, _ := res.RowsAffected()
 			n += m
 		}
-		return nil
+		_, err := t.exec(ctx, `ANALYZE payment_rollups`)
+		return err
 	})
-	if err != nil {
-		return n, err
-	}
-	if _, err := s.db.ExecContext(ctx, `ANALYZE payment_rollups`); err != nil {
-		return n, fmt.Errorf("statistics of the recounted overview: %w", err)
-	}
-	return n, nil
+	return n, err
 }
