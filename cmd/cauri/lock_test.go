@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cauri-pay/cauri/internal/store"
 )
 
 // TestServe_OneServerPerSQLiteFile: a second `cauri serve` on the SQLite
@@ -32,4 +34,41 @@ func TestServe_OneServerPerSQLiteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	startServe(t, map[string]string{"CAURI_DATABASE_URL": db}) // the file is free again
+}
+
+// TestServe_KeyNudge: the CLI's nudge that keys changed (SIGUSR1 to the
+// process holding the SQLite file's lock) is caught by the server, which
+// clears its cache at the epoch the CLI moved; no process without a server
+// on the file is sent one. (Here the server runs in the test's process: a
+// nudge it did not catch would end the test.)
+func TestServe_KeyNudge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cauri.db")
+	nudgeServer(path)() // no server: nothing sent
+	srv := startServe(t, map[string]string{"CAURI_DATABASE_URL": "sqlite:" + path})
+	db, _, err := store.OpenDB("sqlite:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`UPDATE key_cache_epoch SET n = n + 1 WHERE id = 1 RETURNING n`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	nudgeServer(path)()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var cleared int64
+		if err := db.QueryRow(`SELECT cleared FROM key_cache_epoch WHERE id = 1`).Scan(&cleared); err != nil {
+			t.Fatal(err)
+		}
+		if cleared >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server cleared its cache at epoch %d; want %d", cleared, n)
+		}
+	}
+	srv.stop()
+	if err := <-srv.done; err != nil {
+		t.Fatal(err)
+	}
 }

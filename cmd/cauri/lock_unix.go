@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,4 +56,34 @@ func databaseServed(path string) bool {
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
+}
+
+// nudgeServer returns what tells the `cauri serve` that holds the SQLite
+// database at path that keys changed: SIGUSR1 to the process its lock file
+// names, while that process holds the lock (so the id is still its). The
+// server then clears its cache of keys at once rather than at its next
+// read of the epoch. Nothing happens when the signal cannot be sent (a
+// server of another user): the change reaches it within KeyCacheBound.
+func nudgeServer(path string) func() {
+	return func() {
+		if !databaseServed(path) {
+			return
+		}
+		b, err := os.ReadFile(path + ".serve.lock")
+		if err != nil {
+			return
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			syscall.Kill(pid, syscall.SIGUSR1)
+		}
+	}
+}
+
+// keyNudges receives the CLI's nudges (nudgeServer) until stop is called.
+// The server asks for them before it takes the database's lock, so that
+// no process holding it dies of a nudge.
+func keyNudges() (nudges <-chan os.Signal, stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGUSR1)
+	return ch, func() { signal.Stop(ch) }
 }

@@ -228,6 +228,9 @@ func openStore(ctx context.Context, cfg settings) (*store.Store, error) {
 	// A change to keys made here reaches a running server's cache before
 	// the command returns.
 	st.AwaitKeyCaches = kind == config.SQLite && databaseServed(path)
+	if st.AwaitKeyCaches {
+		st.NudgeKeyCaches = nudgeServer(path)
+	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, err

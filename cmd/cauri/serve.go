@@ -42,6 +42,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	// The CLI's nudges that keys changed, asked for before the lock that
+	// tells the CLI which process to nudge.
+	nudges, stopNudges := keyNudges()
+	defer stopNudges()
 	if kind, path, _ := config.ParseDatabaseURL(cfg.DatabaseURL); kind == config.SQLite {
 		unlock, err := lockDatabase(path)
 		if err != nil {
@@ -95,6 +99,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := st.CacheKeys(ctx, 0, report("key_cache")); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-nudges:
+				st.RecheckKeys()
+			}
+		}
+	}()
 	st.Checkpoints(ctx, report("checkpoint"))
 	st.KeepRollups(ctx, rollupsEvery, report("rollups"))
 	st.DeliveryAttempts = len(cfg.WebhookRetrySchedule)

@@ -34,7 +34,10 @@ func Checkpoints(ctx context.Context, db *sql.DB, every time.Duration, report fu
 }
 
 // repeat calls fn every d until ctx ends (the store's background work).
-func repeat(ctx context.Context, d time.Duration, fn func()) {
+func repeat(ctx context.Context, d time.Duration, fn func()) { repeatOrNudged(ctx, d, nil, fn) }
+
+// repeatOrNudged is repeat, and runs fn at once too when nudge receives.
+func repeatOrNudged(ctx context.Context, d time.Duration, nudge <-chan struct{}, fn func()) {
 	tick := time.NewTicker(d)
 	defer tick.Stop()
 	for {
@@ -42,6 +45,7 @@ func repeat(ctx context.Context, d time.Duration, fn func()) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-nudge:
 		}
 		fn()
 	}

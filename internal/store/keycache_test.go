@@ -37,7 +37,7 @@ func TestStore_KeyCache(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else { // the CLI
-				other.AwaitKeyCaches = true
+				other.AwaitKeyCaches, other.NudgeKeyCaches = true, server.RecheckKeys
 			}
 			ws, keys := newWorkspace(t, other)
 			sec := keys[1] // live secret

@@ -48,6 +48,10 @@ type Store struct {
 	// this SQLite file open has cleared its cache of keys (see keyCache):
 	// the CLI sets it when a server is running.
 	AwaitKeyCaches bool
+	// NudgeKeyCaches, when set, tells that server a change to keys
+	// committed, before the wait: it reads the epoch at once rather than
+	// at its next poll (sqliteKeyPoll).
+	NudgeKeyCaches func()
 
 	db    *sql.DB
 	kind  string // config.SQLite or config.Postgres
@@ -77,6 +81,7 @@ func Open(ctx context.Context, databaseURL string, v *vault.Vault) (*Store, erro
 	}
 	_, target, _ := config.ParseDatabaseURL(databaseURL) // parsed by OpenDB already
 	s := &Store{db: db, kind: kind, vault: v, stmts: statements{on: kind == config.SQLite}, target: target}
+	s.keys.nudge = make(chan struct{}, 1)
 	if kind == config.SQLite {
 		s.writer = make(chan struct{}, 1)
 	}
