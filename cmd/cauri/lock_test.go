@@ -37,13 +37,15 @@ func TestServe_OneServerPerSQLiteFile(t *testing.T) {
 }
 
 // TestServe_KeyNudge: the CLI's nudge that keys changed (SIGUSR1 to the
-// process holding the SQLite file's lock) is caught by the server, which
-// clears its cache at the epoch the CLI moved; no process without a server
-// on the file is sent one. (Here the server runs in the test's process: a
-// nudge it did not catch would end the test.)
+// process holding the SQLite file's lock, here the test's own) is caught
+// by the server, which clears its cache at the epoch the CLI moved. The
+// server's own reads of the epoch are an hour apart here: only the nudge
+// can clear it.
 func TestServe_KeyNudge(t *testing.T) {
+	was := keyPoll
+	keyPoll = time.Hour
+	t.Cleanup(func() { keyPoll = was })
 	path := filepath.Join(t.TempDir(), "cauri.db")
-	nudgeServer(path)() // no server: nothing sent
 	srv := startServe(t, map[string]string{"CAURI_DATABASE_URL": "sqlite:" + path})
 	db, _, err := store.OpenDB("sqlite:" + path)
 	if err != nil {

@@ -40,7 +40,7 @@ func lockDatabase(path string) (func(), error) {
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return func() { f.Close() }, nil
+	return func() { f.Truncate(0); f.Close() }, nil
 }
 
 // databaseServed reports whether a `cauri serve` holds the lock of the
@@ -60,28 +60,53 @@ func databaseServed(path string) bool {
 
 // nudgeServer returns what tells the `cauri serve` that holds the SQLite
 // database at path that keys changed: SIGUSR1 to the process its lock file
-// names, while that process holds the lock (so the id is still its). The
+// names, and only once that process is seen holding the lock file open
+// (its /proc entry): an id from another PID namespace (a server in a
+// container, the CLI outside) or a stale one names another process. The
 // server then clears its cache of keys at once rather than at its next
-// read of the epoch. Nothing happens when the signal cannot be sent (a
-// server of another user): the change reaches it within KeyCacheBound.
+// read of the epoch. Nothing is sent when that cannot be seen (no /proc,
+// a server of another user): the change reaches it at that read, which
+// the CLI waits for (store.KeyCacheBound twice at most).
 func nudgeServer(path string) func() {
+	lock := path + ".serve.lock"
 	return func() {
 		if !databaseServed(path) {
 			return
 		}
-		b, err := os.ReadFile(path + ".serve.lock")
+		b, err := os.ReadFile(lock)
 		if err != nil {
 			return
 		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-			syscall.Kill(pid, syscall.SIGUSR1)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || !holdsOpen(pid, lock) {
+			return
+		}
+		syscall.Kill(pid, syscall.SIGUSR1)
+	}
+}
+
+// holdsOpen reports whether process pid has the file at path open.
+func holdsOpen(pid int, path string) bool {
+	want, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if got, err := os.Stat(filepath.Join(dir, fd.Name())); err == nil && os.SameFile(got, want) {
+			return true
 		}
 	}
+	return false
 }
 
 // keyNudges receives the CLI's nudges (nudgeServer) until stop is called.
 // The server asks for them before it takes the database's lock, so that
-// no process holding it dies of a nudge.
+// none is lost once the lock names it.
 func keyNudges() (nudges <-chan os.Signal, stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGUSR1)

@@ -33,6 +33,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
+// keyPoll is how often the server reads the key cache's epoch unasked (0:
+// the store's default); TestServe_KeyNudge lengthens it so that only a
+// nudge can clear the cache.
+var keyPoll time.Duration
+
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	// Benchmarks only: a flag, never an environment variable, so that it
@@ -95,8 +100,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	report := func(work string) func(error) {
 		return func(err error) { background.WithLabelValues(work).Inc(); logger.Warn(work, "err", err) }
 	}
-	st.AwaitKeyCaches = false // this process is the server: its changes clear its cache at once
-	if err := st.CacheKeys(ctx, 0, report("key_cache")); err != nil {
+	st.AwaitKeyCaches, st.NudgeKeyCaches = false, nil // this process is the server: its changes clear its cache at once
+	if err := st.CacheKeys(ctx, keyPoll, report("key_cache")); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
 	go func() {

@@ -181,10 +181,12 @@ func (t *tx) beforeKeysCommit(ctx context.Context) (func(), error) {
 	}, nil
 }
 
-// awaitCleared waits, up to KeyCacheBound, until the SQLite server has
-// cleared its cache at epoch n or later.
+// awaitCleared waits until the SQLite server has cleared its cache at
+// epoch n or later: at once when nudged, else at its next read of the
+// epoch (sqliteKeyPoll), given KeyCacheBound more for that read and the
+// write of what it cleared at.
 func (s *Store) awaitCleared(n int64) {
-	ctx, cancel := context.WithTimeout(context.Background(), KeyCacheBound)
+	ctx, cancel := context.WithTimeout(context.Background(), sqliteKeyPoll+KeyCacheBound)
 	defer cancel()
 	for {
 		var cleared int64
@@ -237,6 +239,16 @@ func (s *Store) CacheKeys(ctx context.Context, every time.Duration, report func(
 	s.mu.Unlock()
 	s.keys.clear()
 	s.keys.on.Store(true)
+	if s.kind == config.SQLite { // a CLI waiting since before this start is answered
+		err := s.tx(ctx, func(t *tx) error {
+			_, err := t.exec(ctx, `UPDATE key_cache_epoch SET cleared = ? WHERE id = 1 AND cleared < ?`, last, last)
+			return err
+		})
+		if err != nil {
+			cancel()
+			return err
+		}
+	}
 	if conn != nil {
 		go s.noticeKeys(ctx, conn, every, report)
 	}
