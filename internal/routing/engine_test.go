@@ -943,17 +943,7 @@ func TestRouter_OldProviderFromTheStore(t *testing.T) {
 		c, a, b := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		ctx := context.Background()
 		a.Record(ctx, Key{Provider: "paystack", Country: "SN", Operator: "orange", Kind: Collect}, Success, 0)
-		for i := range 1000 { // pawapay 90 %, cinetpay 85 %
-			o, o2 := Success, Success
-			if i%10 == 0 {
-				o = Declined
-			}
-			if i%20 < 3 {
-				o2 = Declined
-			}
-			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, o, 0)
-			a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, o2, 0)
-		}
+		twoIncumbents(ctx, a)
 		if err := a.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -968,6 +958,22 @@ func TestRouter_OldProviderFromTheStore(t *testing.T) {
 	})
 }
 
+// twoIncumbents records 1 000 outcomes each of pawapay (90 %) and cinetpay
+// (85 %) on Wave in Senegal at node r.
+func twoIncumbents(ctx context.Context, r *Router) {
+	for i := range 1000 {
+		o, o2 := Success, Success
+		if i%10 == 0 {
+			o = Declined
+		}
+		if i%20 < 3 {
+			o2 = Declined
+		}
+		r.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, o, 0)
+		r.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, o2, 0)
+	}
+}
+
 // TestRouter_InFlightAcrossRefresh: a node's payments under way to a
 // newcomer are its own, kept across its refreshes (which rebuild the
 // counts from the store): a newcomer at the bound stays there until an
@@ -976,17 +982,7 @@ func TestRouter_InFlightAcrossRefresh(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		c, a, _ := twoNodes(st, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		ctx := context.Background()
-		for i := range 1000 { // pawapay 90 %, cinetpay 85 %
-			o, o2 := Success, Success
-			if i%10 == 0 {
-				o = Declined
-			}
-			if i%20 < 3 {
-				o2 = Declined
-			}
-			a.Record(ctx, Key{Provider: "pawapay", Country: "SN", Operator: "wave", Kind: Collect}, o, 0)
-			a.Record(ctx, Key{Provider: "cinetpay", Country: "SN", Operator: "wave", Kind: Collect}, o2, 0)
-		}
+		twoIncumbents(ctx, a)
 		c.t = c.t.Add(a.Knobs.NewcomerAge + time.Hour)
 		if err := a.Refresh(ctx); err != nil {
 			t.Fatal(err)
