@@ -30,8 +30,8 @@ import (
 //     process) the CLI tells the server its change committed (NudgeKeyCaches:
 //     a signal), and the server reads the epoch then and every
 //     sqliteKeyPoll, clears its cache when it moved and writes the epoch it
-//     cleared at; the CLI's change waits for that (AwaitKeyCaches), up to
-//     KeyCacheBound when no nudge reached the server.
+//     cleared at; the CLI's change waits for that (AwaitKeyCaches): at
+//     once when nudged, up to sqliteKeyPoll + KeyCacheBound when not.
 //
 // Either way, when the CLI or a request that changed a key returns, every
 // cache has been cleared. A key's end (a rolled key's grace) is checked
