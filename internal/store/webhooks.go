@@ -184,8 +184,8 @@ type Endpoint struct {
 // follows the new deliveries, not the backlog; asked from the start now
 // and then, it finds what a window missed (a lease that expired on a node
 // that died). Deliveries in flight (leased) do not make their endpoint
-// due again. The status is a literal: the pending rows' partial index
-// (webhook_deliveries_due) serves the query whatever the planner knows.
+// due again. The status is a literal, so that the pending rows' partial
+// index (webhook_deliveries_due) can serve the query.
 func (s *Store) DueEndpoints(ctx context.Context, since, now time.Time, limit int) ([]Endpoint, error) {
 	args := []any{micros(since), micros(now), micros(now), limit}
 	if s.kind == config.Postgres {
