@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +35,34 @@ func TestServe_OneServerPerSQLiteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	startServe(t, map[string]string{"CAURI_DATABASE_URL": db}) // the file is free again
+}
+
+// TestLockDatabase_ThroughAProbe: a server starting while a CLI probes the
+// lock (databaseServed holds it shared for a moment) waits the probe out
+// instead of refusing to start; a server's own hold still refuses it.
+func TestLockDatabase_ThroughAProbe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cauri.db")
+	probe, err := os.OpenFile(path+".serve.lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	if err := syscall.Flock(int(probe.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	released := time.AfterFunc(probeWindow/5, func() { syscall.Flock(int(probe.Fd()), syscall.LOCK_UN) })
+	defer released.Stop()
+	unlock, err := lockDatabase(path)
+	if err != nil {
+		t.Fatalf("a start during a probe: %v; want the lock once the probe ends", err)
+	}
+	defer unlock()
+	if !databaseServed(path) {
+		t.Fatal("databaseServed: false while a server holds the lock")
+	}
+	if _, err := lockDatabase(path); err == nil || !strings.Contains(err.Error(), "another cauri serve") {
+		t.Fatalf("a second server: %v; want it refused", err)
+	}
 }
 
 // TestServe_KeyNudge: the CLI's nudge that keys changed (SIGUSR1 to the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // lockDatabase keeps a second `cauri serve` off an embedded SQLite
@@ -28,7 +29,7 @@ func lockDatabase(path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("database lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockExclusive(f); err != nil {
 		b := make([]byte, 32)
 		n, _ := f.ReadAt(b, 0)
 		f.Close()
@@ -41,6 +42,24 @@ func lockDatabase(path string) (func(), error) {
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Truncate(0); f.Close() }, nil
+}
+
+// probeWindow is how long a starting server tries again for the lock
+// while it is held shared: a CLI's probe (databaseServed) holds it for a
+// moment, a server holds it exclusive until it ends.
+const probeWindow = 250 * time.Millisecond
+
+// lockExclusive takes f's exclusive lock without waiting for a server, but
+// through a CLI's probe of it.
+func lockExclusive(f *os.File) error {
+	deadline := time.Now().Add(probeWindow)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // databaseServed reports whether a `cauri serve` holds the lock of the
