@@ -50,9 +50,13 @@ func TestLockDatabase_ThroughAProbe(t *testing.T) {
 	if err := syscall.Flock(int(probe.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	released := time.AfterFunc(probeWindow/5, func() { syscall.Flock(int(probe.Fd()), syscall.LOCK_UN) })
+	was := probeWindow
+	probeWindow = 10 * time.Second // the probe ends after 50 ms however loaded the machine
+	defer func() { probeWindow = was }()
+	released := time.AfterFunc(50*time.Millisecond, func() { syscall.Flock(int(probe.Fd()), syscall.LOCK_UN) })
 	defer released.Stop()
 	unlock, err := lockDatabase(path)
+	probeWindow = was
 	if err != nil {
 		t.Fatalf("a start during a probe: %v; want the lock once the probe ends", err)
 	}
