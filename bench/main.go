@@ -152,7 +152,7 @@ func run(d time.Duration, concurrency, burst int, outFile, only, storeName strin
 		fmt.Fprintf(os.Stderr, "bench: %s\n", st.name)
 		// What the previous store's phases left dirty is written now, not
 		// in this store's measurements.
-		syscall.Sync()
+		syncDisk()
 		if only != "" {
 			var r []row
 			switch only {

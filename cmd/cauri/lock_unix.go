@@ -44,14 +44,15 @@ func lockDatabase(path string) (func(), error) {
 	return func() { f.Truncate(0); f.Close() }, nil
 }
 
-// probeWindow is how long a starting server tries again for the lock
-// while it is held shared: a CLI's probe (databaseServed) holds it for a
-// moment, a server holds it exclusive until it ends. (A variable for the
+// probeWindow is how long a starting server tries again for the lock: a
+// CLI's probe (databaseServed) holds it for a moment, a server until it
+// ends (flock cannot tell the two apart, so a second server is refused
+// after this long). (A variable for the
 // test, which gives a loaded machine more room.)
 var probeWindow = 250 * time.Millisecond
 
-// lockExclusive takes f's exclusive lock without waiting for a server, but
-// through a CLI's probe of it.
+// lockExclusive takes f's exclusive lock, trying again for probeWindow
+// while another holds it.
 func lockExclusive(f *os.File) error {
 	deadline := time.Now().Add(probeWindow)
 	for {
