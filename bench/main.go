@@ -6,7 +6,7 @@
 //	CAURI_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test go run ./bench   # and PostgreSQL
 //	CAURI_BENCH_OUTPOST=/path/to/outpost go run ./bench   # and Hookdeck Outpost's webhook pipeline (outpost.go)
 //	go run ./bench -burst 0             # without the webhook drain of 100 000 (minutes per store)
-//	CAURI_BENCH_PROFILE=/tmp/prof go run ./bench -only pipeline   # and the service's CPU profile of each pipeline phase
+//	CAURI_BENCH_PROFILE=/tmp/prof go run ./bench -only pipeline   # and the service's CPU profile of each pipeline phase (of the status reads with -only reads)
 //
 // It builds the binary, starts the service with rate limits off
 // (--unsafe-no-rate-limits), starts the limits as processes of their own,
@@ -57,7 +57,7 @@ func main() {
 	out := flag.String("out", "docs/benchmarks.md", "file the results are added to (empty: none)")
 	burst := flag.Int("burst", 100_000, "the large webhook burst drained, beside one of 1 000 (0: none)")
 	storeName := flag.String("store", "", `one store only between full runs: "sqlite" or "postgres" (empty: both)`)
-	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains) or "pipeline" (only the webhook pipeline and its limit, and Outpost's)`)
+	only := flag.String("only", "", `a check between full runs: "history" (only the store preloaded with -history sessions), "drain" (only the webhook drains), "reads" (only the status reads and their limit) or "pipeline" (only the webhook pipeline and its limit, and Outpost's)`)
 	flag.Parse()
 	log.SetLogLevel(log.Warning)
 	if *storeName != "" && *storeName != "sqlite" && *storeName != "postgres" {
@@ -68,8 +68,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -store postgres needs CAURI_BENCH_DATABASE_URL")
 		os.Exit(2)
 	}
-	if *only != "" && *only != "history" && *only != "drain" && *only != "pipeline" {
-		fmt.Fprintln(os.Stderr, `bench: -only takes "history", "drain" or "pipeline"`)
+	if *only != "" && *only != "history" && *only != "drain" && *only != "reads" && *only != "pipeline" {
+		fmt.Fprintln(os.Stderr, `bench: -only takes "history", "drain", "reads" or "pipeline"`)
 		os.Exit(2)
 	}
 	if err := run(*duration, *concurrency, *burst, *out, *only, *storeName); err != nil {
@@ -158,6 +158,8 @@ func run(d time.Duration, concurrency, burst int, outFile, only, storeName strin
 			switch only {
 			case "drain":
 				r, err = drainsOnly(bin, tmp, rc, st.name, st.url, concurrency, burst)
+			case "reads":
+				r, err = readsOnly(bin, tmp, rc, st.name, st.url, d, concurrency)
 			case "pipeline":
 				r, err = pipelineOnly(bin, tmp, rc, st.name, st.url, st.limitURL, d, concurrency)
 			default:

@@ -94,6 +94,56 @@ func pipelineOnly(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d
 	return []row{pipe, {Store: name, Path: "limit: bare handler, one INSERT", result: limit}}, nil
 }
 
+// readsOnly measures the session status read against the bare handler
+// (the -only reads check between full runs).
+func readsOnly(bin, tmp string, rc *receiver, name, dbURL string, d time.Duration, concurrency int) ([]row, error) {
+	svc, err := startService(bin, tmp, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer stop(svc.cmd)
+	c := client(concurrency)
+	keys, err := merchants(svc, c, rc)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := sessionsToRead(c, svc, keys[0])
+	if err != nil {
+		return nil, err
+	}
+	statusSize := len(get(c, svc.base+"/v1/checkout/sessions/"+ids[0]+"/status", keys[0]))
+	limitHTTP, limitHTTPURL, err := startLimit("limit-http", fmt.Sprint(statusSize))
+	if err != nil {
+		return nil, err
+	}
+	defer stop(limitHTTP)
+	limit := load(func(ctx context.Context) bool { return do(ctx, c, "GET", limitHTTPURL+"/", "", "", "", 200) }, concurrency, d, 0)
+	var n atomic.Int64
+	profiled := svc.profile("status", d)
+	status := load(func(ctx context.Context) bool {
+		return do(ctx, c, "GET", svc.base+"/v1/checkout/sessions/"+ids[n.Add(1)%int64(len(ids))]+"/status", keys[0], "", "", 200)
+	}, concurrency, d, 0)
+	profiled()
+	return []row{
+		{Store: name, Path: "GET session status", result: status, Limit: "bare net/http handler", LimitRS: limit.RPS, Target: statusTarget[name]},
+		{Store: name, Path: "limit: bare net/http handler", result: limit},
+	}, nil
+}
+
+// sessionsToRead creates the sessions the status reads cycle through.
+func sessionsToRead(c *http.Client, svc *service, key string) ([]string, error) {
+	var ids []string
+	for range 200 {
+		if id := createSession(c, svc.base, key); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("cannot create sessions")
+	}
+	return ids, nil
+}
+
 // statusTarget is issue 18's bar for status reads: half the bare handler's
 // rate on SQLite, 0.3 on PostgreSQL (a round trip to another process).
 var statusTarget = map[string]float64{"sqlite": 0.5, "postgres": 0.3}
@@ -116,14 +166,9 @@ func benchStore(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d t
 	key := keys[0]
 
 	// Sessions to read, and the sizes the limits copy.
-	var ids []string
-	for range 200 {
-		if id := createSession(c, svc.base, key); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, "", fmt.Errorf("cannot create sessions")
+	ids, err := sessionsToRead(c, svc, key)
+	if err != nil {
+		return nil, "", err
 	}
 	statusSize := len(get(c, svc.base+"/v1/checkout/sessions/"+ids[0]+"/status", key))
 

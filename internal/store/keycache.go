@@ -126,7 +126,8 @@ func (s *Store) keyEpoch(ctx context.Context) (n int64, err error) {
 }
 
 // keysChanged marks the transaction as changing a key or a workspace's
-// row: the key caches are cleared when it commits (see keyCache).
+// row (or deleting sessions: sessionsDeleted): the caches are cleared
+// when it commits (see keyCache and sessionCache).
 func (t *tx) keysChanged() { t.clearsKeys = true }
 
 // beforeKeysCommit is the end of a transaction that changed keys: the
@@ -237,7 +238,7 @@ func (s *Store) CacheKeys(ctx context.Context, every time.Duration, report func(
 	s.mu.Lock()
 	s.stopCache = cancel
 	s.mu.Unlock()
-	s.keys.clear()
+	s.clearCaches()
 	s.keys.on.Store(true)
 	if s.kind == config.SQLite { // a CLI waiting since before this start is answered
 		err := s.tx(ctx, func(t *tx) error {
@@ -269,7 +270,7 @@ func (s *Store) RecheckKeys() {
 // the epoch it cleared at for the CLI waiting on it), and turns it off
 // while the epoch cannot be read.
 func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, report func(error)) {
-	defer func() { s.keys.on.Store(false); s.keys.clear() }()
+	defer func() { s.keys.on.Store(false); s.clearCaches() }()
 	repeatOrNudged(ctx, every, s.keys.nudge, func() {
 		n, err := s.keyEpoch(ctx)
 		switch {
@@ -277,13 +278,13 @@ func (s *Store) pollKeys(ctx context.Context, every time.Duration, last int64, r
 			return
 		case err != nil:
 			s.keys.on.Store(false)
-			s.keys.clear()
+			s.clearCaches()
 			report(fmt.Errorf("key cache off: read the epoch: %w", err))
 			return
 		case n == last && s.keys.on.Load():
 			return
 		}
-		s.keys.clear()
+		s.clearCaches()
 		last = n
 		s.keys.on.Store(true)
 		if s.kind == config.SQLite {
@@ -318,14 +319,14 @@ func (s *Store) noticeKeys(ctx context.Context, conn *pgx.Conn, every time.Durat
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err == nil {
-			s.keys.clear()
+			s.clearCaches()
 			if _, err := s.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, keyAckChannel, n.Payload); err != nil && ctx.Err() == nil {
 				report(fmt.Errorf("key cache: tell the change's writer: %w", err))
 			}
 			continue
 		}
 		conn.Close(context.Background())
-		s.keys.clear()
+		s.clearCaches()
 		for {
 			if ctx.Err() != nil {
 				return
@@ -337,7 +338,7 @@ func (s *Store) noticeKeys(ctx context.Context, conn *pgx.Conn, every time.Durat
 			case <-time.After(every):
 			}
 			if conn, err = s.listen(ctx, keyChannel); err == nil {
-				s.keys.clear() // changes made while no one listened
+				s.clearCaches() // changes made while no one listened
 				break
 			}
 		}

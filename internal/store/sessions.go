@@ -101,12 +101,19 @@ func (s *Store) Session(ctx context.Context, id string) (*cauri.Session, error) 
 	if !cauri.IsID("cs_", id) {
 		return nil, errNotFound("Session %s not found", printable(id))
 	}
-	var sess *cauri.Session
+	sess, ok, gen := s.cachedSession(id)
+	if ok {
+		return sess, nil
+	}
 	err := s.read(ctx, func(t *tx) (err error) {
 		sess, err = scanSession(t.queryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = ?`, id))
 		return notFound(err, "Session %s not found", id)
 	})
-	return sess, err
+	if err != nil {
+		return nil, err
+	}
+	s.cacheSession(sess, gen)
+	return sess, nil
 }
 
 // UpdateSession changes a session under a row lock: fn sees the current
@@ -159,6 +166,7 @@ func (s *Store) PurgeTestData(ctx context.Context, cutoff time.Time) (int64, err
 				}
 				in := placeholders(len(ids))
 				if table == "checkout_sessions" { // with their refunds and attempts
+					t.sessionsDeleted()
 					for _, children := range []string{"refunds", "payment_attempts", "search_terms"} {
 						res, err := t.exec(ctx, `DELETE FROM `+children+` WHERE session_id IN (`+in+`)`, anys(ids)...)
 						if err != nil {
@@ -225,6 +233,7 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 // new state credits the workspace's balance (cauri.CreditsBalance), the
 // credit is written then too.
 func (t *tx) saveSessionStatus(ctx context.Context, sess *cauri.Session, was cauri.SessionStatus, ev *cauri.Event) error {
+	t.sessionChanged(sess.ID)
 	const update = `UPDATE checkout_sessions SET status = ?, provider = ?, updated_at = ?, completed_at = ? WHERE id = ?`
 	args := []any{string(sess.Status), sess.Provider, micros(sess.UpdatedAt), nullMicros(sess.CompletedAt), sess.ID}
 	// The workspace's Connect flag: read in this transaction already (the

@@ -62,10 +62,11 @@ type Store struct {
 	// handler polls with sleeps of up to 100 ms, and under load a writer
 	// can lose the race many times (another process, the CLI, still waits
 	// there). queue holds the transactions waiting (writer.go).
-	writer chan struct{}
-	queue  writeQueue
-	keys   keyCache
-	target string // the driver's connection string (LISTEN opens its own)
+	writer   chan struct{}
+	queue    writeQueue
+	keys     keyCache
+	sessions sessionCache
+	target   string // the driver's connection string (LISTEN opens its own)
 
 	mu        sync.Mutex
 	stopCache context.CancelFunc // ends CacheKeys's work; nil when not started
@@ -296,8 +297,9 @@ func (s *Store) tx(ctx context.Context, fn func(*tx) error) error {
 		return err
 	}
 	err = sqlTx.Commit()
+	s.sessions.changed(t.sessionIDs) // even when the commit's outcome is unknown
 	if t.clearsKeys {
-		s.keys.clear() // even when the commit's outcome is unknown
+		s.clearCaches() // even when the commit's outcome is unknown
 	}
 	if told != nil {
 		told()
@@ -327,6 +329,7 @@ type tx struct {
 	sqlTx      *sql.Tx // nil outside a transaction
 	s          *Store
 	clearsKeys bool                            // see keysChanged
+	sessionIDs []string                        // the sessions it changes (sessionChanged)
 	counts     map[rollupKey]rollupCount       // the overview's counts this transaction changes (rollups.go)
 	hooks      map[string]*cauri.WebhookConfig // webhook settings read with their workspace (workspaceAndHooks)
 	// uncancelled runs the statements without their context's cancellation

@@ -170,6 +170,7 @@ func (s *Store) runBatch() {
 	savepoints := len(jobs) > 1
 	failed := map[*writeJob]error{} // the jobs whose function failed, rolled back alone
 	clear := false
+	var sessions []string // the sessions the batch changes
 	for _, j := range jobs {
 		if savepoints {
 			if _, err = sqlTx.ExecContext(ctx, `SAVEPOINT job`); err != nil {
@@ -190,6 +191,7 @@ func (s *Store) runBatch() {
 			}
 		} else {
 			clear = clear || t.clearsKeys
+			sessions = append(sessions, t.sessionIDs...)
 			if savepoints {
 				_, err = sqlTx.ExecContext(ctx, `RELEASE job`)
 			}
@@ -206,9 +208,10 @@ func (s *Store) runBatch() {
 		sqlTx.Rollback() // the one transaction failed: nothing to commit
 	default:
 		err = sqlTx.Commit()
+		s.sessions.changed(sessions) // even when the commit's outcome is unknown
 	}
 	if clear {
-		s.keys.clear() // even when the commit's outcome is unknown
+		s.clearCaches() // even when the commit's outcome is unknown
 	}
 	for _, j := range jobs {
 		switch ferr, ok := failed[j]; {
