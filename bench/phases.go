@@ -376,6 +376,7 @@ func (rc *receiver) measure(send call, d time.Duration, concurrency int, qps flo
 		}
 		return ok
 	}, concurrency, d, qps)
+	accepted := float64(sent.Load()) / time.Since(start).Seconds()
 	want := before + int(sent.Load())
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if n, _ := rc.arrived(); n >= want {
@@ -391,6 +392,9 @@ func (rc *receiver) measure(send call, d time.Duration, concurrency int, qps flo
 	r.Errors = int64(want - n)
 	r.RPS = float64(n-before) / last.Sub(start).Seconds()
 	r.P50, r.P90, r.P99 = percentile(lat, 50), percentile(lat, 90), percentile(lat, 99)
+	if qps == 0 {
+		r.Note = fmt.Sprintf("state changes accepted at %.0f/s", accepted)
+	}
 	return r
 }
 
