@@ -3,6 +3,7 @@ package store
 import (
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/cauri-pay/cauri"
 	"github.com/cauri-pay/cauri/internal/config"
@@ -14,9 +15,12 @@ import (
 // cache of keys is on (serve): there one server process makes every
 // change to a session, through tx, and the other writer, the CLI's purge,
 // moves the keys' epoch, which clears this cache with the keys' (see
-// keyCache). On PostgreSQL several nodes change sessions and telling
-// every node of each change would cost every settlement a NOTIFY: each
-// read goes to the store.
+// keyCache). A change made behind the server's back (by hand, by a
+// migration a newer CLI applies, by a second server the lock file cannot
+// see) is seen once the copy is older than sessionCacheTTL, the bound the
+// key cache's poll gives keys. On PostgreSQL several nodes change sessions
+// and telling every node of each change would cost every settlement a
+// NOTIFY: each read goes to the store.
 //
 // A transaction that changes a session names it (tx.sessionChanged), and
 // once it has committed (whatever the outcome) the session is dropped and
@@ -26,12 +30,22 @@ import (
 type sessionCache struct {
 	mu  sync.RWMutex
 	gen uint64 // moved by each change and clear
-	m   map[string]cauri.Session
+	m   map[string]cachedSession
+}
+
+// cachedSession is a session as read, and when it was read.
+type cachedSession struct {
+	sess cauri.Session
+	at   time.Time
 }
 
 // maxCachedSessions bounds the cache (about 1 KB each); it is cleared when
 // full.
 const maxCachedSessions = 10_000
+
+// sessionCacheTTL is how long a copy is served (a variable for the tests):
+// a status polled many times a second is read once a second.
+var sessionCacheTTL = KeyCacheBound
 
 // sessionsCached tells whether the session cache is in use.
 func (s *Store) sessionsCached() bool {
@@ -49,10 +63,10 @@ func (s *Store) cachedSession(id string) (sess *cauri.Session, ok bool, gen uint
 	e, ok := c.m[id]
 	gen = c.gen
 	c.mu.RUnlock()
-	if !ok {
+	if !ok || time.Since(e.at) >= sessionCacheTTL {
 		return nil, false, gen
 	}
-	return copySession(&e), true, gen
+	return copySession(&e.sess), true, gen
 }
 
 // cacheSession keeps a session read at generation gen, unless a session
@@ -68,9 +82,9 @@ func (s *Store) cacheSession(sess *cauri.Session, gen uint64) {
 		return
 	}
 	if c.m == nil || len(c.m) >= maxCachedSessions {
-		c.m = map[string]cauri.Session{}
+		c.m = map[string]cachedSession{}
 	}
-	c.m[sess.ID] = *copySession(sess)
+	c.m[sess.ID] = cachedSession{sess: *copySession(sess), at: time.Now()}
 }
 
 // copySession copies what a caller could change in place.
