@@ -41,18 +41,29 @@ func merchants(svc *service, c *http.Client, rc *receiver) ([]string, error) {
 	return keys, nil
 }
 
+// ownService starts the service of an -only check, with the merchants
+// whose keys it uses.
+func ownService(bin, tmp string, rc *receiver, dbURL string, concurrency int) (*service, *http.Client, []string, error) {
+	svc, err := startService(bin, tmp, dbURL)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c := client(concurrency)
+	keys, err := merchants(svc, c, rc)
+	if err != nil {
+		stop(svc.cmd)
+		return nil, nil, nil, err
+	}
+	return svc, c, keys, nil
+}
+
 // drainsOnly is the drains' phases alone, on a service of their own.
 func drainsOnly(bin, tmp string, rc *receiver, name, dbURL string, concurrency, burst int) ([]row, error) {
-	svc, err := startService(bin, tmp, dbURL)
+	svc, c, keys, err := ownService(bin, tmp, rc, dbURL, concurrency)
 	if err != nil {
 		return nil, err
 	}
 	defer stop(svc.cmd)
-	c := client(concurrency)
-	keys, err := merchants(svc, c, rc)
-	if err != nil {
-		return nil, err
-	}
 	// One payment each, whose delivery the bursts copy (the pipeline's
 	// phase leaves those otherwise).
 	for _, key := range keys {
@@ -68,16 +79,11 @@ func drainsOnly(bin, tmp string, rc *receiver, name, dbURL string, concurrency, 
 // pipelineOnly is the webhook pipeline's phase alone, with the limit it is
 // read against, on a service of its own.
 func pipelineOnly(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d time.Duration, concurrency int) ([]row, error) {
-	svc, err := startService(bin, tmp, dbURL)
+	svc, c, keys, err := ownService(bin, tmp, rc, dbURL, concurrency)
 	if err != nil {
 		return nil, err
 	}
 	defer stop(svc.cmd)
-	c := client(concurrency)
-	keys, err := merchants(svc, c, rc)
-	if err != nil {
-		return nil, err
-	}
 	limitDB, limitDBURL, err := startLimit("limit-db", fmt.Sprint(len(sessionBody)), limitURL)
 	if err != nil {
 		return nil, err
@@ -97,16 +103,11 @@ func pipelineOnly(bin, tmp string, rc *receiver, name, dbURL, limitURL string, d
 // readsOnly measures the session status read against the bare handler
 // (the -only reads check between full runs).
 func readsOnly(bin, tmp string, rc *receiver, name, dbURL string, d time.Duration, concurrency int) ([]row, error) {
-	svc, err := startService(bin, tmp, dbURL)
+	svc, c, keys, err := ownService(bin, tmp, rc, dbURL, concurrency)
 	if err != nil {
 		return nil, err
 	}
 	defer stop(svc.cmd)
-	c := client(concurrency)
-	keys, err := merchants(svc, c, rc)
-	if err != nil {
-		return nil, err
-	}
 	ids, err := sessionsToRead(c, svc, keys[0])
 	if err != nil {
 		return nil, err
