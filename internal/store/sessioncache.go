@@ -10,8 +10,9 @@ import (
 )
 
 // sessionCache holds the sessions read by id (Store.Session: a status
-// read, the hosted page), so that a read polled every second while a
-// customer pays costs no query. It is kept on SQLite only, while the
+// read, the hosted page), so that a session read many times a second (a
+// customer's page and the merchant's server polling it) costs one query a
+// second. It is kept on SQLite only, while the
 // cache of keys is on (serve): there one server process makes every
 // change to a session, through tx, and the other writer, the CLI's purge,
 // moves the keys' epoch, which clears this cache with the keys' (see
