@@ -18,8 +18,7 @@ import (
 // moves the keys' epoch, which clears this cache with the keys' (see
 // keyCache). A change made behind the server's back (by hand, by a
 // migration a newer CLI applies, by a second server the lock file cannot
-// see) is seen once the copy is older than sessionCacheTTL, the bound the
-// key cache's poll gives keys. On PostgreSQL several nodes change sessions
+// see) is seen once the copy is older than sessionCacheTTL. On PostgreSQL several nodes change sessions
 // and telling every node of each change would cost every settlement a
 // NOTIFY: each read goes to the store.
 //

@@ -10,13 +10,17 @@ import (
 	"github.com/cauri-pay/cauri"
 )
 
-// cachedStore is an SQLite store with its caches on (as serve has them)
-// and n pending test sessions of one workspace.
+// cachedStore is an SQLite store with its caches on (as serve has them),
+// copies served for an hour (no copy expires during a test unless the test
+// says so), and n pending test sessions of one workspace.
 func cachedStore(t *testing.T, n int) (*Store, []*cauri.Session) {
 	t.Helper()
 	ctx := context.Background()
 	s := openSQLite(t, filepath.Join(t.TempDir(), "cauri.db"))
 	s.keys.on.Store(true)
+	ttl := sessionCacheTTL
+	t.Cleanup(func() { sessionCacheTTL = ttl })
+	sessionCacheTTL = time.Hour
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	ws, err := cauri.NewWorkspace("Boutique Adjoa", now)
 	if err != nil {
@@ -98,8 +102,11 @@ func TestSessionCache_Batch(t *testing.T) {
 			return failed
 		})
 	}()
-	for s.queued() < 2 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); s.queued() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			<-s.writer
+			t.Fatal("the two transactions did not queue")
+		}
 	}
 	<-s.writer
 	for range 2 {
@@ -120,8 +127,6 @@ func TestSessionCache_TTL(t *testing.T) {
 	ctx := context.Background()
 	s, sessions := cachedStore(t, 1)
 	id := sessions[0].ID
-	defer func(d time.Duration) { sessionCacheTTL = d }(sessionCacheTTL)
-	sessionCacheTTL = 100 * time.Millisecond
 	if _, err := s.Session(ctx, id); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +136,7 @@ func TestSessionCache_TTL(t *testing.T) {
 	if got, err := s.Session(ctx, id); err != nil || got.Status != cauri.SessionPending {
 		t.Fatalf("read within the TTL = %+v, %v; want the cached PENDING", got, err)
 	}
-	time.Sleep(sessionCacheTTL)
+	sessionCacheTTL = 0 // the copy is now older than the bound
 	if got, err := s.Session(ctx, id); err != nil || got.Status != cauri.SessionCancelled {
 		t.Fatalf("read after the TTL = %+v, %v; want CANCELLED", got, err)
 	}
