@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -333,32 +334,67 @@ const pipelinePath = "webhook pipeline (state change -> 2xx)"
 // webhooks (see receiver.measure).
 func pipeline(c *http.Client, svc *service, keys []string, rc *receiver, d time.Duration, concurrency int, qps float64) (row, error) {
 	base := svc.base
-	// Sessions to settle, made beforehand so the phase measures the pipeline.
-	need := 6000
+	// Sessions to settle, made beforehand so the phase measures the
+	// pipeline: enough for the whole phase at pipelineMaxRate.
+	need := int(pipelineMaxRate * d.Seconds())
 	if qps > 0 {
 		need = int(qps*d.Seconds()*1.2) + 10
 	}
-	var sessions []string
-	for i := range need {
-		if id := createSession(c, base, keys[i%len(keys)]); id != "" {
-			sessions = append(sessions, id)
-		}
+	sessions := createSessions(c, base, keys, need, concurrency)
+	if len(sessions) == 0 {
+		return row{}, fmt.Errorf("cannot create sessions")
 	}
 	var next atomic.Int64
+	var ranOut atomic.Int64 // when the last session was taken, in ns since start
 	profiled := func() {}
 	if qps == 0 {
 		profiled = svc.profile("pipeline", d)
 	}
 	defer profiled()
+	start := time.Now()
 	r := rc.measure(func(ctx context.Context) bool {
 		i := next.Add(1) - 1
 		if i >= int64(len(sessions)) {
+			// None left: wait out the phase rather than spin, which would
+			// take the cores the service needs for its backlog.
+			ranOut.CompareAndSwap(0, int64(time.Since(start)))
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Until(start.Add(d))):
+			}
 			return false
 		}
 		return do(ctx, c, "POST", base+"/checkout/sandbox", "", "", fmt.Sprintf(`{"transactionId": %q, "issue": "succes"}`, sessions[i]), 200)
 	}, d, concurrency, qps)
 	r.Path = pipelinePath
+	if t := time.Duration(ranOut.Load()); t > 0 {
+		r.Note += fmt.Sprintf("; all %d sessions were settled %.1f s into the phase (raise pipelineMaxRate)", len(sessions), t.Seconds())
+	}
 	return r, nil
+}
+
+// pipelineMaxRate is the settlements a second the pipeline's phase has
+// sessions for: above any store's rate on the machines measured so far, so
+// that the phase ends with its duration rather than with its sessions.
+const pipelineMaxRate = 4000
+
+// createSessions creates n sessions from concurrency clients, the keys in
+// turn, and returns those created.
+func createSessions(c *http.Client, base string, keys []string, n, concurrency int) []string {
+	ids := make([]string, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				ids[i] = createSession(c, base, keys[int(i)%len(keys)])
+			}
+		}()
+	}
+	wg.Wait()
+	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
 }
 
 // measure runs send (each success makes one webhook to the receiver) from
