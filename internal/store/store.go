@@ -450,17 +450,21 @@ func Rebind(kind, q string) string {
 	if kind != config.Postgres {
 		return q
 	}
-	var b strings.Builder
+	// A '?' is one byte in UTF-8 and no byte of another character: the
+	// text between two is copied whole (this runs for every query).
+	b := make([]byte, 0, len(q)+16)
 	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
+	for {
+		i := strings.IndexByte(q, '?')
+		if i < 0 {
+			break
 		}
-		b.WriteRune(r)
+		n++
+		b = append(b, q[:i]...)
+		b = strconv.AppendInt(append(b, '$'), int64(n), 10)
+		q = q[i+1:]
 	}
-	return b.String()
+	return string(append(b, q...))
 }
 
 // micros and fromMicros convert times to the stored form.
