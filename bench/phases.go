@@ -134,16 +134,7 @@ func readsOnly(bin, tmp string, rc *receiver, name, dbURL string, d time.Duratio
 
 // sessionsToRead creates the sessions the status reads cycle through.
 func sessionsToRead(c *http.Client, svc *service, key string) ([]string, error) {
-	var ids []string
-	for range 200 {
-		if id := createSession(c, svc.base, key); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("cannot create sessions")
-	}
-	return ids, nil
+	return createSessions(c, svc.base, []string{key}, 200, 1)
 }
 
 // statusTarget is issue 18's bar for status reads: half the bare handler's
@@ -343,9 +334,9 @@ func pipeline(c *http.Client, svc *service, keys []string, rc *receiver, d time.
 	if qps > 0 {
 		need = int(qps*d.Seconds()*1.2) + 10
 	}
-	sessions := createSessions(c, base, keys, need, concurrency)
-	if len(sessions) == 0 {
-		return row{}, fmt.Errorf("cannot create sessions")
+	sessions, err := createSessions(c, base, keys, need, concurrency)
+	if err != nil {
+		return row{}, err
 	}
 	var next atomic.Int64
 	var ranOut atomic.Int64 // when the last session was taken, in ns since start
@@ -385,8 +376,8 @@ func pipeline(c *http.Client, svc *service, keys []string, rc *receiver, d time.
 const pipelineMaxRate = 4000
 
 // createSessions creates n sessions from concurrency clients, the keys in
-// turn, and returns those created.
-func createSessions(c *http.Client, base string, keys []string, n, concurrency int) []string {
+// turn, and returns those created (an error when none was).
+func createSessions(c *http.Client, base string, keys []string, n, concurrency int) ([]string, error) {
 	ids := make([]string, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -400,7 +391,10 @@ func createSessions(c *http.Client, base string, keys []string, n, concurrency i
 		}()
 	}
 	wg.Wait()
-	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+	if ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" }); len(ids) == 0 {
+		return nil, fmt.Errorf("cannot create sessions")
+	}
+	return ids, nil
 }
 
 // measure runs send (each success makes one webhook to the receiver) from

@@ -18,9 +18,11 @@ import (
 // moves the keys' epoch, which clears this cache with the keys' (see
 // keyCache). A change made behind the server's back (by hand, by a
 // migration a newer CLI applies, by a second server the lock file cannot
-// see) is seen once the copy is older than sessionCacheTTL. On PostgreSQL several nodes change sessions
-// and telling every node of each change would cost every settlement a
-// NOTIFY: each read goes to the store.
+// see) is seen once the copy is older than sessionCacheTTL, measured on
+// the machine's clock as the key cache's polls are (the age of a copy,
+// not a time of the business). On PostgreSQL several nodes change
+// sessions and telling every node of each change would cost every
+// settlement a NOTIFY: each read goes to the store.
 //
 // A transaction that changes a session names it (tx.sessionChanged), and
 // once it has committed (whatever the outcome) the session is dropped and
